@@ -1,0 +1,351 @@
+//! Stage 3: the Markdown pages in `content/`, each with TOML front matter
+//! between `+++` lines, rendered to HTML with pulldown-cmark (tables,
+//! footnotes, strikethrough, heading ids). Hands on [`Content`]: the home
+//! page's intro (`content/_index.md`), pages and sections, and author
+//! profiles (`content/authors/<slug>.md`). `content/papers/*.md` is kept
+//! for per-paper overrides and not turned into pages.
+
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::permalink::slugify;
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Front matter of a content page.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrontMatter {
+    /// Page title; defaults to the file stem.
+    pub title: Option<String>,
+    /// Meta description; defaults to the site's.
+    pub description: Option<String>,
+    /// Date as written (`2024-05-01`), shown as is.
+    pub date: Option<toml::value::Datetime>,
+    /// Drafts are built only with `--drafts`.
+    #[serde(default)]
+    pub draft: bool,
+    /// Template file name, e.g. `page.html` (the default) or `section.html`.
+    pub template: Option<String>,
+    /// Order within a section: lower first, then title.
+    pub weight: Option<i64>,
+}
+
+/// Front matter of an author profile (`content/authors/<slug>.md`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileFrontMatter {
+    /// The author's home page URL.
+    pub homepage: Option<String>,
+    /// ORCID iD, `0000-0002-1825-0097`.
+    pub orcid: Option<String>,
+}
+
+/// A Markdown page or section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentPage {
+    /// Source file relative to the site root, for messages.
+    pub file: PathBuf,
+    /// URL path without slashes at the ends (`about`, `group/members`;
+    /// empty for `content/_index.md`).
+    pub path: String,
+    /// Whether it is a section (`_index.md`), listing the pages beside it.
+    pub is_section: bool,
+    /// Its front matter.
+    pub front: FrontMatter,
+    /// 1-based line of `template =` in the file, 0 when absent.
+    pub template_line: usize,
+    /// The rendered body.
+    pub html: String,
+    /// The title: front matter, else the file stem.
+    pub title: String,
+}
+
+/// An author profile shown on the author's page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorProfile {
+    /// Source file, for messages.
+    pub file: PathBuf,
+    /// Front matter.
+    pub front: ProfileFrontMatter,
+    /// The rendered body.
+    pub html: String,
+}
+
+/// Everything from `content/`.
+#[derive(Debug, Clone, Default)]
+pub struct Content {
+    /// `content/_index.md`: the home page's intro, when present.
+    pub home: Option<ContentPage>,
+    /// Pages and sections other than the home, by URL path.
+    pub pages: Vec<ContentPage>,
+    /// Author profiles by author slug (the file stem).
+    pub profiles: BTreeMap<String, AuthorProfile>,
+}
+
+impl Content {
+    /// Pages that are directly inside the section at `section_path`, in
+    /// section order: weight (unweighted last), then title, then path.
+    pub fn section_children(&self, section_path: &str) -> Vec<&ContentPage> {
+        let mut children: Vec<&ContentPage> = self
+            .pages
+            .iter()
+            .filter(|p| !p.is_section && parent_path(&p.path) == section_path)
+            .collect();
+        children.sort_by(|a, b| {
+            (a.front.weight.is_none(), a.front.weight, &a.title, &a.path).cmp(&(
+                b.front.weight.is_none(),
+                b.front.weight,
+                &b.title,
+                &b.path,
+            ))
+        });
+        children
+    }
+}
+
+fn parent_path(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(parent, _)| parent)
+}
+
+/// Reads and renders `files`: pairs of (path relative to `content/` with
+/// `/` separators, path for messages, bytes). Drafts are left out unless
+/// `drafts`. Errors (bad front matter, invalid UTF-8) go to `diagnostics`
+/// and the file is skipped.
+pub fn load(files: &[(String, PathBuf, Vec<u8>)], drafts: bool, diagnostics: &Diagnostics) -> Content {
+    let mut content = Content::default();
+    let mut seen_paths: HashMap<String, PathBuf> = HashMap::new();
+    for (relative, display, bytes) in files {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            diagnostics.push(Diagnostic::error(display, 1, "expected UTF-8 text, found invalid UTF-8"));
+            continue;
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if relative.starts_with("papers/") {
+            // Reserved for per-paper overrides.
+            continue;
+        }
+        if let Some(stem) = relative
+            .strip_prefix("authors/")
+            .and_then(|r| r.strip_suffix(".md"))
+            .filter(|s| !s.contains('/') && *s != "_index")
+        {
+            match split_front_matter::<ProfileFrontMatter>(text, display) {
+                Ok((front, body)) => {
+                    content.profiles.insert(
+                        stem.to_string(),
+                        AuthorProfile {
+                            file: display.clone(),
+                            front,
+                            html: render_markdown(body),
+                        },
+                    );
+                }
+                Err(d) => diagnostics.push(d),
+            }
+            continue;
+        }
+        let (front, body) = match split_front_matter::<FrontMatter>(text, display) {
+            Ok(parts) => parts,
+            Err(d) => {
+                diagnostics.push(d);
+                continue;
+            }
+        };
+        if front.draft && !drafts {
+            continue;
+        }
+        let (path, is_section) = url_path(relative);
+        let front_lines = text.len() - body.len();
+        let template_line = text[..front_lines]
+            .lines()
+            .position(|l| l.trim_start().starts_with("template"))
+            .map_or(0, |i| i + 1);
+        let title = front.title.clone().unwrap_or_else(|| {
+            Path::new(relative)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let page = ContentPage {
+            file: display.clone(),
+            path: path.clone(),
+            is_section,
+            front,
+            template_line,
+            html: render_markdown(body),
+            title,
+        };
+        if let Some(first) = seen_paths.insert(path.clone(), display.clone()) {
+            diagnostics.push(Diagnostic::error(
+                display,
+                1,
+                format!(
+                    "expected one content page at /{path}/, found this file and {}",
+                    first.display()
+                ),
+            ));
+            continue;
+        }
+        if path.is_empty() {
+            content.home = Some(page);
+        } else {
+            content.pages.push(page);
+        }
+    }
+    content.pages.sort_by(|a, b| a.path.cmp(&b.path));
+    content
+}
+
+/// `about.md` → (`about`, false); `group/_index.md` → (`group`, true);
+/// `_index.md` → (``, true). Each component is slugified.
+fn url_path(relative: &str) -> (String, bool) {
+    let without_ext = relative.strip_suffix(".md").unwrap_or(relative);
+    let (dir, is_section) = match without_ext.strip_suffix("_index") {
+        Some(dir) => (dir.trim_end_matches('/'), true),
+        None => (without_ext, false),
+    };
+    let path = dir
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .map(slugify)
+        .collect::<Vec<_>>()
+        .join("/");
+    (path, is_section)
+}
+
+/// Splits `+++` TOML front matter from the body. Returns the parsed front
+/// matter and the body.
+/// Errors: a [`Diagnostic`] naming the line of a TOML error, or line 1 when
+/// the file does not start with `+++` or the block is not closed.
+pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
+    text: &'a str,
+    file: &Path,
+) -> Result<(T, &'a str), Diagnostic> {
+    let Some(rest) = text
+        .strip_prefix("+++\n")
+        .or_else(|| text.strip_prefix("+++\r\n"))
+    else {
+        return Err(Diagnostic::error(
+            file,
+            1,
+            "expected front matter starting with a `+++` line, found none",
+        ));
+    };
+    let mut offset = 0;
+    let mut close = None;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "+++" {
+            close = Some((offset, offset + line.len()));
+            break;
+        }
+        offset += line.len();
+    }
+    let Some((end, body_start)) = close else {
+        return Err(Diagnostic::error(
+            file,
+            1,
+            "expected a closing `+++` line after the front matter, found the end of the file",
+        ));
+    };
+    let toml_text = &rest[..end];
+    let front: T = toml::from_str(toml_text).map_err(|e| {
+        let line = e
+            .span()
+            .map_or(0, |s| 1 + toml_text[..s.start.min(toml_text.len())].matches('\n').count());
+        Diagnostic::error(file, line + 1, format!("front matter: {}", e.message().trim()))
+    })?;
+    Ok((front, &rest[body_start..]))
+}
+
+/// Renders Markdown with tables, footnotes, strikethrough and heading ids
+/// (`{#id}` when given, else the heading's slug, numbered when repeated).
+pub fn render_markdown(markdown: &str) -> String {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_HEADING_ATTRIBUTES;
+    let mut events: Vec<Event> = Parser::new_ext(markdown, options).collect();
+    let mut used: HashMap<String, usize> = HashMap::new();
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { id, .. }) = &events[i] {
+            let base = match id {
+                Some(given) => given.to_string(),
+                None => {
+                    let text: String = events[i + 1..]
+                        .iter()
+                        .take_while(|e| !matches!(e, Event::End(TagEnd::Heading(_))))
+                        .filter_map(|e| match e {
+                            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                            _ => None,
+                        })
+                        .collect();
+                    slugify(&text)
+                }
+            };
+            let count = used.entry(base.clone()).or_insert(0);
+            let unique = if *count == 0 {
+                base.clone()
+            } else {
+                format!("{base}-{count}")
+            };
+            *count += 1;
+            if let Event::Start(Tag::Heading { id, .. }) = &mut events[i] {
+                *id = Some(CowStr::from(unique));
+            }
+        }
+        i += 1;
+    }
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_and_errors_with_lines() {
+        let (front, body) = split_front_matter::<FrontMatter>(
+            "+++\ntitle = \"About\"\nweight = 2\n+++\nHello\n",
+            Path::new("content/about.md"),
+        )
+        .unwrap();
+        assert_eq!(front.title.as_deref(), Some("About"));
+        assert_eq!(front.weight, Some(2));
+        assert_eq!(body, "Hello\n");
+        let err = split_front_matter::<FrontMatter>(
+            "+++\ntitle = \"x\"\ntitel = 1\n+++\n",
+            Path::new("c.md"),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 3);
+        assert!(err.message.contains("titel"), "{}", err.message);
+        assert_eq!(
+            split_front_matter::<FrontMatter>("no", Path::new("c.md")).unwrap_err().line,
+            1
+        );
+    }
+
+    #[test]
+    fn markdown_extensions_and_heading_ids() {
+        let html = render_markdown(
+            "# Our Group\n\n## Members\n\n## Members\n\n## Custom {#here}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n~~old~~ note[^1]\n\n[^1]: Foot.\n",
+        );
+        assert!(html.contains("<h1 id=\"our-group\">Our Group</h1>"), "{html}");
+        assert!(html.contains("<h2 id=\"members\">") && html.contains("<h2 id=\"members-1\">"));
+        assert!(html.contains("<h2 id=\"here\">Custom</h2>"));
+        assert!(html.contains("<table>") && html.contains("<del>old</del>"));
+        assert!(html.contains("footnote-definition"));
+    }
+
+    #[test]
+    fn url_paths() {
+        assert_eq!(url_path("about.md"), ("about".into(), false));
+        assert_eq!(url_path("group/_index.md"), ("group".into(), true));
+        assert_eq!(url_path("_index.md"), ("".into(), true));
+        assert_eq!(url_path("Group/Our Members.md"), ("group/our-members".into(), false));
+    }
+}

@@ -1,0 +1,510 @@
+//! Stage 2: merge parsed listings into one frozen [`Corpus`].
+//!
+//! Identity rules (see `docs/listing-format.md`): one [`Author`] per name
+//! after NFC normalisation and whitespace folding; one [`Paper`] per title
+//! after NFKC normalisation, case folding, removal of LaTeX markup and
+//! punctuation, and whitespace folding, so a paper listed by several
+//! co-authors is one paper with several authors. When records of one paper
+//! disagree (year, categories, abstract), the record from the first file
+//! (by path) and position wins, and a warning names both places.
+//!
+//! Ordering: [`Corpus::papers`] is in the global order (year descending,
+//! then title by [`crate::names::fold`]), so paper ids compare in that
+//! order and every term's list is simply its ids ascending. An author's own
+//! list keeps listing order (page number, then position). Authors are
+//! ordered by [`crate::names::author_sort_key`], categories by group then
+//! code, years newest first.
+//!
+//! The corpus is handed on, read-only, to [`crate::render`].
+
+use crate::categories::{Taxonomy, UNKNOWN_GROUP};
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::listing::{Listing, Record};
+use crate::names::{author_sort_key, fold, NameParts};
+use crate::permalink::{assign_unique_slugs, slugify};
+use crate::text::Text;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use unicode_normalization::UnicodeNormalization;
+
+/// Index into [`Corpus::papers`]; lower ids come first in the global order.
+pub type PaperId = usize;
+/// Index into [`Corpus::authors`], in author order.
+pub type AuthorId = usize;
+/// Index into [`Corpus::categories`], in category order.
+pub type CategoryId = usize;
+
+/// A listing file handed to [`Corpus::build`]: its path as shown in
+/// messages (relative to the site root) and its parsed content.
+#[derive(Debug, Clone)]
+pub struct ParsedListing {
+    /// Path for messages, e.g. `seeds/chuan-wu.txt`.
+    pub file: PathBuf,
+    /// The parsed file.
+    pub listing: Listing,
+}
+
+/// Where one record of a paper was seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordSource {
+    /// The listing file.
+    pub file: PathBuf,
+    /// 1-based line of the record marker.
+    pub line: usize,
+    /// 0-based position of the record in its file.
+    pub position: usize,
+    /// The listing's page number, when it has a count line.
+    pub page: Option<u32>,
+    /// Source name from the marker (`arXiv`, `DBLP`).
+    pub source: String,
+    /// The author whose listing holds the record.
+    pub author: AuthorId,
+}
+
+/// One work, however many listings hold it.
+#[derive(Debug, Clone)]
+pub struct Paper {
+    /// Unique URL slug (see [`assign_unique_slugs`]).
+    pub slug: String,
+    /// The title, from the chosen record.
+    pub title: Text,
+    /// The abstract (possibly empty), from the chosen record.
+    pub abstract_text: Text,
+    /// Year, from the chosen record.
+    pub year: u16,
+    /// Categories, primary first, aliases resolved, no repeats.
+    pub categories: Vec<CategoryId>,
+    /// Known authors: the owners of the listings holding the paper, in author order.
+    pub authors: Vec<AuthorId>,
+    /// Every record of the paper, first the chosen one, then by file and position.
+    pub sources: Vec<RecordSource>,
+}
+
+/// One listing page of an author, as found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingPage {
+    /// The listing file.
+    pub file: PathBuf,
+    /// Page number from the count line.
+    pub page: Option<u32>,
+}
+
+/// One listed author.
+#[derive(Debug, Clone)]
+pub struct Author {
+    /// Display name, NFC.
+    pub name: String,
+    /// `Family, Given` form used in indexes (`Chu, Xiaowen`).
+    pub sort_name: String,
+    /// Unique URL slug.
+    pub slug: String,
+    /// Papers in listing order (page, then position), no repeats.
+    pub papers: Vec<PaperId>,
+    /// The largest "At least N records" of the author's count lines.
+    pub claimed_total: Option<u32>,
+    /// The author's listing files, by page then path.
+    pub pages: Vec<ListingPage>,
+}
+
+impl Author {
+    /// Whether the listing is known to hold fewer records than the author has.
+    pub fn is_partial(&self) -> bool {
+        self.claimed_total
+            .is_some_and(|total| (total as usize) > self.papers.len())
+    }
+}
+
+/// One arXiv category term.
+#[derive(Debug, Clone)]
+pub struct Category {
+    /// Canonical code (`cs.DC`).
+    pub code: String,
+    /// Display name; the code when unknown.
+    pub name: String,
+    /// Group display name (`Computer Science`), `Other` when unknown.
+    pub group: String,
+    /// Whether the code is in the arXiv taxonomy.
+    pub known: bool,
+    /// URL slug (`cs-dc`).
+    pub slug: String,
+    /// Papers with this category, primary or secondary, in global order.
+    pub papers: Vec<PaperId>,
+}
+
+/// One year term.
+#[derive(Debug, Clone)]
+pub struct Year {
+    /// The year.
+    pub year: u16,
+    /// Papers of that year, in global order.
+    pub papers: Vec<PaperId>,
+}
+
+/// The whole corpus, frozen after [`Corpus::build`].
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// Papers in global order.
+    pub papers: Vec<Paper>,
+    /// Authors in author order.
+    pub authors: Vec<Author>,
+    /// Categories by group, then code.
+    pub categories: Vec<Category>,
+    /// Years, newest first.
+    pub years: Vec<Year>,
+}
+
+/// A paper while merging: its records, first the chosen one.
+struct Draft<'a> {
+    records: Vec<(&'a ParsedListing, &'a Record)>,
+}
+
+impl Corpus {
+    /// Merges listings into a corpus. The order of `listings` does not
+    /// matter. Warnings (unknown category codes, disagreeing duplicates,
+    /// missing or repeated listing pages) go to `diagnostics`.
+    pub fn build(listings: &[ParsedListing], taxonomy: &Taxonomy, diagnostics: &Diagnostics) -> Corpus {
+        let mut listings: Vec<&ParsedListing> = listings.iter().collect();
+        listings.sort_by(|a, b| a.file.cmp(&b.file));
+
+        // Papers by identity, records in (file, position) order.
+        let mut drafts: Vec<Draft> = Vec::new();
+        let mut by_identity: HashMap<String, usize> = HashMap::new();
+        for parsed in &listings {
+            for record in &parsed.listing.records {
+                let index = *by_identity
+                    .entry(paper_identity(&record.title))
+                    .or_insert_with(|| {
+                        drafts.push(Draft {
+                            records: Vec::new(),
+                        });
+                        drafts.len() - 1
+                    });
+                drafts[index].records.push((parsed, record));
+            }
+        }
+
+        let mut categories = CategoryTable::default();
+        let mut papers: Vec<(Paper, String)> = drafts
+            .iter()
+            .map(|draft| make_paper(draft, taxonomy, &mut categories, diagnostics))
+            .collect();
+
+        // Global order: year descending, folded title, exact title.
+        papers.sort_by(|(a, a_key), (b, b_key)| {
+            b.year
+                .cmp(&a.year)
+                .then_with(|| a_key.cmp(b_key))
+                .then_with(|| a.title.source.cmp(&b.title.source))
+        });
+        let titles: Vec<(String, String)> = papers
+            .iter()
+            .map(|(p, _)| (p.title.source.clone(), slugify(&p.title.plain)))
+            .collect();
+        let mut papers: Vec<Paper> = papers.into_iter().map(|(p, _)| p).collect();
+        for (paper, slug) in papers.iter_mut().zip(assign_unique_slugs(&titles)) {
+            paper.slug = slug;
+        }
+
+        let authors = build_authors(&listings, &mut papers, diagnostics);
+        let categories = categories.finish(&mut papers);
+        let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
+        for (id, paper) in papers.iter().enumerate() {
+            years.entry(paper.year).or_default().push(id);
+        }
+        let years = years
+            .into_iter()
+            .rev()
+            .map(|(year, papers)| Year { year, papers })
+            .collect();
+        Corpus {
+            papers,
+            authors,
+            categories,
+            years,
+        }
+    }
+}
+
+/// The identity of a title: NFKC, lowercased, LaTeX commands, braces and
+/// `$` removed, punctuation as spaces, whitespace folded.
+pub fn paper_identity(title: &str) -> String {
+    let normal: String = title.nfkc().collect::<String>().to_lowercase();
+    let mut out = String::with_capacity(normal.len());
+    let mut chars = normal.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            // Drop a control word (`\textbf`) or a control symbol (`\&`).
+            if chars.peek().is_some_and(|c| c.is_alphabetic()) {
+                while chars.peek().is_some_and(|c| c.is_alphabetic()) {
+                    chars.next();
+                }
+            } else {
+                chars.next();
+            }
+            out.push(' ');
+        } else if c.is_alphanumeric() {
+            out.push(c);
+        } else {
+            out.push(' ');
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Builds one paper from its records; returns it with its title sort key.
+/// The paper's `authors` and `slug` are filled in later.
+fn make_paper(
+    draft: &Draft,
+    taxonomy: &Taxonomy,
+    categories: &mut CategoryTable,
+    diagnostics: &Diagnostics,
+) -> (Paper, String) {
+    let (first_listing, chosen) = draft.records[0];
+    for &(listing, record) in &draft.records {
+        for code in &record.categories {
+            if !taxonomy.resolve(code).known {
+                diagnostics.push(Diagnostic::warning(
+                    &listing.file,
+                    record.line,
+                    format!("expected an arXiv category code, found unknown `{code}` (kept, named by its code)"),
+                ));
+            }
+        }
+    }
+    for &(listing, record) in &draft.records[1..] {
+        let mut differences = Vec::new();
+        if record.year != chosen.year {
+            differences.push(format!("year {} vs {}", record.year, chosen.year));
+        }
+        if record.categories != chosen.categories {
+            differences.push(format!(
+                "categories `{}` vs `{}`",
+                record.categories.join(" "),
+                chosen.categories.join(" ")
+            ));
+        }
+        if record.abstract_paragraphs != chosen.abstract_paragraphs {
+            differences.push("abstract".to_string());
+        }
+        if !differences.is_empty() {
+            diagnostics.push(Diagnostic::warning(
+                &listing.file,
+                record.line,
+                format!(
+                    "expected this record of `{}` to agree with {}:{}, found a different {}; keeping {}:{}",
+                    record.title,
+                    first_listing.file.display(),
+                    chosen.line,
+                    differences.join(", "),
+                    first_listing.file.display(),
+                    chosen.line
+                ),
+            ));
+        }
+    }
+    let mut category_ids: Vec<CategoryId> = Vec::new();
+    for code in &chosen.categories {
+        let id = categories.intern(taxonomy, code);
+        if !category_ids.contains(&id) {
+            category_ids.push(id);
+        }
+    }
+    let title = Text::inline(&chosen.title);
+    let key = fold(&title.plain);
+    let paper = Paper {
+        slug: String::new(),
+        title,
+        abstract_text: Text::paragraphs(&chosen.abstract_paragraphs),
+        year: chosen.year,
+        categories: category_ids,
+        authors: Vec::new(),
+        sources: draft
+            .records
+            .iter()
+            .map(|(listing, record)| RecordSource {
+                file: listing.file.clone(),
+                line: record.line,
+                position: record.position,
+                page: listing.listing.count.map(|c| c.page),
+                source: record.source.clone(),
+                author: 0,
+            })
+            .collect(),
+    };
+    (paper, key)
+}
+
+/// Groups listings by author, orders pages, fills each author's papers in
+/// listing order and each paper's authors; warns about page gaps and repeats.
+fn build_authors(
+    listings: &[&ParsedListing],
+    papers: &mut [Paper],
+    diagnostics: &Diagnostics,
+) -> Vec<Author> {
+    let mut by_name: BTreeMap<String, Vec<&ParsedListing>> = BTreeMap::new();
+    for parsed in listings {
+        by_name
+            .entry(author_sort_key(&parsed.listing.author))
+            .or_default()
+            .push(parsed);
+    }
+    // Where each record landed: (file, position) -> paper.
+    let mut paper_of: HashMap<(&PathBuf, usize), PaperId> = HashMap::new();
+    for (id, paper) in papers.iter().enumerate() {
+        for source in &paper.sources {
+            paper_of.insert((&source.file, source.position), id);
+        }
+    }
+    let mut authors: Vec<Author> = Vec::with_capacity(by_name.len());
+    let mut papers_authors: Vec<BTreeSet<AuthorId>> = vec![BTreeSet::new(); papers.len()];
+    let mut record_author: HashMap<(PathBuf, usize), AuthorId> = HashMap::new();
+    for (author_id, mut pages) in by_name.into_values().enumerate() {
+        pages.sort_by_key(|p| (p.listing.count.map_or(u32::MAX, |c| c.page), p.file.clone()));
+        let name = pages[0].listing.author.clone();
+        check_pages(&name, &pages, diagnostics);
+        let mut own: Vec<PaperId> = Vec::new();
+        let mut seen: BTreeSet<PaperId> = BTreeSet::new();
+        for page in &pages {
+            for record in &page.listing.records {
+                let id = paper_of[&(&page.file, record.position)];
+                record_author.insert((page.file.clone(), record.position), author_id);
+                papers_authors[id].insert(author_id);
+                if seen.insert(id) {
+                    own.push(id);
+                }
+            }
+        }
+        authors.push(Author {
+            sort_name: NameParts::split(&name).sort_name(),
+            slug: slugify(&name),
+            name,
+            papers: own,
+            claimed_total: pages.iter().filter_map(|p| p.listing.count.map(|c| c.total)).max(),
+            pages: pages
+                .iter()
+                .map(|p| ListingPage {
+                    file: p.file.clone(),
+                    page: p.listing.count.map(|c| c.page),
+                })
+                .collect(),
+        });
+    }
+    let names: Vec<(String, String)> = authors.iter().map(|a| (a.name.clone(), a.slug.clone())).collect();
+    for (author, slug) in authors.iter_mut().zip(assign_unique_slugs(&names)) {
+        author.slug = slug;
+    }
+    for (paper, ids) in papers.iter_mut().zip(papers_authors) {
+        paper.authors = ids.into_iter().collect();
+        for source in &mut paper.sources {
+            source.author = record_author[&(source.file.clone(), source.position)];
+        }
+    }
+    authors
+}
+
+/// Warns about repeated page numbers and pages missing below the highest.
+fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) {
+    let mut seen: BTreeMap<u32, &PathBuf> = BTreeMap::new();
+    for page in pages {
+        let Some(count) = page.listing.count else {
+            continue;
+        };
+        if let Some(first) = seen.insert(count.page, &page.file) {
+            diagnostics.push(Diagnostic::warning(
+                &page.file,
+                count.line,
+                format!(
+                    "expected one listing page {} for {name}, found it again (also {})",
+                    count.page,
+                    first.display()
+                ),
+            ));
+        }
+    }
+    let Some((&highest, &file)) = seen.last_key_value() else {
+        return;
+    };
+    let missing: Vec<String> = (1..highest)
+        .filter(|p| !seen.contains_key(p))
+        .map(|p| p.to_string())
+        .collect();
+    if !missing.is_empty() {
+        let line = pages
+            .iter()
+            .find(|p| &p.file == file)
+            .and_then(|p| p.listing.count.map(|c| c.line))
+            .unwrap_or(0);
+        diagnostics.push(Diagnostic::warning(
+            file,
+            line,
+            format!(
+                "expected listing pages 1 to {highest} for {name}, found no page {}",
+                missing.join(", ")
+            ),
+        ));
+    }
+}
+
+/// Categories as they are met; [`CategoryTable::finish`] orders them and
+/// renumbers the papers' category ids.
+#[derive(Default)]
+struct CategoryTable {
+    by_code: HashMap<String, usize>,
+    entries: Vec<Category>,
+}
+
+impl CategoryTable {
+    fn intern(&mut self, taxonomy: &Taxonomy, code: &str) -> usize {
+        let info = taxonomy.resolve(code);
+        if let Some(&id) = self.by_code.get(&info.code) {
+            return id;
+        }
+        self.entries.push(Category {
+            slug: slugify(&info.code),
+            code: info.code.clone(),
+            name: info.name,
+            group: info.group,
+            known: info.known,
+            papers: Vec::new(),
+        });
+        self.by_code.insert(info.code, self.entries.len() - 1);
+        self.entries.len() - 1
+    }
+
+    fn finish(self, papers: &mut [Paper]) -> Vec<Category> {
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by_key(|&i| {
+            let c = &self.entries[i];
+            (c.group == UNKNOWN_GROUP, c.group.clone(), c.code.clone())
+        });
+        let mut new_id = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = new;
+        }
+        let mut entries = self.entries;
+        for (paper_id, paper) in papers.iter_mut().enumerate() {
+            for id in &mut paper.categories {
+                entries[*id].papers.push(paper_id);
+                *id = new_id[*id];
+            }
+        }
+        let mut slots: Vec<Option<Category>> = entries.into_iter().map(Some).collect();
+        order.iter().filter_map(|&old| slots[old].take()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_ignores_case_punctuation_and_latex() {
+        assert_eq!(paper_identity("Fast Graphs: A Study"), "fast graphs a study");
+        assert_eq!(paper_identity("Fast graphs - a study"), "fast graphs a study");
+        assert_eq!(
+            paper_identity(r"\textbf{LPZero}: ${\mathrm{MoS}}_{2}$ Ｆｕｌｌ"),
+            "lpzero mos 2 full"
+        );
+        assert_ne!(paper_identity("Zoë"), paper_identity("Zoe"));
+    }
+}

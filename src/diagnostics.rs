@@ -1,0 +1,138 @@
+//! The diagnostics collector: every problem a build finds, with its
+//! severity, `file:line` and message, gathered from all stages and reported
+//! together at the end, sorted by file and line. A strict mode turns
+//! warnings into errors (`vellum check --strict`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// How bad a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The site is still built; strict mode makes it an error.
+    Warning,
+    /// The build fails with exit status 1 and writes nothing.
+    Error,
+}
+
+/// One problem, pointing at a place in an input file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Diagnostic {
+    /// The input file, relative to the site root where possible.
+    pub file: PathBuf,
+    /// 1-based line; 0 when the problem concerns the whole file.
+    pub line: usize,
+    /// Warning or error.
+    pub severity: Severity,
+    /// What was expected and what was found, in plain words.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// An error at `file:line`.
+    pub fn error(file: impl AsRef<Path>, line: usize, message: impl Into<String>) -> Self {
+        Diagnostic {
+            file: file.as_ref().to_path_buf(),
+            line,
+            severity: Severity::Error,
+            message: message.into(),
+        }
+    }
+
+    /// A warning at `file:line`.
+    pub fn warning(file: impl AsRef<Path>, line: usize, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(file, line, message)
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `file:line: error: message` (the line is left out when it is 0).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        if self.line == 0 {
+            write!(f, "{}: {level}: {}", self.file.display(), self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}: {level}: {}",
+                self.file.display(),
+                self.line,
+                self.message
+            )
+        }
+    }
+}
+
+/// Collects diagnostics from any thread; [`Diagnostics::into_sorted`] hands
+/// them back sorted by file, line and message, so reports are deterministic.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    items: Mutex<Vec<Diagnostic>>,
+}
+
+impl Diagnostics {
+    /// An empty collector.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records one diagnostic.
+    pub fn push(&self, diagnostic: Diagnostic) {
+        self.lock().push(diagnostic);
+    }
+
+    /// Whether an error (or, when `strict`, any warning) was recorded.
+    pub fn has_errors(&self, strict: bool) -> bool {
+        self.lock()
+            .iter()
+            .any(|d| strict || d.severity == Severity::Error)
+    }
+
+    /// All diagnostics, sorted by file, line, severity and message; with
+    /// `strict`, warnings are returned as errors.
+    pub fn into_sorted(self, strict: bool) -> Vec<Diagnostic> {
+        let mut items = self.items.into_inner().unwrap_or_else(|e| e.into_inner());
+        if strict {
+            for d in &mut items {
+                d.severity = Severity::Error;
+            }
+        }
+        items.sort();
+        items.dedup();
+        items
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Diagnostic>> {
+        self.items.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_by_file_then_line_and_strict_promotes() {
+        let d = Diagnostics::new();
+        d.push(Diagnostic::warning("seeds/b.txt", 3, "w"));
+        d.push(Diagnostic::error("seeds/a.txt", 10, "e2"));
+        d.push(Diagnostic::error("seeds/a.txt", 9, "e1"));
+        assert!(d.has_errors(false));
+        let lines: Vec<String> = d.into_sorted(true).iter().map(|d| d.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "seeds/a.txt:9: error: e1",
+                "seeds/a.txt:10: error: e2",
+                "seeds/b.txt:3: error: w"
+            ]
+        );
+    }
+}

@@ -1,0 +1,31 @@
+//! Vellum: a static site generator for publication listings.
+//!
+//! The pipeline, one module per stage, data flowing one way:
+//!
+//! 1. [`config`]: `site.toml` → [`config::Config`];
+//! 2. [`listing`]: each `seeds/**/*.txt` → [`listing::Listing`];
+//! 3. [`corpus`]: all listings → one frozen [`corpus::Corpus`] (papers,
+//!    authors, years, categories; [`categories`] names the arXiv codes);
+//! 4. [`content`]: `content/**/*.md` → [`content::Content`];
+//! 5. [`render`]: a plan of [`render::Job`]s rendered through tera
+//!    templates in parallel;
+//! 6. [`output`]: the finished site to a [`output::Sink`] (disk, memory, nothing).
+//!
+//! [`site::build`] drives them; [`permalink`] owns every URL and output
+//! path; [`text`] holds titles and abstracts in their renderings;
+//! [`diagnostics`] collects every problem with its `file:line`; [`names`]
+//! is the author name model and ordering rule.
+#![warn(missing_docs)]
+
+pub mod categories;
+pub mod config;
+pub mod content;
+pub mod corpus;
+pub mod diagnostics;
+pub mod listing;
+pub mod names;
+pub mod output;
+pub mod permalink;
+pub mod render;
+pub mod site;
+pub mod text;

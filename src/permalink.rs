@@ -1,0 +1,309 @@
+//! The URL map: the one place that knows where every page and file of the
+//! site lives, and the slug rules. A [`Route`] names an output; the
+//! [`UrlMap`] turns it into the output file path, the root-relative URL
+//! used in links (which carries the base URL's sub-path) and the absolute
+//! permalink (for canonical links, feeds and the sitemap).
+//!
+//! | route | URL path | file |
+//! |---|---|---|
+//! | home | `/` | `index.html` |
+//! | author index / author | `/authors/`, `/authors/<slug>/`, `/authors/<slug>/page/<n>/` | `…/index.html` |
+//! | year index / year | `/years/`, `/years/<yyyy>/`, `…/page/<n>/` | `…/index.html` |
+//! | category index / category | `/categories/`, `/categories/<slug>/`, `…/page/<n>/` | `…/index.html` |
+//! | paper | `/papers/<slug>/` | `papers/<slug>/index.html` |
+//! | paper export | `/papers/<slug>/<slug>.<ext>` | same |
+//! | author / category feed | `/authors/<slug>/atom.xml`, `/categories/<slug>/atom.xml` | same |
+//! | site feed, search, sitemap, 404, corpus | `/atom.xml`, `/search/`, `/sitemap.xml`, `/404.html`, `/corpus.json` | same |
+//! | content page | `content/a/b.md` → `/a/b/`; `content/a/_index.md` → `/a/` | `…/index.html` |
+//! | static file | its path under `static/` | same |
+
+use std::collections::BTreeMap;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Longest slug made from a title, in bytes, before the collision suffix.
+const MAX_SLUG_LEN: usize = 80;
+
+/// Something the site outputs. Pages numbered `page` are 1-based; page 1
+/// lives at the term's own path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Route {
+    /// The home page.
+    Home,
+    /// `/authors/`: every author.
+    AuthorIndex,
+    /// One author's page `page` of papers.
+    Author {
+        /// The author's slug.
+        slug: String,
+        /// 1-based pager page.
+        page: usize,
+    },
+    /// `/years/`.
+    YearIndex,
+    /// One year's page `page` of papers.
+    Year {
+        /// The year.
+        year: u16,
+        /// 1-based pager page.
+        page: usize,
+    },
+    /// `/categories/`.
+    CategoryIndex,
+    /// One category's page `page` of papers.
+    Category {
+        /// The category slug (`cs-dc`).
+        slug: String,
+        /// 1-based pager page.
+        page: usize,
+    },
+    /// One paper's page.
+    Paper {
+        /// The paper's slug.
+        slug: String,
+    },
+    /// A per-paper export file beside the paper page (`bib`, `ris`, `json`).
+    PaperExport {
+        /// The paper's slug.
+        slug: String,
+        /// File extension without the dot.
+        ext: String,
+    },
+    /// The site-wide Atom feed.
+    SiteFeed,
+    /// One author's Atom feed.
+    AuthorFeed {
+        /// The author's slug.
+        slug: String,
+    },
+    /// One category's Atom feed.
+    CategoryFeed {
+        /// The category slug.
+        slug: String,
+    },
+    /// The search page.
+    Search,
+    /// `sitemap.xml`.
+    Sitemap,
+    /// `404.html`.
+    NotFound,
+    /// `corpus.json`: the corpus as data.
+    CorpusJson,
+    /// A Markdown page from `content/`, by its URL path without slashes at
+    /// either end (`about`, `group/members`).
+    Content {
+        /// `a/b` for `content/a/b.md` or `content/a/b/_index.md`.
+        path: String,
+    },
+    /// A file copied from `static/`, by its path relative to `static/` with `/`.
+    Static {
+        /// Relative path with forward slashes.
+        path: String,
+    },
+}
+
+/// Maps routes to paths and URLs for one base URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlMap {
+    base_url: String,
+    base_path: String,
+}
+
+impl UrlMap {
+    /// `base_url` is absolute with a trailing slash (as resolved by
+    /// [`crate::config::Config`]), e.g. `https://lab.github.io/papers/`.
+    pub fn new(base_url: &str) -> UrlMap {
+        let after_scheme = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+        let base_path = match after_scheme.find('/') {
+            Some(at) => after_scheme[at..].to_string(),
+            None => "/".to_string(),
+        };
+        UrlMap {
+            base_url: base_url.to_string(),
+            base_path,
+        }
+    }
+
+    /// The base URL's path, with slashes at both ends (`/papers/`, or `/`).
+    pub fn base_path(&self) -> &str {
+        &self.base_path
+    }
+
+    /// The base URL, absolute, with a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The route's path relative to the site root, without a leading slash:
+    /// `""` for home, `authors/chuan-wu/page/2/`, `sitemap.xml`.
+    pub fn site_path(&self, route: &Route) -> String {
+        let paged = |dir: String, page: usize| {
+            if page <= 1 {
+                dir
+            } else {
+                format!("{dir}page/{page}/")
+            }
+        };
+        match route {
+            Route::Home => String::new(),
+            Route::AuthorIndex => "authors/".into(),
+            Route::Author { slug, page } => paged(format!("authors/{slug}/"), *page),
+            Route::YearIndex => "years/".into(),
+            Route::Year { year, page } => paged(format!("years/{year}/"), *page),
+            Route::CategoryIndex => "categories/".into(),
+            Route::Category { slug, page } => paged(format!("categories/{slug}/"), *page),
+            Route::Paper { slug } => format!("papers/{slug}/"),
+            Route::PaperExport { slug, ext } => format!("papers/{slug}/{slug}.{ext}"),
+            Route::SiteFeed => "atom.xml".into(),
+            Route::AuthorFeed { slug } => format!("authors/{slug}/atom.xml"),
+            Route::CategoryFeed { slug } => format!("categories/{slug}/atom.xml"),
+            Route::Search => "search/".into(),
+            Route::Sitemap => "sitemap.xml".into(),
+            Route::NotFound => "404.html".into(),
+            Route::CorpusJson => "corpus.json".into(),
+            Route::Content { path } if path.is_empty() => String::new(),
+            Route::Content { path } => format!("{path}/"),
+            Route::Static { path } => path.clone(),
+        }
+    }
+
+    /// The output file, relative to the output directory, with `/`
+    /// separators: directories get `index.html`.
+    pub fn output_file(&self, route: &Route) -> String {
+        let path = self.site_path(route);
+        if path.is_empty() || path.ends_with('/') {
+            format!("{path}index.html")
+        } else {
+            path
+        }
+    }
+
+    /// The root-relative URL used in links, under the base path:
+    /// `/papers/authors/chuan-wu/` for base `https://lab.github.io/papers/`.
+    pub fn url(&self, route: &Route) -> String {
+        format!("{}{}", self.base_path, self.site_path(route))
+    }
+
+    /// The absolute URL: `https://lab.github.io/papers/authors/chuan-wu/`.
+    pub fn permalink(&self, route: &Route) -> String {
+        format!("{}{}", self.base_url, self.site_path(route))
+    }
+}
+
+/// The ASCII slug of a text: transliterated, lowercased, runs of other
+/// characters turned into one `-`; at most [`MAX_SLUG_LEN`] bytes, cut at a
+/// `-`. Empty input gives `untitled`.
+pub fn slugify(text: &str) -> String {
+    let slug = slug::slugify(text);
+    let slug = if slug.len() > MAX_SLUG_LEN {
+        let cut = &slug[..MAX_SLUG_LEN];
+        cut.rfind('-').map_or(cut, |at| &cut[..at]).to_string()
+    } else {
+        slug
+    };
+    if slug.is_empty() {
+        "untitled".to_string()
+    } else {
+        slug
+    }
+}
+
+/// Gives each item a unique slug. `items` are `(full text, base slug)`
+/// pairs, one per distinct item (an author's name, a paper's title).
+///
+/// Items sharing a base slug are ranked by their full text alone: more
+/// non-ASCII characters first (the spelling the ASCII slug was taken from),
+/// then by text. The first keeps the base slug; each other gets `-` and
+/// eight hex digits of a hash of its full text. So a slug depends only on
+/// the item's own text and the texts it collides with, never on the order
+/// items are found: adding `Zoe Chen` leaves `Zoë Chen` at `zoe-chen`.
+pub fn assign_unique_slugs(items: &[(String, String)]) -> Vec<String> {
+    let mut by_slug: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, (_, slug)) in items.iter().enumerate() {
+        by_slug.entry(slug.as_str()).or_default().push(index);
+    }
+    let mut slugs: Vec<String> = items.iter().map(|(_, slug)| slug.clone()).collect();
+    for (slug, mut members) in by_slug {
+        if members.len() < 2 {
+            continue;
+        }
+        members.sort_by_key(|&i| {
+            let text = &items[i].0;
+            (
+                std::cmp::Reverse(text.chars().filter(|c| !c.is_ascii()).count()),
+                text.clone(),
+            )
+        });
+        for &i in &members[1..] {
+            slugs[i] = format!("{slug}-{:08x}", xxh3_64(items[i].0.as_bytes()) as u32);
+        }
+    }
+    slugs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assign(texts: &[&str]) -> Vec<String> {
+        let items: Vec<(String, String)> =
+            texts.iter().map(|t| (t.to_string(), slugify(t))).collect();
+        assign_unique_slugs(&items)
+    }
+
+    #[test]
+    fn routes_under_a_sub_path() {
+        let map = UrlMap::new("https://lab.github.io/papers/");
+        assert_eq!(map.base_path(), "/papers/");
+        let author = Route::Author {
+            slug: "chuan-wu".into(),
+            page: 2,
+        };
+        assert_eq!(map.url(&author), "/papers/authors/chuan-wu/page/2/");
+        assert_eq!(map.output_file(&author), "authors/chuan-wu/page/2/index.html");
+        assert_eq!(
+            map.permalink(&Route::Paper { slug: "x".into() }),
+            "https://lab.github.io/papers/papers/x/"
+        );
+        assert_eq!(map.output_file(&Route::Home), "index.html");
+        assert_eq!(map.output_file(&Route::NotFound), "404.html");
+        assert_eq!(
+            map.output_file(&Route::AuthorFeed { slug: "a".into() }),
+            "authors/a/atom.xml"
+        );
+        assert_eq!(
+            map.output_file(&Route::PaperExport {
+                slug: "p".into(),
+                ext: "bib".into()
+            }),
+            "papers/p/p.bib"
+        );
+        assert_eq!(
+            map.url(&Route::Year { year: 2024, page: 1 }),
+            "/papers/years/2024/"
+        );
+        assert_eq!(UrlMap::new("http://localhost/").base_path(), "/");
+    }
+
+    #[test]
+    fn slugs_are_ascii_and_bounded() {
+        assert_eq!(slugify("Zoë Chen"), "zoe-chen");
+        assert_eq!(slugify("Kenji Satō"), "kenji-sato");
+        assert_eq!(slugify("cs.DC"), "cs-dc");
+        assert_eq!(slugify("王 明"), "wang-ming");
+        assert_eq!(slugify("???"), "untitled");
+        let long = slugify(&"word ".repeat(40));
+        assert!(long.len() <= MAX_SLUG_LEN && !long.ends_with('-'));
+    }
+
+    #[test]
+    fn collisions_do_not_depend_on_order_seen() {
+        let alone = assign(&["Zoë Chen"]);
+        let both = assign(&["Zoe Chen", "Zoë Chen"]);
+        let reversed = assign(&["Zoë Chen", "Zoe Chen"]);
+        assert_eq!(alone, ["zoe-chen"]);
+        assert_eq!(both[1], "zoe-chen");
+        assert_eq!(reversed[0], "zoe-chen");
+        assert_eq!(both[0], reversed[1]);
+        assert!(both[0].starts_with("zoe-chen-") && both[0].len() == "zoe-chen-".len() + 8);
+    }
+}

@@ -1,0 +1,807 @@
+//! Stage 4: plan the site as a list of [`Job`]s over the frozen corpus and
+//! content, then render each job through the theme's tera templates, in
+//! parallel with rayon. Hands on the rendered pages as (output path, bytes)
+//! pairs, in plan order, to [`crate::output`].
+//!
+//! Papers, authors, years and categories are serialised to template values
+//! once ([`Views`]); a term page's context holds cheap shared clones of
+//! those values, never a re-serialised copy. The context each template
+//! receives is documented in `docs/templates.md`.
+
+use crate::config::Config;
+use crate::content::{Content, ContentPage};
+use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
+use crate::diagnostics::Diagnostic;
+use crate::permalink::{Route, UrlMap};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tera::{Context, Tera, Value};
+
+/// Longest meta description, in characters.
+const DESCRIPTION_CHARS: usize = 160;
+
+/// One output the renderer produces. Term pages carry their 1-based pager page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Job {
+    /// `index.html`: intro, counts, recent papers.
+    Home,
+    /// `/authors/`.
+    AuthorIndex,
+    /// One page of one author's papers.
+    Author(AuthorId, usize),
+    /// `/years/`.
+    YearIndex,
+    /// One page of one year's papers (index into [`Corpus::years`]).
+    Year(usize, usize),
+    /// `/categories/`.
+    CategoryIndex,
+    /// One page of one category's papers.
+    Category(CategoryId, usize),
+    /// One paper's page.
+    Paper(PaperId),
+    /// A content page or section (index into [`Content::pages`]).
+    Content(usize),
+    /// `404.html`.
+    NotFound,
+}
+
+/// What every stage of rendering reads: configuration, URL map, corpus and content.
+#[derive(Clone, Copy)]
+pub struct Site<'a> {
+    /// The resolved configuration.
+    pub config: &'a Config,
+    /// The URL map for the configured base URL.
+    pub urls: &'a UrlMap,
+    /// The frozen corpus.
+    pub corpus: &'a Corpus,
+    /// The content pages and profiles.
+    pub content: &'a Content,
+}
+
+impl Site<'_> {
+    /// The route a job writes.
+    pub fn route(&self, job: &Job) -> Route {
+        match *job {
+            Job::Home => Route::Home,
+            Job::AuthorIndex => Route::AuthorIndex,
+            Job::Author(id, page) => Route::Author {
+                slug: self.corpus.authors[id].slug.clone(),
+                page,
+            },
+            Job::YearIndex => Route::YearIndex,
+            Job::Year(index, page) => Route::Year {
+                year: self.corpus.years[index].year,
+                page,
+            },
+            Job::CategoryIndex => Route::CategoryIndex,
+            Job::Category(id, page) => Route::Category {
+                slug: self.corpus.categories[id].slug.clone(),
+                page,
+            },
+            Job::Paper(id) => Route::Paper {
+                slug: self.corpus.papers[id].slug.clone(),
+            },
+            Job::Content(index) => Route::Content {
+                path: self.content.pages[index].path.clone(),
+            },
+            Job::NotFound => Route::NotFound,
+        }
+    }
+
+    fn pages_for(&self, items: usize) -> usize {
+        items.div_ceil(self.config.paginate_by).max(1)
+    }
+}
+
+/// Plans every page of the site. Errors: a content page whose output path
+/// is also a generated page's, naming both.
+pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
+    let corpus = site.corpus;
+    let mut jobs = vec![Job::Home, Job::AuthorIndex, Job::YearIndex, Job::CategoryIndex, Job::NotFound];
+    for (id, author) in corpus.authors.iter().enumerate() {
+        jobs.extend((1..=site.pages_for(author.papers.len())).map(|p| Job::Author(id, p)));
+    }
+    for (index, year) in corpus.years.iter().enumerate() {
+        jobs.extend((1..=site.pages_for(year.papers.len())).map(|p| Job::Year(index, p)));
+    }
+    for (id, category) in corpus.categories.iter().enumerate() {
+        jobs.extend((1..=site.pages_for(category.papers.len())).map(|p| Job::Category(id, p)));
+    }
+    jobs.extend((0..corpus.papers.len()).map(Job::Paper));
+
+    let generated: BTreeMap<String, &Job> = jobs
+        .iter()
+        .map(|job| (site.urls.output_file(&site.route(job)), job))
+        .collect();
+    let mut errors = Vec::new();
+    let mut content_jobs = Vec::new();
+    for (index, page) in site.content.pages.iter().enumerate() {
+        let job = Job::Content(index);
+        let file = site.urls.output_file(&site.route(&job));
+        match generated.get(&file) {
+            Some(other) => errors.push(Diagnostic::error(
+                &page.file,
+                1,
+                format!(
+                    "expected a path of its own, found /{} which is also the generated {}",
+                    site.urls.site_path(&site.route(&job)),
+                    describe(site, other)
+                ),
+            )),
+            None => content_jobs.push(job),
+        }
+    }
+    jobs.extend(content_jobs);
+    if errors.is_empty() {
+        Ok(jobs)
+    } else {
+        Err(errors)
+    }
+}
+
+fn describe(site: &Site, job: &Job) -> String {
+    match *job {
+        Job::Author(id, _) => format!("page of author {}", site.corpus.authors[id].name),
+        Job::Paper(id) => format!("page of paper `{}`", site.corpus.papers[id].title.plain),
+        Job::Category(id, _) => format!("page of category {}", site.corpus.categories[id].code),
+        Job::Year(index, _) => format!("page of year {}", site.corpus.years[index].year),
+        _ => "index page".to_string(),
+    }
+}
+
+/// Loaded templates: the theme's, overridden file by file by the site's own.
+pub struct Templates {
+    tera: Tera,
+    /// Template name → file it came from, for messages.
+    files: BTreeMap<String, PathBuf>,
+}
+
+impl Templates {
+    /// Loads every `*.html` and `*.xml` under `theme_dir`, then those under
+    /// `site_dir` (when it exists), which replace theme files of the same
+    /// name. `files` are (template name, path for messages, text) triples,
+    /// theme first. Errors: a [`Diagnostic`] at the template file and line.
+    pub fn load(files: Vec<(String, PathBuf, String)>) -> Result<Templates, Diagnostic> {
+        let mut by_name: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+        for (name, path, text) in files {
+            by_name.insert(name, (path, text));
+        }
+        let mut tera = Tera::new();
+        tera.autoescape_on(vec![".html", ".xml"]);
+        let file_names: BTreeMap<String, PathBuf> = by_name
+            .iter()
+            .map(|(name, (path, _))| (name.clone(), path.clone()))
+            .collect();
+        tera.add_raw_templates(by_name.iter().map(|(name, (_, text))| (name.as_str(), text.as_str())))
+            .map_err(|e| template_error(&e, &file_names, None))?;
+        Ok(Templates {
+            tera,
+            files: file_names,
+        })
+    }
+
+    /// Whether a template of that name is loaded.
+    pub fn contains(&self, name: &str) -> bool {
+        self.files.contains_key(name)
+    }
+}
+
+/// Turns a tera error into `file:line: message`, naming the template file.
+fn template_error(error: &tera::Error, files: &BTreeMap<String, PathBuf>, rendering: Option<&str>) -> Diagnostic {
+    let file_of = |name: &str| files.get(name).cloned().unwrap_or_else(|| PathBuf::from(name));
+    match error.kind() {
+        tera::ErrorKind::SyntaxError(report) | tera::ErrorKind::RenderingError(report) => {
+            let name = if report.filename().is_empty() {
+                rendering.unwrap_or("")
+            } else {
+                report.filename()
+            };
+            Diagnostic::error(
+                file_of(name),
+                report.span().start_line,
+                format!("template: {}", report.message()),
+            )
+        }
+        other => Diagnostic::error(
+            file_of(rendering.unwrap_or("templates")),
+            0,
+            format!("template: {other}"),
+        ),
+    }
+}
+
+#[derive(Serialize)]
+struct PersonLink<'a> {
+    name: &'a str,
+    url: String,
+}
+
+#[derive(Serialize)]
+struct CategoryLink<'a> {
+    code: &'a str,
+    name: &'a str,
+    url: String,
+}
+
+#[derive(Serialize)]
+struct PaperView<'a> {
+    slug: &'a str,
+    url: String,
+    title: &'a str,
+    title_html: &'a str,
+    year: u16,
+    year_url: String,
+    authors: Vec<PersonLink<'a>>,
+    categories: Vec<CategoryLink<'a>>,
+}
+
+#[derive(Serialize)]
+struct AuthorView<'a> {
+    name: &'a str,
+    sort_name: &'a str,
+    slug: &'a str,
+    url: String,
+    paper_count: usize,
+    claimed_total: Option<u32>,
+    partial: bool,
+}
+
+#[derive(Serialize)]
+struct TermView<'a> {
+    name: String,
+    code: &'a str,
+    full_name: &'a str,
+    group: &'a str,
+    url: String,
+    paper_count: usize,
+}
+
+#[derive(Serialize)]
+struct SiteView<'a> {
+    title: &'a str,
+    description: &'a str,
+    base_url: &'a str,
+    base_path: &'a str,
+    language: &'a str,
+    paper_count: usize,
+    author_count: usize,
+    year_count: usize,
+    category_count: usize,
+    urls: SiteUrls,
+    stylesheet: String,
+}
+
+#[derive(Serialize)]
+struct SiteUrls {
+    home: String,
+    authors: String,
+    years: String,
+    categories: String,
+}
+
+#[derive(Serialize)]
+struct PageMeta<'a> {
+    kind: &'a str,
+    title: String,
+    description: String,
+    url: String,
+    permalink: String,
+}
+
+#[derive(Serialize)]
+struct PagerLink {
+    number: usize,
+    url: String,
+}
+
+#[derive(Serialize)]
+struct Paginator {
+    current: usize,
+    total_pages: usize,
+    total_items: usize,
+    first_item: usize,
+    last_item: usize,
+    previous: Option<String>,
+    next: Option<String>,
+    pages: Vec<PagerLink>,
+}
+
+/// Template values made once per corpus item, shared by every page listing it.
+pub struct Views {
+    papers: Vec<Value>,
+    authors: Vec<Value>,
+    years: Vec<Value>,
+    categories: Vec<Value>,
+}
+
+impl Views {
+    /// Serialises every paper, author, year and category once.
+    pub fn new(site: &Site) -> Views {
+        let corpus = site.corpus;
+        let urls = site.urls;
+        let papers = corpus
+            .papers
+            .par_iter()
+            .map(|paper| {
+                Value::from_serializable(&PaperView {
+                    slug: &paper.slug,
+                    url: urls.url(&Route::Paper {
+                        slug: paper.slug.clone(),
+                    }),
+                    title: &paper.title.plain,
+                    title_html: &paper.title.html,
+                    year: paper.year,
+                    year_url: urls.url(&Route::Year {
+                        year: paper.year,
+                        page: 1,
+                    }),
+                    authors: paper
+                        .authors
+                        .iter()
+                        .map(|&a| person_link(site, a))
+                        .collect(),
+                    categories: paper
+                        .categories
+                        .iter()
+                        .map(|&c| category_link(site, c))
+                        .collect(),
+                })
+            })
+            .collect();
+        let authors = corpus
+            .authors
+            .iter()
+            .map(|author| {
+                Value::from_serializable(&AuthorView {
+                    name: &author.name,
+                    sort_name: &author.sort_name,
+                    slug: &author.slug,
+                    url: urls.url(&Route::Author {
+                        slug: author.slug.clone(),
+                        page: 1,
+                    }),
+                    paper_count: author.papers.len(),
+                    claimed_total: author.claimed_total,
+                    partial: author.is_partial(),
+                })
+            })
+            .collect();
+        let years = corpus
+            .years
+            .iter()
+            .map(|year| {
+                Value::from_serializable(&TermView {
+                    name: year.year.to_string(),
+                    code: "",
+                    full_name: "",
+                    group: "",
+                    url: urls.url(&Route::Year {
+                        year: year.year,
+                        page: 1,
+                    }),
+                    paper_count: year.papers.len(),
+                })
+            })
+            .collect();
+        let categories = corpus
+            .categories
+            .iter()
+            .map(|category| {
+                Value::from_serializable(&TermView {
+                    name: category.code.clone(),
+                    code: &category.code,
+                    full_name: &category.name,
+                    group: &category.group,
+                    url: urls.url(&Route::Category {
+                        slug: category.slug.clone(),
+                        page: 1,
+                    }),
+                    paper_count: category.papers.len(),
+                })
+            })
+            .collect();
+        Views {
+            papers,
+            authors,
+            years,
+            categories,
+        }
+    }
+
+    fn papers(&self, ids: &[PaperId]) -> Value {
+        Value::from(ids.iter().map(|&id| self.papers[id].clone()).collect::<Vec<_>>())
+    }
+}
+
+fn person_link<'a>(site: &Site<'a>, id: AuthorId) -> PersonLink<'a> {
+    let author = &site.corpus.authors[id];
+    PersonLink {
+        name: &author.name,
+        url: site.urls.url(&Route::Author {
+            slug: author.slug.clone(),
+            page: 1,
+        }),
+    }
+}
+
+fn category_link<'a>(site: &Site<'a>, id: CategoryId) -> CategoryLink<'a> {
+    let category = &site.corpus.categories[id];
+    CategoryLink {
+        code: &category.code,
+        name: &category.name,
+        url: site.urls.url(&Route::Category {
+            slug: category.slug.clone(),
+            page: 1,
+        }),
+    }
+}
+
+/// Renders jobs with loaded templates and prepared views.
+pub struct Renderer<'a> {
+    site: Site<'a>,
+    templates: Templates,
+    views: Views,
+}
+
+impl<'a> Renderer<'a> {
+    /// Prepares a renderer: sets the global `site` value of every template.
+    pub fn new(site: Site<'a>, mut templates: Templates, views: Views) -> Renderer<'a> {
+        let config = site.config;
+        let urls = site.urls;
+        let corpus = site.corpus;
+        templates.tera.global_context().insert(
+            "site",
+            &SiteView {
+                title: &config.title,
+                description: &config.description,
+                base_url: urls.base_url(),
+                base_path: urls.base_path(),
+                language: &config.language,
+                paper_count: corpus.papers.len(),
+                author_count: corpus.authors.len(),
+                year_count: corpus.years.len(),
+                category_count: corpus.categories.len(),
+                urls: SiteUrls {
+                    home: urls.url(&Route::Home),
+                    authors: urls.url(&Route::AuthorIndex),
+                    years: urls.url(&Route::YearIndex),
+                    categories: urls.url(&Route::CategoryIndex),
+                },
+                stylesheet: urls.url(&Route::Static {
+                    path: "style.css".into(),
+                }),
+            },
+        );
+        Renderer {
+            site,
+            templates,
+            views,
+        }
+    }
+
+    /// Renders all jobs in parallel. Returns (output file, bytes) in job
+    /// order, or every error, sorted.
+    pub fn render_all(&self, jobs: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Vec<Diagnostic>> {
+        let results: Vec<Result<(String, Vec<u8>), Diagnostic>> =
+            jobs.par_iter().map(|job| self.render(job)).collect();
+        let mut pages = Vec::with_capacity(results.len());
+        let mut errors = Vec::new();
+        for result in results {
+            match result {
+                Ok(page) => pages.push(page),
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(pages)
+        } else {
+            errors.sort();
+            errors.dedup();
+            Err(errors)
+        }
+    }
+
+    /// Renders one job to its output file and bytes. Errors: a template
+    /// error at the template's file and line, or a content page naming a
+    /// template that does not exist.
+    pub fn render(&self, job: &Job) -> Result<(String, Vec<u8>), Diagnostic> {
+        let site = &self.site;
+        let route = site.route(job);
+        let mut context = Context::new();
+        let (template, title, description) = self.fill(job, &mut context)?;
+        let kind = template.trim_end_matches(".html");
+        context.insert(
+            "page",
+            &PageMeta {
+                kind,
+                title,
+                description: description.unwrap_or_else(|| site.config.description.clone()),
+                url: site.urls.url(&route),
+                permalink: site.urls.permalink(&route),
+            },
+        );
+        let html = self
+            .templates
+            .tera
+            .render(template, &context)
+            .map_err(|e| template_error(&e, &self.templates.files, Some(template)))?;
+        Ok((site.urls.output_file(&route), html.into_bytes()))
+    }
+
+    /// Inserts the job's own values; returns the template, the page title
+    /// and its description when it has its own.
+    fn fill<'j>(&'j self, job: &Job, context: &mut Context) -> Result<(&'j str, String, Option<String>), Diagnostic> {
+        let site = &self.site;
+        let corpus = site.corpus;
+        let views = &self.views;
+        Ok(match *job {
+            Job::Home => {
+                let recent: Vec<PaperId> = (0..corpus.papers.len().min(site.config.home_recent)).collect();
+                context.insert_value("recent", views.papers(&recent));
+                let intro = site.content.home.as_ref();
+                context.insert("intro", &intro.map(|p| p.html.as_str()));
+                let title = intro
+                    .and_then(|p| p.front.title.clone())
+                    .unwrap_or_else(|| site.config.title.clone());
+                let description = intro.and_then(|p| p.front.description.clone());
+                ("index.html", title, description)
+            }
+            Job::AuthorIndex => {
+                context.insert_value("authors", Value::from(views.authors.clone()));
+                (
+                    "authors.html",
+                    "Authors".to_string(),
+                    Some(format!("All {} authors and their publications.", corpus.authors.len())),
+                )
+            }
+            Job::Author(id, page) => {
+                let author = &corpus.authors[id];
+                let range = self.page_range(author.papers.len(), page);
+                context.insert_value("author", views.authors[id].clone());
+                let mut groups: Vec<Value> = Vec::new();
+                let slice = &author.papers[range.clone()];
+                let mut start = 0;
+                while start < slice.len() {
+                    let year = corpus.papers[slice[start]].year;
+                    let end = start
+                        + slice[start..]
+                            .iter()
+                            .take_while(|&&p| corpus.papers[p].year == year)
+                            .count();
+                    let mut group = tera::Map::new();
+                    group.insert("year".into(), Value::from(year));
+                    group.insert("papers".into(), views.papers(&slice[start..end]));
+                    groups.push(Value::from(group));
+                    start = end;
+                }
+                context.insert_value("groups", Value::from(groups));
+                let profile = site.content.profiles.get(&author.slug);
+                context.insert("profile_html", &profile.map(|p| p.html.as_str()));
+                context.insert("homepage", &profile.and_then(|p| p.front.homepage.as_deref()));
+                context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
+                self.insert_paginator(context, job, author.papers.len(), page);
+                (
+                    "author.html",
+                    paged_title(&author.name, page),
+                    Some(format!("Publications of {}: {} papers.", author.name, author.papers.len())),
+                )
+            }
+            Job::YearIndex => {
+                context.insert_value("years", Value::from(views.years.clone()));
+                ("years.html", "Years".to_string(), Some("Publications by year.".to_string()))
+            }
+            Job::Year(index, page) => {
+                let year = &corpus.years[index];
+                let range = self.page_range(year.papers.len(), page);
+                context.insert_value("year", views.years[index].clone());
+                context.insert_value("papers", views.papers(&year.papers[range]));
+                self.insert_paginator(context, job, year.papers.len(), page);
+                (
+                    "year.html",
+                    paged_title(&year.year.to_string(), page),
+                    Some(format!("{} publications from {}.", year.papers.len(), year.year)),
+                )
+            }
+            Job::CategoryIndex => {
+                let mut groups: Vec<Value> = Vec::new();
+                let mut start = 0;
+                while start < corpus.categories.len() {
+                    let group = &corpus.categories[start].group;
+                    let end = start
+                        + corpus.categories[start..]
+                            .iter()
+                            .take_while(|c| &c.group == group)
+                            .count();
+                    let mut map = tera::Map::new();
+                    map.insert("name".into(), Value::from(group.as_str()));
+                    map.insert(
+                        "categories".into(),
+                        Value::from(views.categories[start..end].to_vec()),
+                    );
+                    groups.push(Value::from(map));
+                    start = end;
+                }
+                context.insert_value("groups", Value::from(groups));
+                (
+                    "categories.html",
+                    "Categories".to_string(),
+                    Some("Publications by arXiv category.".to_string()),
+                )
+            }
+            Job::Category(id, page) => {
+                let category = &corpus.categories[id];
+                let range = self.page_range(category.papers.len(), page);
+                context.insert_value("category", views.categories[id].clone());
+                context.insert_value("papers", views.papers(&category.papers[range]));
+                self.insert_paginator(context, job, category.papers.len(), page);
+                (
+                    "category.html",
+                    paged_title(&format!("{} ({})", category.name, category.code), page),
+                    Some(format!("{} publications in {}.", category.papers.len(), category.name)),
+                )
+            }
+            Job::Paper(id) => {
+                let paper = &corpus.papers[id];
+                context.insert_value("paper", views.papers[id].clone());
+                context.insert("abstract_html", &paper.abstract_text.html);
+                let description = if paper.abstract_text.is_empty() {
+                    paper.title.plain.clone()
+                } else {
+                    paper.abstract_text.summary(DESCRIPTION_CHARS)
+                };
+                ("paper.html", paper.title.plain.clone(), Some(description))
+            }
+            Job::Content(index) => {
+                let page = &site.content.pages[index];
+                let template = self.content_template(page)?;
+                context.insert("content", &ContentView::new(site, page));
+                (template, page.title.clone(), page.front.description.clone())
+            }
+            Job::NotFound => ("404.html", "Page not found".to_string(), None),
+        })
+    }
+
+    fn content_template<'j>(&'j self, page: &'j ContentPage) -> Result<&'j str, Diagnostic> {
+        let name = match &page.front.template {
+            Some(name) => name.as_str(),
+            None if page.is_section => "section.html",
+            None => "page.html",
+        };
+        if self.templates.contains(name) {
+            Ok(name)
+        } else {
+            Err(Diagnostic::error(
+                &page.file,
+                page.template_line,
+                format!("expected an existing template, found `{name}` (not in the theme or templates/)"),
+            ))
+        }
+    }
+
+    fn page_range(&self, items: usize, page: usize) -> std::ops::Range<usize> {
+        let per = self.site.config.paginate_by;
+        let start = (page - 1) * per;
+        start.min(items)..(start + per).min(items)
+    }
+
+    fn insert_paginator(&self, context: &mut Context, job: &Job, items: usize, page: usize) {
+        let site = &self.site;
+        let total_pages = site.pages_for(items);
+        let url_of = |n: usize| {
+            let at = match *job {
+                Job::Author(id, _) => Job::Author(id, n),
+                Job::Year(i, _) => Job::Year(i, n),
+                Job::Category(id, _) => Job::Category(id, n),
+                ref other => other.clone(),
+            };
+            site.urls.url(&site.route(&at))
+        };
+        let range = self.page_range(items, page);
+        context.insert(
+            "paginator",
+            &Paginator {
+                current: page,
+                total_pages,
+                total_items: items,
+                first_item: range.start + 1,
+                last_item: range.end,
+                previous: (page > 1).then(|| url_of(page - 1)),
+                next: (page < total_pages).then(|| url_of(page + 1)),
+                pages: (1..=total_pages)
+                    .map(|n| PagerLink {
+                        number: n,
+                        url: url_of(n),
+                    })
+                    .collect(),
+            },
+        );
+    }
+}
+
+fn paged_title(title: &str, page: usize) -> String {
+    if page > 1 {
+        format!("{title} (page {page})")
+    } else {
+        title.to_string()
+    }
+}
+
+#[derive(Serialize)]
+struct ContentView<'a> {
+    title: &'a str,
+    html: &'a str,
+    date: Option<String>,
+    is_section: bool,
+    children: Vec<ChildView<'a>>,
+}
+
+#[derive(Serialize)]
+struct ChildView<'a> {
+    title: &'a str,
+    url: String,
+    description: Option<&'a str>,
+    date: Option<String>,
+}
+
+impl<'a> ContentView<'a> {
+    fn new(site: &Site<'a>, page: &'a ContentPage) -> ContentView<'a> {
+        let children = if page.is_section {
+            site.content
+                .section_children(&page.path)
+                .into_iter()
+                .map(|child| ChildView {
+                    title: &child.title,
+                    url: site.urls.url(&Route::Content {
+                        path: child.path.clone(),
+                    }),
+                    description: child.front.description.as_deref(),
+                    date: child.front.date.map(|d| d.to_string()),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        ContentView {
+            title: &page.title,
+            html: &page.html,
+            date: page.front.date.map(|d| d.to_string()),
+            is_section: page.is_section,
+            children,
+        }
+    }
+}
+
+/// Reads template files: `(name, path for messages, text)` for every
+/// `*.html`/`*.xml` under `dir`, the name being the path relative to `dir`
+/// with `/` separators. A missing directory gives none. `display_root` is
+/// stripped from paths shown in messages.
+pub fn read_template_dir(dir: &Path, display_root: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
+    let mut files = Vec::new();
+    if !dir.is_dir() {
+        return Ok(files);
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| Diagnostic::error(dir, 0, format!("expected a readable directory, found {e}")))?;
+        let path = entry.path();
+        let is_template = path
+            .extension()
+            .is_some_and(|e| e == "html" || e == "xml");
+        if !entry.file_type().is_file() || !is_template {
+            continue;
+        }
+        let shown = path.strip_prefix(display_root).unwrap_or(path).to_path_buf();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Diagnostic::error(&shown, 0, format!("expected a readable UTF-8 template, found {e}")))?;
+        let name = path
+            .strip_prefix(dir)
+            .unwrap_or(path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((name, shown, text));
+    }
+    Ok(files)
+}

@@ -1,0 +1,315 @@
+//! The build driver: runs the stages in order — read the inputs, parse the
+//! listings ([`crate::listing`]), merge the corpus ([`crate::corpus`]),
+//! load content ([`crate::content`]) and templates, plan and render
+//! ([`crate::render`]), then hand the finished site to a sink
+//! ([`crate::output`]) — timing each stage. Every problem is collected; the
+//! sink is only called when there is no error.
+
+use crate::categories::Taxonomy;
+use crate::config::{normalise_base_url, Config};
+use crate::content::{self, Content};
+use crate::corpus::{Corpus, ParsedListing};
+use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
+use crate::listing;
+use crate::output::{Sink, SiteOutput, WriteStats};
+use crate::permalink::{Route, UrlMap};
+use crate::render::{self, Renderer, Site, Templates, Views};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What to build and how.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// The site root: holds `site.toml`, `seeds/`, `content/`, `themes/`.
+    pub root: PathBuf,
+    /// Replaces `base_url` from `site.toml` (absolute http(s) URL).
+    pub base_url: Option<String>,
+    /// Include content pages with `draft = true`.
+    pub drafts: bool,
+    /// Treat warnings as errors.
+    pub strict: bool,
+}
+
+/// Wall time of each stage, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Timings {
+    /// `(stage, wall time)`: read, parse, corpus, content, templates, plan, render, write.
+    pub stages: Vec<(&'static str, Duration)>,
+}
+
+impl Timings {
+    fn time<T>(&mut self, stage: &'static str, run: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let value = run();
+        self.stages.push((stage, start.elapsed()));
+        value
+    }
+
+    /// One line per stage: `name  12.3 ms  45.6%`, then the total.
+    pub fn report(&self) -> String {
+        let total: Duration = self.stages.iter().map(|(_, d)| *d).sum();
+        let mut out = String::new();
+        for (stage, duration) in &self.stages {
+            let share = if total.is_zero() {
+                0.0
+            } else {
+                100.0 * duration.as_secs_f64() / total.as_secs_f64()
+            };
+            out.push_str(&format!(
+                "{stage:<10} {:>10.1} ms {share:>5.1}%\n",
+                duration.as_secs_f64() * 1000.0
+            ));
+        }
+        out.push_str(&format!("{:<10} {:>10.1} ms\n", "total", total.as_secs_f64() * 1000.0));
+        out
+    }
+}
+
+/// The result of a build, successful or not.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    /// Every warning and error, sorted by file and line.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the sink did; `None` when the build failed before writing.
+    pub written: Option<WriteStats>,
+    /// Stage timings.
+    pub timings: Timings,
+    /// Papers, authors, years and categories in the corpus.
+    pub counts: [usize; 4],
+}
+
+impl BuildReport {
+    /// Whether any diagnostic is an error.
+    pub fn failed(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Inputs read from disk: (path relative to its directory, path for
+/// messages, bytes).
+type InputFile = (String, PathBuf, Vec<u8>);
+
+/// Builds the site at `options.root` and commits it to `sink` when there
+/// is no error. Every problem is in the report; on failure `sink` is not
+/// called, so an output directory is left as it was.
+pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
+    let mut timings = Timings::default();
+    let diagnostics = Diagnostics::new();
+    let mut report = BuildReport::default();
+    let root = &options.root;
+
+    let loaded = timings.time("read", || read_inputs(root, options));
+    let inputs = match loaded {
+        Ok(inputs) => inputs,
+        Err(d) => {
+            report.diagnostics = vec![d];
+            report.timings = timings;
+            return report;
+        }
+    };
+    let listings = timings.time("parse", || parse_listings(&inputs.seeds, &diagnostics));
+    let taxonomy = Taxonomy::arxiv();
+    let corpus = timings.time("corpus", || Corpus::build(&listings, &taxonomy, &diagnostics));
+    report.counts = [
+        corpus.papers.len(),
+        corpus.authors.len(),
+        corpus.years.len(),
+        corpus.categories.len(),
+    ];
+    let content = timings.time("content", || {
+        content::load(&inputs.content, options.drafts, &diagnostics)
+    });
+    check_profiles(&content, &corpus, &diagnostics);
+    let templates = timings.time("templates", || Templates::load(inputs.templates));
+    let templates = match templates {
+        Ok(t) => Some(t),
+        Err(d) => {
+            diagnostics.push(d);
+            None
+        }
+    };
+    let urls = UrlMap::new(&inputs.config.base_url);
+    let site = Site {
+        config: &inputs.config,
+        urls: &urls,
+        corpus: &corpus,
+        content: &content,
+    };
+    let mut output = None;
+    if let (Some(templates), false) = (templates, diagnostics.has_errors(options.strict)) {
+        output = render_site(&site, templates, inputs.statics, &mut timings, &diagnostics);
+    }
+    let failed = diagnostics.has_errors(options.strict);
+    if let (Some(output), false) = (output, failed) {
+        match timings.time("write", || sink.commit(&output)) {
+            Ok(stats) => report.written = Some(stats),
+            Err(e) => diagnostics.push(Diagnostic::error(
+                "output",
+                0,
+                format!("expected to write the site, found {e}"),
+            )),
+        }
+    }
+    report.diagnostics = diagnostics.into_sorted(options.strict);
+    report.timings = timings;
+    report
+}
+
+/// Plans and renders every page, adds static files. `None` on errors,
+/// which go to `diagnostics`.
+fn render_site(
+    site: &Site,
+    templates: Templates,
+    statics: Vec<InputFile>,
+    timings: &mut Timings,
+    diagnostics: &Diagnostics,
+) -> Option<SiteOutput> {
+    let jobs = match timings.time("plan", || render::plan(site)) {
+        Ok(jobs) => jobs,
+        Err(errors) => {
+            errors.into_iter().for_each(|d| diagnostics.push(d));
+            return None;
+        }
+    };
+    let rendered = timings.time("render", || {
+        let views = Views::new(site);
+        Renderer::new(*site, templates, views).render_all(&jobs)
+    });
+    let pages = match rendered {
+        Ok(pages) => pages,
+        Err(errors) => {
+            errors.into_iter().for_each(|d| diagnostics.push(d));
+            return None;
+        }
+    };
+    let mut output: SiteOutput = pages.into_iter().collect();
+    for (relative, shown, bytes) in statics {
+        let file = site.urls.output_file(&Route::Static {
+            path: relative.clone(),
+        });
+        if output.contains_key(&file) {
+            diagnostics.push(Diagnostic::error(
+                &shown,
+                0,
+                format!("expected a path of its own, found /{file} which is also a generated page"),
+            ));
+            continue;
+        }
+        output.insert(file, bytes);
+    }
+    Some(output)
+}
+
+/// A profile whose file stem is no author's slug is a warning.
+fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics) {
+    for (slug, profile) in &content.profiles {
+        if !corpus.authors.iter().any(|a| &a.slug == slug) {
+            diagnostics.push(Diagnostic::warning(
+                &profile.file,
+                1,
+                format!("expected the file name to be an author's slug, found `{slug}`, which no listing has"),
+            ));
+        }
+    }
+}
+
+struct Inputs {
+    config: Config,
+    seeds: Vec<InputFile>,
+    content: Vec<InputFile>,
+    templates: Vec<(String, PathBuf, String)>,
+    statics: Vec<InputFile>,
+}
+
+/// Reads `site.toml`, then every input file. Errors: a config problem,
+/// a missing theme, an unreadable file.
+fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic> {
+    let mut config = Config::load(&root.join("site.toml"), Path::new("site.toml"))?;
+    if let Some(url) = &options.base_url {
+        config.base_url = normalise_base_url(url).ok_or_else(|| {
+            Diagnostic::error(
+                "--base-url",
+                0,
+                format!("expected an http:// or https:// URL, found `{url}`"),
+            )
+        })?;
+    }
+    let theme_dir = root.join("themes").join(&config.theme);
+    if !theme_dir.is_dir() {
+        return Err(Diagnostic::error(
+            "site.toml",
+            0,
+            format!(
+                "expected a theme directory themes/{}/, found none",
+                config.theme
+            ),
+        ));
+    }
+    let mut templates = render::read_template_dir(&theme_dir.join("templates"), root)?;
+    templates.extend(render::read_template_dir(&root.join("templates"), root)?);
+    let mut statics = read_files(&theme_dir.join("static"), root, |_| true)?;
+    let site_statics = read_files(&root.join("static"), root, |_| true)?;
+    statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
+    statics.extend(site_statics);
+    Ok(Inputs {
+        seeds: read_files(&root.join("seeds"), root, |p| {
+            p.extension().is_some_and(|e| e == "txt")
+        })?,
+        content: read_files(&root.join("content"), root, |p| {
+            p.extension().is_some_and(|e| e == "md")
+        })?,
+        config,
+        templates,
+        statics,
+    })
+}
+
+/// Every file under `dir` that `keep` accepts, sorted by path; a missing
+/// directory gives none. Hidden files and directories are skipped.
+fn read_files(dir: &Path, root: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<InputFile>, Diagnostic> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let paths: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && keep(e.path()))
+        .map(|e| e.into_path())
+        .collect();
+    paths
+        .par_iter()
+        .map(|path| {
+            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+            let bytes = std::fs::read(path)
+                .map_err(|e| Diagnostic::error(&shown, 0, format!("expected a readable file, found {e}")))?;
+            let relative = path
+                .strip_prefix(dir)
+                .unwrap_or(path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            Ok((relative, shown, bytes))
+        })
+        .collect()
+}
+
+/// Parses every listing in parallel; errors go to `diagnostics`.
+fn parse_listings(files: &[InputFile], diagnostics: &Diagnostics) -> Vec<ParsedListing> {
+    files
+        .par_iter()
+        .filter_map(|(_, shown, bytes)| match listing::parse(bytes) {
+            Ok(listing) => Some(ParsedListing {
+                file: shown.clone(),
+                listing,
+            }),
+            Err(e) => {
+                diagnostics.push(Diagnostic::error(shown, e.line(), e.to_string()));
+                None
+            }
+        })
+        .collect()
+}
