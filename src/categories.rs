@@ -5,6 +5,7 @@
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 const TAXONOMY_TOML: &str = include_str!("../data/arxiv-categories.toml");
 
@@ -50,13 +51,22 @@ pub struct Taxonomy {
 /// Group name for codes not in the taxonomy.
 pub const UNKNOWN_GROUP: &str = "Other";
 
+static ARXIV: LazyLock<Taxonomy> = LazyLock::new(|| Taxonomy {
+    raw: toml::from_str(TAXONOMY_TOML).expect("embedded arxiv-categories.toml parses"),
+});
+
 impl Taxonomy {
-    /// The taxonomy shipped with Vellum. Panics only if the embedded file
-    /// is malformed, which a unit test rules out.
-    pub fn arxiv() -> Taxonomy {
-        Taxonomy {
-            raw: toml::from_str(TAXONOMY_TOML).expect("embedded arxiv-categories.toml parses"),
-        }
+    /// The taxonomy shipped with Vellum, parsed once. Panics only if the
+    /// embedded file is malformed, which a unit test rules out.
+    pub fn arxiv() -> &'static Taxonomy {
+        &ARXIV
+    }
+
+    /// Whether `code` is a category, an alias or an archive of the taxonomy.
+    pub fn is_known(&self, code: &str) -> bool {
+        self.raw.categories.contains_key(code)
+            || self.raw.aliases.contains_key(code)
+            || self.raw.archives.contains_key(code)
     }
 
     /// Resolves a code as written in a listing: aliases map to their
@@ -102,6 +112,7 @@ mod tests {
         let alias = t.resolve("cs.NA");
         assert_eq!((alias.code.as_str(), alias.known), ("math.NA", true));
         assert_eq!(alias.group, "Mathematics");
+        assert!(t.is_known("quant-ph") && t.is_known("cs.SY") && !t.is_known("see"));
         let unknown = t.resolve("cs.XX");
         assert_eq!((unknown.name.as_str(), unknown.known), ("cs.XX", false));
         assert_eq!(t.resolve("quant-ph").group, "Physics");

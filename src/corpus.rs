@@ -225,21 +225,32 @@ impl Corpus {
     }
 }
 
-/// The identity of a title: NFKC, lowercased, LaTeX commands, braces and
-/// `$` removed, punctuation as spaces, whitespace folded.
+/// LaTeX commands that only format their argument: dropped from identities.
+const FORMATTING_COMMANDS: &[&str] = &[
+    "textbf", "textit", "emph", "texttt", "textsc", "textrm", "textsf", "underline", "text",
+    "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathcal", "mathbb", "boldsymbol", "url",
+];
+
+/// The identity of a title: NFKC, case-folded, formatting commands
+/// (`\textbf`), braces, `$` and backslashes removed (other command names,
+/// such as `\alpha`, stay as words), punctuation as spaces, whitespace folded.
 pub fn paper_identity(title: &str) -> String {
-    let normal: String = title.nfkc().collect::<String>().to_lowercase();
+    let normal: String = caseless::default_case_fold_str(&title.nfkc().collect::<String>());
     let mut out = String::with_capacity(normal.len());
     let mut chars = normal.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\\' {
-            // Drop a control word (`\textbf`) or a control symbol (`\&`).
-            if chars.peek().is_some_and(|c| c.is_alphabetic()) {
-                while chars.peek().is_some_and(|c| c.is_alphabetic()) {
-                    chars.next();
-                }
-            } else {
+            // A control word (`\alpha`) or a control symbol (`\&`).
+            let mut word = String::new();
+            while let Some(&next) = chars.peek().filter(|c| c.is_alphabetic()) {
+                word.push(next);
                 chars.next();
+            }
+            if word.is_empty() {
+                chars.next();
+            } else if !FORMATTING_COMMANDS.contains(&word.as_str()) {
+                out.push(' ');
+                out.push_str(&word);
             }
             out.push(' ');
         } else if c.is_alphanumeric() {
@@ -266,7 +277,7 @@ fn make_paper(
                 diagnostics.push(Diagnostic::warning(
                     &listing.file,
                     record.line,
-                    format!("expected an arXiv category code, found unknown `{code}` (kept, named by its code)"),
+                    format!("expected an arXiv category code, found unknown `{code}`; it is named by its code"),
                 ));
             }
         }
@@ -291,7 +302,7 @@ fn make_paper(
                 &listing.file,
                 record.line,
                 format!(
-                    "expected this record of `{}` to agree with {}:{}, found a different {}; keeping {}:{}",
+                    "expected this record of `{}` to agree with {}:{}, found differences in {}; keeping {}:{}",
                     record.title,
                     first_listing.file.display(),
                     chosen.line,
@@ -409,7 +420,7 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
         let Some(count) = page.listing.count else {
             continue;
         };
-        if let Some(first) = seen.insert(count.page, &page.file) {
+        if let Some(first) = seen.get(&count.page) {
             diagnostics.push(Diagnostic::warning(
                 &page.file,
                 count.line,
@@ -419,6 +430,8 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
                     first.display()
                 ),
             ));
+        } else {
+            seen.insert(count.page, &page.file);
         }
     }
     let Some((&highest, &file)) = seen.last_key_value() else {
@@ -482,6 +495,10 @@ impl CategoryTable {
             new_id[old] = new;
         }
         let mut entries = self.entries;
+        let codes: Vec<(String, String)> = entries.iter().map(|c| (c.code.clone(), c.slug.clone())).collect();
+        for (entry, slug) in entries.iter_mut().zip(assign_unique_slugs(&codes)) {
+            entry.slug = slug;
+        }
         for (paper_id, paper) in papers.iter_mut().enumerate() {
             for id in &mut paper.categories {
                 entries[*id].papers.push(paper_id);
@@ -506,5 +523,10 @@ mod tests {
             "lpzero mos 2 full"
         );
         assert_ne!(paper_identity("Zoë"), paper_identity("Zoe"));
+        assert_ne!(
+            paper_identity(r"$\alpha$-Divergence Training"),
+            paper_identity(r"$\beta$-Divergence Training")
+        );
+        assert_eq!(paper_identity("Straße"), paper_identity("STRASSE"));
     }
 }

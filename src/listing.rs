@@ -7,6 +7,7 @@
 //! [`ListingError`] carrying the 1-based line. It hands [`Listing`]s on to
 //! [`crate::corpus`], which merges them into one corpus.
 
+use crate::categories::Taxonomy;
 use std::fmt;
 use unicode_normalization::UnicodeNormalization;
 
@@ -81,12 +82,13 @@ pub enum ListingError {
         /// Always 1.
         line: usize,
     },
-    /// The first block (after the optional banner) is already a record marker.
-    #[error("expected the author's name before the first record, found record marker `{found}`")]
+    /// The first block (after the optional banner) is a record marker, the
+    /// attribution line or the count line rather than a name.
+    #[error("expected the author's name as the first block, found `{found}`")]
     NoAuthor {
-        /// Line of the marker.
+        /// Line of the block.
         line: usize,
-        /// The marker text.
+        /// The block, shortened.
         found: String,
     },
     /// The attribution line names somebody other than the listed author.
@@ -274,7 +276,9 @@ fn classify_marker(text: &str) -> Option<BlockKind> {
 
 /// Returns the codes when every token of `text` is a category code
 /// (`^[a-z][a-z-]*(\.[A-Za-z][A-Za-z-]*)?$`), tokens being separated by
-/// whitespace, `;` or `,`, each optionally followed by `↗`.
+/// whitespace, `;` or `,`, each optionally followed by `↗`, and at least one
+/// token has a dot (`cs.DC`) or is an arXiv code or archive (`quant-ph`).
+/// The last condition keeps lowercase prose (`see the appendix`) as text.
 fn parse_category_line(text: &str) -> Option<Vec<String>> {
     let codes: Vec<String> = text
         .split(|c: char| c.is_whitespace() || c == ';' || c == ',')
@@ -282,7 +286,10 @@ fn parse_category_line(text: &str) -> Option<Vec<String>> {
         .filter(|t| !t.is_empty())
         .map(str::to_string)
         .collect();
-    (!codes.is_empty() && codes.iter().all(|c| is_category_code(c))).then_some(codes)
+    let taxonomy = Taxonomy::arxiv();
+    let all_codes = !codes.is_empty() && codes.iter().all(|c| is_category_code(c));
+    let one_certain = codes.iter().any(|c| c.contains('.') || taxonomy.is_known(c));
+    (all_codes && one_certain).then_some(codes)
 }
 
 /// `^[a-z][a-z-]*(\.[A-Za-z][A-Za-z-]*)?$`
@@ -314,9 +321,17 @@ fn parse_header(blocks: &[Block], first_marker: &Block) -> Result<Header, Listin
     let Some(name_block) = rest.next() else {
         return Err(ListingError::NoAuthor {
             line: first_marker.line,
-            found: first_marker.text.clone(),
+            found: shorten(&first_marker.text),
         });
     };
+    if name_block.text.starts_with(ATTRIBUTION_PREFIX)
+        || parse_count_line(&name_block.text, name_block.line).is_some()
+    {
+        return Err(ListingError::NoAuthor {
+            line: name_block.line,
+            found: shorten(&name_block.text),
+        });
+    }
     let author = normalise_name(&name_block.text);
     let mut count = None;
     for block in rest {
@@ -502,7 +517,9 @@ mod tests {
             parse_category_line("physics.comp-ph, quant-ph ↗"),
             Some(vec!["physics.comp-ph".into(), "quant-ph".into()])
         );
-        assert_eq!(parse_category_line("cs.DC is great"), None);
+        assert_eq!(parse_category_line("cs.DC is great."), None);
+        assert_eq!(parse_category_line("see the appendix"), None);
+        assert_eq!(parse_category_line("quant-ph"), Some(vec!["quant-ph".into()]));
         assert_eq!(parse_category_line("Cs.DC"), None);
         assert_eq!(parse_category_line("↗"), None);
     }
@@ -547,6 +564,11 @@ mod tests {
         let only_marker = "arXiv2020\n\nT\n\ncs.LG\n";
         assert!(matches!(
             parse(only_marker.as_bytes()),
+            Err(ListingError::NoAuthor { line: 1, .. })
+        ));
+        let no_name = "Publications and source records attributed to Cy Dee.\n\narXiv2020\n\nT\n\ncs.LG\n";
+        assert!(matches!(
+            parse(no_name.as_bytes()),
             Err(ListingError::NoAuthor { line: 1, .. })
         ));
         assert_eq!(

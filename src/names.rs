@@ -75,8 +75,8 @@ impl NameParts {
         }
     }
 
-    /// `Family, Given particles` (`Chu, Xiaowen`; `Berg, Anna van der`);
-    /// CJK names are shown as written, family name first.
+    /// `Family, Given particles` (`Chu, Xiaowen`; `Berg, Anna van der`;
+    /// `王, 明`); a single-word name as it is.
     pub fn sort_name(&self) -> String {
         let rest = [self.given.as_str(), self.particles.as_str()]
             .iter()

@@ -204,11 +204,23 @@ fn template_error(error: &tera::Error, files: &BTreeMap<String, PathBuf>, render
                 format!("template: {}", report.message()),
             )
         }
-        other => Diagnostic::error(
-            file_of(rendering.unwrap_or("templates")),
-            0,
-            format!("template: {other}"),
-        ),
+        other => {
+            // Unknown filters, functions and tests come as a message holding
+            // reports that point at ` --> name:line:column`.
+            let text = other.to_string();
+            let (name, line) = text
+                .lines()
+                .find_map(|l| l.trim_start().strip_prefix("--> "))
+                .and_then(|at| {
+                    let mut parts = at.rsplitn(3, ':');
+                    let _column = parts.next()?;
+                    let line = parts.next()?.parse().ok()?;
+                    Some((parts.next()?.to_string(), line))
+                })
+                .unwrap_or_else(|| (rendering.unwrap_or("templates").to_string(), 0));
+            let message = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
+            Diagnostic::error(file_of(&name), line, format!("template: {message}"))
+        }
     }
 }
 
@@ -251,8 +263,7 @@ struct AuthorView<'a> {
 #[derive(Serialize)]
 struct TermView<'a> {
     name: String,
-    code: &'a str,
-    full_name: &'a str,
+    code: String,
     group: &'a str,
     url: String,
     paper_count: usize,
@@ -374,8 +385,7 @@ impl Views {
             .map(|year| {
                 Value::from_serializable(&TermView {
                     name: year.year.to_string(),
-                    code: "",
-                    full_name: "",
+                    code: year.year.to_string(),
                     group: "",
                     url: urls.url(&Route::Year {
                         year: year.year,
@@ -390,9 +400,8 @@ impl Views {
             .iter()
             .map(|category| {
                 Value::from_serializable(&TermView {
-                    name: category.code.clone(),
-                    code: &category.code,
-                    full_name: &category.name,
+                    name: category.name.clone(),
+                    code: category.code.clone(),
                     group: &category.group,
                     url: urls.url(&Route::Category {
                         slug: category.slug.clone(),

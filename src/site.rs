@@ -110,7 +110,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     };
     let listings = timings.time("parse", || parse_listings(&inputs.seeds, &diagnostics));
     let taxonomy = Taxonomy::arxiv();
-    let corpus = timings.time("corpus", || Corpus::build(&listings, &taxonomy, &diagnostics));
+    let corpus = timings.time("corpus", || Corpus::build(&listings, taxonomy, &diagnostics));
     report.counts = [
         corpus.papers.len(),
         corpus.authors.len(),

@@ -1,0 +1,162 @@
+//! Helpers shared by the integration tests: temporary sites, running the
+//! binary, building in memory and resolving links.
+#![allow(dead_code, reason = "each test file uses a different subset")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use vellum::output::{MemorySink, SiteOutput};
+use vellum::site::{build, BuildOptions, BuildReport};
+
+/// The project directory (holds the bundled site).
+pub fn project() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` beside the project, when present.
+pub fn shared() -> Option<PathBuf> {
+    let dir = project().join("../shared");
+    dir.is_dir().then_some(dir)
+}
+
+/// A temporary site: the default theme, a `site.toml` with `extra` lines,
+/// and the given `seeds/` files.
+pub fn temp_site(seeds: &[(&str, &[u8])], extra_config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&project().join("themes"), &dir.path().join("themes"));
+    std::fs::write(
+        dir.path().join("site.toml"),
+        format!("title = \"Test\"\nbase_url = \"https://example.org/\"\n{extra_config}"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("seeds")).unwrap();
+    for (name, bytes) in seeds {
+        write(dir.path(), &format!("seeds/{name}"), bytes);
+    }
+    dir
+}
+
+/// Writes `bytes` to `root/relative`, creating directories.
+pub fn write(root: &Path, relative: &str, bytes: &[u8]) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Copies a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Copies the bundled site (site.toml, seeds, content, themes) into a temp dir.
+pub fn bundled_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in ["seeds", "content", "themes"] {
+        copy_dir(&project().join(d), &dir.path().join(d));
+    }
+    std::fs::copy(project().join("site.toml"), dir.path().join("site.toml")).unwrap();
+    dir
+}
+
+/// Builds `root` in memory.
+pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, SiteOutput) {
+    let mut sink = MemorySink::default();
+    let options = BuildOptions {
+        root: root.to_path_buf(),
+        base_url: base_url.map(str::to_string),
+        ..BuildOptions::default()
+    };
+    let report = build(&options, &mut sink);
+    (report, sink.site)
+}
+
+/// Runs the `vellum` binary with `args` and extra environment variables.
+pub fn vellum(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vellum"));
+    command.args(args);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+/// Every file under `dir`: relative path → bytes.
+pub fn read_tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Every `href` and `src` in an HTML page.
+pub fn links(html: &str) -> Vec<String> {
+    let doc = scraper::Html::parse_document(html);
+    let selector = scraper::Selector::parse("[href], [src]").unwrap();
+    doc.select(&selector)
+        .flat_map(|e| {
+            ["href", "src"]
+                .into_iter()
+                .filter_map(|a| e.value().attr(a).map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Resolves an internal link found on the page at `page_file` to an output
+/// file: `Ok(Some(file))` when it exists, `Ok(None)` for an external link,
+/// `Err(why)` when it points nowhere. `base` is the base URL with its slash.
+pub fn resolve(site: &SiteOutput, base: &str, page_file: &str, link: &str) -> Result<Option<String>, String> {
+    let base_path = &base[base.find("://").map(|i| i + 3).unwrap()..];
+    let base_path = &base_path[base_path.find('/').unwrap()..];
+    let link = link.split('#').next().unwrap();
+    let path = if let Some(rest) = link.strip_prefix(base) {
+        rest.to_string()
+    } else if link.contains("://") || link.starts_with("mailto:") {
+        return Ok(None);
+    } else if let Some(rest) = link.strip_prefix(base_path) {
+        rest.to_string()
+    } else if link.starts_with('/') {
+        return Err(format!("{link} is outside the base path {base_path}"));
+    } else {
+        // Relative to the page's directory.
+        let dir = page_file.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        for part in link.split('/') {
+            match part {
+                ".." => {
+                    parts.pop();
+                }
+                "." | "" => {}
+                p => parts.push(p),
+            }
+        }
+        let joined = parts.join("/");
+        if link.ends_with('/') && !joined.is_empty() {
+            format!("{joined}/")
+        } else {
+            joined
+        }
+    };
+    let file = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path
+    };
+    if site.contains_key(&file) {
+        Ok(Some(file))
+    } else {
+        Err(format!("{link} → {file} does not exist"))
+    }
+}
