@@ -124,8 +124,11 @@ mod tests {
 
     #[test]
     fn defaults_and_trailing_slash() {
-        let c = Config::parse("base_url = \"https://lab.github.io/papers\"", Path::new("site.toml"))
-            .unwrap();
+        let c = Config::parse(
+            "base_url = \"https://lab.github.io/papers\"",
+            Path::new("site.toml"),
+        )
+        .unwrap();
         assert_eq!(c.base_url, "https://lab.github.io/papers/");
         assert_eq!(c.paginate_by, 20);
         assert_eq!(c.title, "Publications");
@@ -133,8 +136,8 @@ mod tests {
 
     #[test]
     fn unknown_key_names_its_line() {
-        let err = Config::parse("title = \"x\"\npaginte_by = 3\n", Path::new("site.toml"))
-            .unwrap_err();
+        let err =
+            Config::parse("title = \"x\"\npaginte_by = 3\n", Path::new("site.toml")).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("paginte_by"), "{}", err.message);
     }
@@ -142,7 +145,9 @@ mod tests {
     #[test]
     fn bad_values() {
         assert_eq!(
-            Config::parse("paginate_by = 0", Path::new("s")).unwrap_err().line,
+            Config::parse("paginate_by = 0", Path::new("s"))
+                .unwrap_err()
+                .line,
             1
         );
         assert!(Config::parse("base_url = \"ftp://x/\"", Path::new("s")).is_err());

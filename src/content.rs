@@ -112,12 +112,20 @@ fn parent_path(path: &str) -> &str {
 /// `/` separators, path for messages, bytes). Drafts are left out unless
 /// `drafts`. Errors (bad front matter, invalid UTF-8) go to `diagnostics`
 /// and the file is skipped.
-pub fn load(files: &[(String, PathBuf, Vec<u8>)], drafts: bool, diagnostics: &Diagnostics) -> Content {
+pub fn load(
+    files: &[(String, PathBuf, Vec<u8>)],
+    drafts: bool,
+    diagnostics: &Diagnostics,
+) -> Content {
     let mut content = Content::default();
     let mut seen_paths: HashMap<String, PathBuf> = HashMap::new();
     for (relative, display, bytes) in files {
         let Ok(text) = std::str::from_utf8(bytes) else {
-            diagnostics.push(Diagnostic::error(display, 1, "expected UTF-8 text, found invalid UTF-8"));
+            diagnostics.push(Diagnostic::error(
+                display,
+                1,
+                "expected UTF-8 text, found invalid UTF-8",
+            ));
             continue;
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -250,10 +258,16 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
     };
     let toml_text = &rest[..end];
     let front: T = toml::from_str(toml_text).map_err(|e| {
-        let line = e
-            .span()
-            .map_or(0, |s| 1 + toml_text[..s.start.min(toml_text.len())].matches('\n').count());
-        Diagnostic::error(file, line + 1, format!("front matter: {}", e.message().trim()))
+        let line = e.span().map_or(0, |s| {
+            1 + toml_text[..s.start.min(toml_text.len())]
+                .matches('\n')
+                .count()
+        });
+        Diagnostic::error(
+            file,
+            line + 1,
+            format!("front matter: {}", e.message().trim()),
+        )
     })?;
     Ok((front, &rest[body_start..]))
 }
@@ -324,7 +338,9 @@ mod tests {
         assert_eq!(err.line, 3);
         assert!(err.message.contains("titel"), "{}", err.message);
         assert_eq!(
-            split_front_matter::<FrontMatter>("no", Path::new("c.md")).unwrap_err().line,
+            split_front_matter::<FrontMatter>("no", Path::new("c.md"))
+                .unwrap_err()
+                .line,
             1
         );
     }
@@ -334,7 +350,10 @@ mod tests {
         let html = render_markdown(
             "# Our Group\n\n## Members\n\n## Members\n\n## Custom {#here}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n~~old~~ note[^1]\n\n[^1]: Foot.\n",
         );
-        assert!(html.contains("<h1 id=\"our-group\">Our Group</h1>"), "{html}");
+        assert!(
+            html.contains("<h1 id=\"our-group\">Our Group</h1>"),
+            "{html}"
+        );
         assert!(html.contains("<h2 id=\"members\">") && html.contains("<h2 id=\"members-1\">"));
         assert!(html.contains("<h2 id=\"here\">Custom</h2>"));
         assert!(html.contains("<table>") && html.contains("<del>old</del>"));
@@ -346,6 +365,9 @@ mod tests {
         assert_eq!(url_path("about.md"), ("about".into(), false));
         assert_eq!(url_path("group/_index.md"), ("group".into(), true));
         assert_eq!(url_path("_index.md"), ("".into(), true));
-        assert_eq!(url_path("Group/Our Members.md"), ("group/our-members".into(), false));
+        assert_eq!(
+            url_path("Group/Our Members.md"),
+            ("group/our-members".into(), false)
+        );
     }
 }

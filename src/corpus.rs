@@ -162,7 +162,11 @@ impl Corpus {
     /// Merges listings into a corpus. The order of `listings` does not
     /// matter. Warnings (unknown category codes, disagreeing duplicates,
     /// missing or repeated listing pages) go to `diagnostics`.
-    pub fn build(listings: &[ParsedListing], taxonomy: &Taxonomy, diagnostics: &Diagnostics) -> Corpus {
+    pub fn build(
+        listings: &[ParsedListing],
+        taxonomy: &Taxonomy,
+        diagnostics: &Diagnostics,
+    ) -> Corpus {
         let mut listings: Vec<&ParsedListing> = listings.iter().collect();
         listings.sort_by(|a, b| a.file.cmp(&b.file));
 
@@ -227,8 +231,24 @@ impl Corpus {
 
 /// LaTeX commands that only format their argument: dropped from identities.
 const FORMATTING_COMMANDS: &[&str] = &[
-    "textbf", "textit", "emph", "texttt", "textsc", "textrm", "textsf", "underline", "text",
-    "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathcal", "mathbb", "boldsymbol", "url",
+    "textbf",
+    "textit",
+    "emph",
+    "texttt",
+    "textsc",
+    "textrm",
+    "textsf",
+    "underline",
+    "text",
+    "mathrm",
+    "mathbf",
+    "mathit",
+    "mathsf",
+    "mathtt",
+    "mathcal",
+    "mathbb",
+    "boldsymbol",
+    "url",
 ];
 
 /// The identity of a title: NFKC, case-folded, formatting commands
@@ -390,7 +410,10 @@ fn build_authors(
             slug: slugify(&name),
             name,
             papers: own,
-            claimed_total: pages.iter().filter_map(|p| p.listing.count.map(|c| c.total)).max(),
+            claimed_total: pages
+                .iter()
+                .filter_map(|p| p.listing.count.map(|c| c.total))
+                .max(),
             pages: pages
                 .iter()
                 .map(|p| ListingPage {
@@ -400,7 +423,10 @@ fn build_authors(
                 .collect(),
         });
     }
-    let names: Vec<(String, String)> = authors.iter().map(|a| (a.name.clone(), a.slug.clone())).collect();
+    let names: Vec<(String, String)> = authors
+        .iter()
+        .map(|a| (a.name.clone(), a.slug.clone()))
+        .collect();
     for (author, slug) in authors.iter_mut().zip(assign_unique_slugs(&names)) {
         author.slug = slug;
     }
@@ -495,7 +521,10 @@ impl CategoryTable {
             new_id[old] = new;
         }
         let mut entries = self.entries;
-        let codes: Vec<(String, String)> = entries.iter().map(|c| (c.code.clone(), c.slug.clone())).collect();
+        let codes: Vec<(String, String)> = entries
+            .iter()
+            .map(|c| (c.code.clone(), c.slug.clone()))
+            .collect();
         for (entry, slug) in entries.iter_mut().zip(assign_unique_slugs(&codes)) {
             entry.slug = slug;
         }
@@ -516,8 +545,14 @@ mod tests {
 
     #[test]
     fn identity_ignores_case_punctuation_and_latex() {
-        assert_eq!(paper_identity("Fast Graphs: A Study"), "fast graphs a study");
-        assert_eq!(paper_identity("Fast graphs - a study"), "fast graphs a study");
+        assert_eq!(
+            paper_identity("Fast Graphs: A Study"),
+            "fast graphs a study"
+        );
+        assert_eq!(
+            paper_identity("Fast graphs - a study"),
+            "fast graphs a study"
+        );
         assert_eq!(
             paper_identity(r"\textbf{LPZero}: ${\mathrm{MoS}}_{2}$ Ｆｕｌｌ"),
             "lpzero mos 2 full"

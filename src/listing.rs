@@ -134,7 +134,9 @@ pub enum ListingError {
         found: String,
     },
     /// A block after a record's category line that is not a record marker.
-    #[error("expected a record marker such as `arXiv2024` or the end of the file, found `{found}`")]
+    #[error(
+        "expected a record marker such as `arXiv2024` or the end of the file, found `{found}`"
+    )]
     ExpectedMarker {
         /// Line of the block.
         line: usize,
@@ -288,7 +290,9 @@ fn parse_category_line(text: &str) -> Option<Vec<String>> {
         .collect();
     let taxonomy = Taxonomy::arxiv();
     let all_codes = !codes.is_empty() && codes.iter().all(|c| is_category_code(c));
-    let one_certain = codes.iter().any(|c| c.contains('.') || taxonomy.is_known(c));
+    let one_certain = codes
+        .iter()
+        .any(|c| c.contains('.') || taxonomy.is_known(c));
     (all_codes && one_certain).then_some(codes)
 }
 
@@ -298,7 +302,10 @@ pub fn is_category_code(token: &str) -> bool {
         Some((a, s)) => (a, Some(s)),
         None => (token, None),
     };
-    let archive_ok = archive.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+    let archive_ok = archive
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_lowercase())
         && archive.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
     let subject_ok = subject.is_none_or(|s| {
         s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
@@ -368,7 +375,11 @@ fn parse_count_line(text: &str, line: usize) -> Option<CountLine> {
     let rest = rest
         .strip_prefix("records")
         .or_else(|| rest.strip_prefix("record"))?;
-    let page = rest.trim().strip_prefix('·')?.trim().strip_prefix("Page ")?;
+    let page = rest
+        .trim()
+        .strip_prefix('·')?
+        .trim()
+        .strip_prefix("Page ")?;
     Some(CountLine {
         total: total.parse().ok()?,
         page: page.trim().parse().ok()?,
@@ -422,7 +433,9 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
         let mut abstract_paragraphs = Vec::new();
         let categories = loop {
             match (blocks.get(j), kinds.get(j)) {
-                (Some(block), Some(BlockKind::Text)) => abstract_paragraphs.push(block.text.clone()),
+                (Some(block), Some(BlockKind::Text)) => {
+                    abstract_paragraphs.push(block.text.clone())
+                }
                 (Some(_), Some(BlockKind::Categories(codes))) => break codes.clone(),
                 (Some(block), Some(BlockKind::BadMarker)) => {
                     return Err(ListingError::BadYear {
@@ -519,7 +532,10 @@ mod tests {
         );
         assert_eq!(parse_category_line("cs.DC is great."), None);
         assert_eq!(parse_category_line("see the appendix"), None);
-        assert_eq!(parse_category_line("quant-ph"), Some(vec!["quant-ph".into()]));
+        assert_eq!(
+            parse_category_line("quant-ph"),
+            Some(vec!["quant-ph".into()])
+        );
         assert_eq!(parse_category_line("Cs.DC"), None);
         assert_eq!(parse_category_line("↗"), None);
     }
@@ -535,7 +551,10 @@ mod tests {
                 line: 7
             })
         );
-        assert_eq!(parse_count_line("At least 1 records · Page 1", 1).map(|c| c.total), Some(1));
+        assert_eq!(
+            parse_count_line("At least 1 records · Page 1", 1).map(|c| c.total),
+            Some(1)
+        );
         assert_eq!(parse_count_line("At most 1 records · Page 1", 1), None);
     }
 
@@ -566,7 +585,8 @@ mod tests {
             parse(only_marker.as_bytes()),
             Err(ListingError::NoAuthor { line: 1, .. })
         ));
-        let no_name = "Publications and source records attributed to Cy Dee.\n\narXiv2020\n\nT\n\ncs.LG\n";
+        let no_name =
+            "Publications and source records attributed to Cy Dee.\n\narXiv2020\n\nT\n\ncs.LG\n";
         assert!(matches!(
             parse(no_name.as_bytes()),
             Err(ListingError::NoAuthor { line: 1, .. })

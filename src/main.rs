@@ -9,7 +9,11 @@ use vellum::output::DiskSink;
 use vellum::site::{build, BuildOptions};
 
 #[derive(Parser)]
-#[command(name = "vellum", version, about = "A static site generator for publication listings")]
+#[command(
+    name = "vellum",
+    version,
+    about = "A static site generator for publication listings"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -75,7 +79,10 @@ fn run_build(args: BuildArgs) -> ExitCode {
         .filter(|d| d.severity == Severity::Error)
         .count();
     if report.failed() || report.written.is_none() {
-        eprintln!("error: build failed with {errors} error(s); {} left untouched", output_dir.display());
+        eprintln!(
+            "error: build failed with {errors} error(s); {} left untouched",
+            output_dir.display()
+        );
         return ExitCode::from(1);
     }
     if let (Some(stats), false) = (report.written, args.quiet) {
@@ -96,7 +103,10 @@ fn run_build(args: BuildArgs) -> ExitCode {
 /// the root itself, one of its ancestors, or an input directory.
 fn check_output_dir(root: &std::path::Path, output: &std::path::Path) -> Result<(), String> {
     let canonical = |p: &std::path::Path| std::fs::canonicalize(p).ok();
-    let (Some(root), Some(output)) = (canonical(root), canonical(output).or_else(|| Some(output.to_path_buf()))) else {
+    let (Some(root), Some(output)) = (
+        canonical(root),
+        canonical(output).or_else(|| Some(output.to_path_buf())),
+    ) else {
         return Err(format!("the site root {} does not exist", root.display()));
     };
     let inputs = ["seeds", "content", "themes", "templates", "static"];

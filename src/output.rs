@@ -174,7 +174,10 @@ mod tests {
         let second = sink.commit(&site).unwrap();
         assert_eq!((second.written, second.removed), (1, 1));
         assert!(!dir.path().join("old").exists());
-        assert_eq!(std::fs::read(dir.path().join("index.html")).unwrap(), b"home 2");
+        assert_eq!(
+            std::fs::read(dir.path().join("index.html")).unwrap(),
+            b"home 2"
+        );
         let mut memory = MemorySink::default();
         assert_eq!(memory.commit(&site).unwrap().written, 2);
         assert_eq!(memory.commit(&site).unwrap().written, 0);

@@ -259,7 +259,10 @@ mod tests {
             page: 2,
         };
         assert_eq!(map.url(&author), "/papers/authors/chuan-wu/page/2/");
-        assert_eq!(map.output_file(&author), "authors/chuan-wu/page/2/index.html");
+        assert_eq!(
+            map.output_file(&author),
+            "authors/chuan-wu/page/2/index.html"
+        );
         assert_eq!(
             map.permalink(&Route::Paper { slug: "x".into() }),
             "https://lab.github.io/papers/papers/x/"
@@ -278,7 +281,10 @@ mod tests {
             "papers/p/p.bib"
         );
         assert_eq!(
-            map.url(&Route::Year { year: 2024, page: 1 }),
+            map.url(&Route::Year {
+                year: 2024,
+                page: 1
+            }),
             "/papers/years/2024/"
         );
         assert_eq!(UrlMap::new("http://localhost/").base_path(), "/");

@@ -99,7 +99,13 @@ impl Site<'_> {
 /// is also a generated page's, naming both.
 pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
     let corpus = site.corpus;
-    let mut jobs = vec![Job::Home, Job::AuthorIndex, Job::YearIndex, Job::CategoryIndex, Job::NotFound];
+    let mut jobs = vec![
+        Job::Home,
+        Job::AuthorIndex,
+        Job::YearIndex,
+        Job::CategoryIndex,
+        Job::NotFound,
+    ];
     for (id, author) in corpus.authors.iter().enumerate() {
         jobs.extend((1..=site.pages_for(author.papers.len())).map(|p| Job::Author(id, p)));
     }
@@ -174,8 +180,12 @@ impl Templates {
             .iter()
             .map(|(name, (path, _))| (name.clone(), path.clone()))
             .collect();
-        tera.add_raw_templates(by_name.iter().map(|(name, (_, text))| (name.as_str(), text.as_str())))
-            .map_err(|e| template_error(&e, &file_names, None))?;
+        tera.add_raw_templates(
+            by_name
+                .iter()
+                .map(|(name, (_, text))| (name.as_str(), text.as_str())),
+        )
+        .map_err(|e| template_error(&e, &file_names, None))?;
         Ok(Templates {
             tera,
             files: file_names,
@@ -189,8 +199,17 @@ impl Templates {
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.
-fn template_error(error: &tera::Error, files: &BTreeMap<String, PathBuf>, rendering: Option<&str>) -> Diagnostic {
-    let file_of = |name: &str| files.get(name).cloned().unwrap_or_else(|| PathBuf::from(name));
+fn template_error(
+    error: &tera::Error,
+    files: &BTreeMap<String, PathBuf>,
+    rendering: Option<&str>,
+) -> Diagnostic {
+    let file_of = |name: &str| {
+        files
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(name))
+    };
     match error.kind() {
         tera::ErrorKind::SyntaxError(report) | tera::ErrorKind::RenderingError(report) => {
             let name = if report.filename().is_empty() {
@@ -218,7 +237,11 @@ fn template_error(error: &tera::Error, files: &BTreeMap<String, PathBuf>, render
                     Some((parts.next()?.to_string(), line))
                 })
                 .unwrap_or_else(|| (rendering.unwrap_or("templates").to_string(), 0));
-            let message = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
+            let message = text
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ");
             Diagnostic::error(file_of(&name), line, format!("template: {message}"))
         }
     }
@@ -420,7 +443,11 @@ impl Views {
     }
 
     fn papers(&self, ids: &[PaperId]) -> Value {
-        Value::from(ids.iter().map(|&id| self.papers[id].clone()).collect::<Vec<_>>())
+        Value::from(
+            ids.iter()
+                .map(|&id| self.papers[id].clone())
+                .collect::<Vec<_>>(),
+        )
     }
 }
 
@@ -541,13 +568,18 @@ impl<'a> Renderer<'a> {
 
     /// Inserts the job's own values; returns the template, the page title
     /// and its description when it has its own.
-    fn fill<'j>(&'j self, job: &Job, context: &mut Context) -> Result<(&'j str, String, Option<String>), Diagnostic> {
+    fn fill<'j>(
+        &'j self,
+        job: &Job,
+        context: &mut Context,
+    ) -> Result<(&'j str, String, Option<String>), Diagnostic> {
         let site = &self.site;
         let corpus = site.corpus;
         let views = &self.views;
         Ok(match *job {
             Job::Home => {
-                let recent: Vec<PaperId> = (0..corpus.papers.len().min(site.config.home_recent)).collect();
+                let recent: Vec<PaperId> =
+                    (0..corpus.papers.len().min(site.config.home_recent)).collect();
                 context.insert_value("recent", views.papers(&recent));
                 let intro = site.content.home.as_ref();
                 context.insert("intro", &intro.map(|p| p.html.as_str()));
@@ -562,7 +594,10 @@ impl<'a> Renderer<'a> {
                 (
                     "authors.html",
                     "Authors".to_string(),
-                    Some(format!("All {} authors and their publications.", corpus.authors.len())),
+                    Some(format!(
+                        "All {} authors and their publications.",
+                        corpus.authors.len()
+                    )),
                 )
             }
             Job::Author(id, page) => {
@@ -588,18 +623,29 @@ impl<'a> Renderer<'a> {
                 context.insert_value("groups", Value::from(groups));
                 let profile = site.content.profiles.get(&author.slug);
                 context.insert("profile_html", &profile.map(|p| p.html.as_str()));
-                context.insert("homepage", &profile.and_then(|p| p.front.homepage.as_deref()));
+                context.insert(
+                    "homepage",
+                    &profile.and_then(|p| p.front.homepage.as_deref()),
+                );
                 context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
                 self.insert_paginator(context, job, author.papers.len(), page);
                 (
                     "author.html",
                     paged_title(&author.name, page),
-                    Some(format!("Publications of {}: {} papers.", author.name, author.papers.len())),
+                    Some(format!(
+                        "Publications of {}: {} papers.",
+                        author.name,
+                        author.papers.len()
+                    )),
                 )
             }
             Job::YearIndex => {
                 context.insert_value("years", Value::from(views.years.clone()));
-                ("years.html", "Years".to_string(), Some("Publications by year.".to_string()))
+                (
+                    "years.html",
+                    "Years".to_string(),
+                    Some("Publications by year.".to_string()),
+                )
             }
             Job::Year(index, page) => {
                 let year = &corpus.years[index];
@@ -610,7 +656,11 @@ impl<'a> Renderer<'a> {
                 (
                     "year.html",
                     paged_title(&year.year.to_string(), page),
-                    Some(format!("{} publications from {}.", year.papers.len(), year.year)),
+                    Some(format!(
+                        "{} publications from {}.",
+                        year.papers.len(),
+                        year.year
+                    )),
                 )
             }
             Job::CategoryIndex => {
@@ -648,7 +698,11 @@ impl<'a> Renderer<'a> {
                 (
                     "category.html",
                     paged_title(&format!("{} ({})", category.name, category.code), page),
-                    Some(format!("{} publications in {}.", category.papers.len(), category.name)),
+                    Some(format!(
+                        "{} publications in {}.",
+                        category.papers.len(),
+                        category.name
+                    )),
                 )
             }
             Job::Paper(id) => {
@@ -786,23 +840,34 @@ impl<'a> ContentView<'a> {
 /// `*.html`/`*.xml` under `dir`, the name being the path relative to `dir`
 /// with `/` separators. A missing directory gives none. `display_root` is
 /// stripped from paths shown in messages.
-pub fn read_template_dir(dir: &Path, display_root: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
+pub fn read_template_dir(
+    dir: &Path,
+    display_root: &Path,
+) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
     let mut files = Vec::new();
     if !dir.is_dir() {
         return Ok(files);
     }
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| Diagnostic::error(dir, 0, format!("expected a readable directory, found {e}")))?;
+        let entry = entry.map_err(|e| {
+            Diagnostic::error(dir, 0, format!("expected a readable directory, found {e}"))
+        })?;
         let path = entry.path();
-        let is_template = path
-            .extension()
-            .is_some_and(|e| e == "html" || e == "xml");
+        let is_template = path.extension().is_some_and(|e| e == "html" || e == "xml");
         if !entry.file_type().is_file() || !is_template {
             continue;
         }
-        let shown = path.strip_prefix(display_root).unwrap_or(path).to_path_buf();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Diagnostic::error(&shown, 0, format!("expected a readable UTF-8 template, found {e}")))?;
+        let shown = path
+            .strip_prefix(display_root)
+            .unwrap_or(path)
+            .to_path_buf();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Diagnostic::error(
+                &shown,
+                0,
+                format!("expected a readable UTF-8 template, found {e}"),
+            )
+        })?;
         let name = path
             .strip_prefix(dir)
             .unwrap_or(path)

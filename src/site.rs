@@ -61,7 +61,11 @@ impl Timings {
                 duration.as_secs_f64() * 1000.0
             ));
         }
-        out.push_str(&format!("{:<10} {:>10.1} ms\n", "total", total.as_secs_f64() * 1000.0));
+        out.push_str(&format!(
+            "{:<10} {:>10.1} ms\n",
+            "total",
+            total.as_secs_f64() * 1000.0
+        ));
         out
     }
 }
@@ -82,7 +86,9 @@ pub struct BuildReport {
 impl BuildReport {
     /// Whether any diagnostic is an error.
     pub fn failed(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 }
 
@@ -110,7 +116,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     };
     let listings = timings.time("parse", || parse_listings(&inputs.seeds, &diagnostics));
     let taxonomy = Taxonomy::arxiv();
-    let corpus = timings.time("corpus", || Corpus::build(&listings, taxonomy, &diagnostics));
+    let corpus = timings.time("corpus", || {
+        Corpus::build(&listings, taxonomy, &diagnostics)
+    });
     report.counts = [
         corpus.papers.len(),
         corpus.authors.len(),
@@ -267,7 +275,11 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
 
 /// Every file under `dir` that `keep` accepts, sorted by path; a missing
 /// directory gives none. Hidden files and directories are skipped.
-fn read_files(dir: &Path, root: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<InputFile>, Diagnostic> {
+fn read_files(
+    dir: &Path,
+    root: &Path,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<InputFile>, Diagnostic> {
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
@@ -283,8 +295,9 @@ fn read_files(dir: &Path, root: &Path, keep: impl Fn(&Path) -> bool) -> Result<V
         .par_iter()
         .map(|path| {
             let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-            let bytes = std::fs::read(path)
-                .map_err(|e| Diagnostic::error(&shown, 0, format!("expected a readable file, found {e}")))?;
+            let bytes = std::fs::read(path).map_err(|e| {
+                Diagnostic::error(&shown, 0, format!("expected a readable file, found {e}"))
+            })?;
             let relative = path
                 .strip_prefix(dir)
                 .unwrap_or(path)

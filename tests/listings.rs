@@ -18,7 +18,8 @@ fn fixtures() -> PathBuf {
 }
 
 fn expected() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixtures().join("expected.json")).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(fixtures().join("expected.json")).unwrap())
+        .unwrap()
 }
 
 fn corpus_of(dir: &Path) -> (Corpus, Diagnostics) {
@@ -48,7 +49,10 @@ fn real_listings_have_eighteen_records_each() {
         assert_eq!(listing.records.len(), 18, "{file}");
         let count = listing.count.unwrap();
         assert_eq!((count.total, count.page), (total, page));
-        assert!(listing.records.iter().all(|r| r.source == "arXiv" && r.categories.len() == 1));
+        assert!(listing
+            .records
+            .iter()
+            .all(|r| r.source == "arXiv" && r.categories.len() == 1));
         years.extend(listing.records.iter().map(|r| r.year));
     }
     assert_eq!(years.iter().filter(|&&y| y == 2024).count(), 34);
@@ -63,27 +67,58 @@ fn every_valid_fixture_gives_its_expected_corpus() {
     for (case, want) in cases {
         let (corpus, _) = corpus_of(&fixtures().join("valid").join(case));
         let mut names: Vec<&str> = corpus.authors.iter().map(|a| a.name.as_str()).collect();
-        let mut want_names: Vec<&str> = want["authors"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let mut want_names: Vec<&str> = want["authors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
         names.sort();
         want_names.sort();
         assert_eq!(names, want_names, "{case}: authors");
         let want_papers = want["papers"].as_array().unwrap();
-        assert_eq!(corpus.papers.len(), want_papers.len(), "{case}: paper count");
+        assert_eq!(
+            corpus.papers.len(),
+            want_papers.len(),
+            "{case}: paper count"
+        );
         for want_paper in want_papers {
             let titles: Vec<&str> = match want_paper.get("title") {
                 Some(t) => vec![t.as_str().unwrap()],
-                None => want_paper["title_one_of"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect(),
+                None => want_paper["title_one_of"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect(),
             };
             let paper = corpus
                 .papers
                 .iter()
                 .find(|p| titles.contains(&p.title.source.as_str()))
                 .unwrap_or_else(|| panic!("{case}: no paper titled {titles:?}"));
-            assert_eq!(paper.year as u64, want_paper["year"].as_u64().unwrap(), "{case}: year");
-            let codes: Vec<&str> = paper.categories.iter().map(|&c| corpus.categories[c].code.as_str()).collect();
-            assert_eq!(codes[0], want_paper["primary"].as_str().unwrap(), "{case}: primary");
+            assert_eq!(
+                paper.year as u64,
+                want_paper["year"].as_u64().unwrap(),
+                "{case}: year"
+            );
+            let codes: Vec<&str> = paper
+                .categories
+                .iter()
+                .map(|&c| corpus.categories[c].code.as_str())
+                .collect();
+            assert_eq!(
+                codes[0],
+                want_paper["primary"].as_str().unwrap(),
+                "{case}: primary"
+            );
             if let Some(secondary) = want_paper.get("secondary") {
-                let want: Vec<&str> = secondary.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+                let want: Vec<&str> = secondary
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
                 assert_eq!(&codes[1..], want.as_slice(), "{case}: secondary");
             }
             if let Some(n) = want_paper.get("abstract_paragraphs") {
@@ -95,10 +130,25 @@ fn every_valid_fixture_gives_its_expected_corpus() {
                 assert_eq!(paragraphs as u64, n.as_u64().unwrap(), "{case}: paragraphs");
             }
             if let Some(fragment) = want_paper.get("abstract_contains") {
-                assert!(paper.abstract_text.source.contains(fragment.as_str().unwrap()), "{case}");
+                assert!(
+                    paper
+                        .abstract_text
+                        .source
+                        .contains(fragment.as_str().unwrap()),
+                    "{case}"
+                );
             }
-            let mut authors: Vec<&str> = paper.authors.iter().map(|&a| corpus.authors[a].name.as_str()).collect();
-            let mut want_authors: Vec<&str> = want_paper["authors"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            let mut authors: Vec<&str> = paper
+                .authors
+                .iter()
+                .map(|&a| corpus.authors[a].name.as_str())
+                .collect();
+            let mut want_authors: Vec<&str> = want_paper["authors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
             authors.sort();
             want_authors.sort();
             assert_eq!(authors, want_authors, "{case}: authors of {titles:?}");
@@ -109,13 +159,24 @@ fn every_valid_fixture_gives_its_expected_corpus() {
 #[test]
 fn kenji_keeps_listing_order_across_pages() {
     let (corpus, diagnostics) = corpus_of(&fixtures().join("valid/pages-and-coauthors"));
-    let kenji = corpus.authors.iter().find(|a| a.name == "Kenji Satō").unwrap();
-    let years: Vec<u16> = kenji.papers.iter().map(|&p| corpus.papers[p].year).collect();
+    let kenji = corpus
+        .authors
+        .iter()
+        .find(|a| a.name == "Kenji Satō")
+        .unwrap();
+    let years: Vec<u16> = kenji
+        .papers
+        .iter()
+        .map(|&p| corpus.papers[p].year)
+        .collect();
     assert_eq!(years, [2024, 2023, 2019]);
     assert_eq!(kenji.claimed_total, Some(3));
     assert!(!kenji.is_partial());
     let shared = corpus.papers.iter().find(|p| p.year == 2019).unwrap();
-    assert_eq!(shared.title.source, "Fast Graphs: A Study", "first file by path wins");
+    assert_eq!(
+        shared.title.source, "Fast Graphs: A Study",
+        "first file by path wins"
+    );
     assert_eq!(shared.sources.len(), 2);
     // Same year, category and abstract: no disagreement warning.
     assert!(diagnostics.into_sorted(false).is_empty());
@@ -124,13 +185,28 @@ fn kenji_keeps_listing_order_across_pages() {
 #[test]
 fn accented_and_plain_names_are_two_authors_with_stable_slugs() {
     let (corpus, _) = corpus_of(&fixtures().join("valid/accents"));
-    let slug_of = |name: &str| corpus.authors.iter().find(|a| a.name == name).unwrap().slug.clone();
+    let slug_of = |name: &str| {
+        corpus
+            .authors
+            .iter()
+            .find(|a| a.name == name)
+            .unwrap()
+            .slug
+            .clone()
+    };
     assert_eq!(slug_of("Zoë Chen"), "zoe-chen");
     let plain = slug_of("Zoe Chen");
-    assert!(plain.starts_with("zoe-chen-") && plain.len() == 17, "{plain}");
+    assert!(
+        plain.starts_with("zoe-chen-") && plain.len() == 17,
+        "{plain}"
+    );
     // Zoë alone gets the same slug: adding Zoe Chen renamed nobody.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(fixtures().join("valid/accents/zoe-umlaut.txt"), dir.path().join("z.txt")).unwrap();
+    std::fs::copy(
+        fixtures().join("valid/accents/zoe-umlaut.txt"),
+        dir.path().join("z.txt"),
+    )
+    .unwrap();
     let (alone, _) = corpus_of(dir.path());
     assert_eq!(alone.authors[0].slug, "zoe-chen");
 }
@@ -140,28 +216,59 @@ fn disagreeing_duplicates_warn_naming_both_places() {
     let a = "Ann A\n\nPublications and source records attributed to Ann A.\n\narXiv2020\n\nShared Work\n\nOne.\n\ncs.LG\n";
     let b = "Bob B\n\nPublications and source records attributed to Bob B.\n\narXiv2021\n\nshared work!\n\nTwo.\n\ncs.DC\n";
     let listings = vec![
-        ParsedListing { file: "seeds/b.txt".into(), listing: parse(b.as_bytes()).unwrap() },
-        ParsedListing { file: "seeds/a.txt".into(), listing: parse(a.as_bytes()).unwrap() },
+        ParsedListing {
+            file: "seeds/b.txt".into(),
+            listing: parse(b.as_bytes()).unwrap(),
+        },
+        ParsedListing {
+            file: "seeds/a.txt".into(),
+            listing: parse(a.as_bytes()).unwrap(),
+        },
     ];
     let diagnostics = Diagnostics::new();
     let corpus = Corpus::build(&listings, Taxonomy::arxiv(), &diagnostics);
     assert_eq!(corpus.papers.len(), 1);
-    assert_eq!(corpus.papers[0].year, 2020, "seeds/a.txt comes first by path");
+    assert_eq!(
+        corpus.papers[0].year, 2020,
+        "seeds/a.txt comes first by path"
+    );
     assert_eq!(corpus.papers[0].authors.len(), 2);
-    let messages: Vec<String> = diagnostics.into_sorted(false).iter().map(|d| d.to_string()).collect();
+    let messages: Vec<String> = diagnostics
+        .into_sorted(false)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
-    assert!(messages[0].starts_with("seeds/b.txt:5: warning:"), "{}", messages[0]);
-    assert!(messages[0].contains("seeds/a.txt:5") && messages[0].contains("year 2021 vs 2020"), "{}", messages[0]);
+    assert!(
+        messages[0].starts_with("seeds/b.txt:5: warning:"),
+        "{}",
+        messages[0]
+    );
+    assert!(
+        messages[0].contains("seeds/a.txt:5") && messages[0].contains("year 2021 vs 2020"),
+        "{}",
+        messages[0]
+    );
 }
 
 #[test]
 fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
     let text = "Ann A\n\narXiv2020\n\nT\n\ncs.XX cs.NA\n";
-    let listings = vec![ParsedListing { file: "seeds/a.txt".into(), listing: parse(text.as_bytes()).unwrap() }];
+    let listings = vec![ParsedListing {
+        file: "seeds/a.txt".into(),
+        listing: parse(text.as_bytes()).unwrap(),
+    }];
     let diagnostics = Diagnostics::new();
     let corpus = Corpus::build(&listings, Taxonomy::arxiv(), &diagnostics);
-    let codes: Vec<(&str, &str)> = corpus.categories.iter().map(|c| (c.code.as_str(), c.name.as_str())).collect();
-    assert_eq!(codes, [("math.NA", "Numerical Analysis"), ("cs.XX", "cs.XX")]);
+    let codes: Vec<(&str, &str)> = corpus
+        .categories
+        .iter()
+        .map(|c| (c.code.as_str(), c.name.as_str()))
+        .collect();
+    assert_eq!(
+        codes,
+        [("math.NA", "Numerical Analysis"), ("cs.XX", "cs.XX")]
+    );
     let messages = diagnostics.into_sorted(false);
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0].line, 3);
@@ -174,7 +281,11 @@ fn every_error_fixture_gives_its_line() {
     for (file, want) in expected["errors"].as_object().unwrap() {
         let bytes = std::fs::read(fixtures().join("errors").join(file)).unwrap();
         let err: ListingError = parse(&bytes).unwrap_err();
-        assert_eq!(err.line() as u64, want["line"].as_u64().unwrap(), "{file}: {err}");
+        assert_eq!(
+            err.line() as u64,
+            want["line"].as_u64().unwrap(),
+            "{file}: {err}"
+        );
         assert!(err.to_string().starts_with("expected "), "{file}: {err}");
     }
 }
@@ -192,7 +303,10 @@ fn every_error_fixture_fails_the_build_beside_a_valid_listing() {
         assert_eq!(out.status.code(), Some(1), "{file}: {stderr}");
         let location = format!("seeds/{file}:{}: error: expected", want["line"]);
         assert!(stderr.contains(&location), "{file}: {stderr}");
-        assert!(!site.path().join("public").exists(), "{file}: nothing written");
+        assert!(
+            !site.path().join("public").exists(),
+            "{file}: nothing written"
+        );
     }
 }
 
@@ -203,12 +317,19 @@ fn all_errors_are_reported_sorted_by_file() {
         .iter()
         .map(|f| (f.to_string(), std::fs::read(dir.join(f)).unwrap()))
         .collect();
-    let seeds: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let seeds: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
     let site = temp_site(&seeds, "");
     let out = vellum(&["build", "--root", site.path().to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let first = stderr.find("seeds/bad-year.txt:9:").expect("bad-year reported");
-    let second = stderr.find("seeds/no-title.txt:9:").expect("no-title reported");
+    let first = stderr
+        .find("seeds/bad-year.txt:9:")
+        .expect("bad-year reported");
+    let second = stderr
+        .find("seeds/no-title.txt:9:")
+        .expect("no-title reported");
     assert!(first < second, "{stderr}");
 }
 

@@ -94,7 +94,12 @@ pub fn read_tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .map(|e| {
-            let rel = e.path().strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             (rel, std::fs::read(e.path()).unwrap())
         })
         .collect()
@@ -117,11 +122,19 @@ pub fn links(html: &str) -> Vec<String> {
 /// Resolves an internal link found on the page at `page_file` to an output
 /// file: `Ok(Some(file))` when it exists, `Ok(None)` for an external link,
 /// `Err(why)` when it points nowhere. `base` is the base URL with its slash.
-pub fn resolve(site: &SiteOutput, base: &str, page_file: &str, link: &str) -> Result<Option<String>, String> {
+pub fn resolve(
+    site: &SiteOutput,
+    base: &str,
+    page_file: &str,
+    link: &str,
+) -> Result<Option<String>, String> {
     let base_path = &base[base.find("://").map(|i| i + 3).unwrap()..];
     let base_path = &base_path[base_path.find('/').unwrap()..];
     let link = link.split('#').next().unwrap();
-    let path = if let Some(rest) = link.strip_prefix(base) {
+    let path = if link.is_empty() {
+        // A fragment on the same page.
+        page_file.to_string()
+    } else if let Some(rest) = link.strip_prefix(base) {
         rest.to_string()
     } else if link.contains("://") || link.starts_with("mailto:") {
         return Ok(None);

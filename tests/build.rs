@@ -1,0 +1,493 @@
+//! End-to-end builds: the bundled site, links under a sub-path base URL,
+//! failed builds leaving output untouched, no-op rebuilds, determinism,
+//! content pages, template overrides and errors, and a generated corpus.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+use vellum::diagnostics::Severity;
+use vellum::output::SiteOutput;
+use vellum::text::escape_html;
+
+fn page<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
+}
+
+fn count_pages(site: &SiteOutput, prefix: &str) -> usize {
+    site.keys()
+        .filter(|k| k.starts_with(prefix) && k.ends_with("/index.html") && !k.contains("/page/"))
+        .filter(|k| k[prefix.len()..].matches('/').count() == 1)
+        .count()
+}
+
+#[test]
+fn bundled_site_has_the_expected_corpus_and_pages() {
+    let (report, site) = build_memory(&project(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(report.counts, [36, 2, 2, 7]);
+    assert_eq!(count_pages(&site, "papers/"), 36);
+    assert_eq!(count_pages(&site, "authors/"), 2);
+    assert_eq!(count_pages(&site, "years/"), 2);
+    assert_eq!(count_pages(&site, "categories/"), 7);
+
+    let years = page(&site, "years/index.html");
+    assert!(
+        years.contains(r#"<a href="/years/2024/">2024</a> <span class="count">34 papers</span>"#),
+        "{years}"
+    );
+    assert!(
+        years.contains(r#"<a href="/years/2025/">2025</a> <span class="count">2 papers</span>"#)
+    );
+    let categories = page(&site, "categories/index.html");
+    for (code, slug, count) in [
+        ("cs.LG", "cs-lg", 14),
+        ("cs.DC", "cs-dc", 9),
+        ("cs.CL", "cs-cl", 6),
+        ("cs.CV", "cs-cv", 3),
+        ("cs.RO", "cs-ro", 2),
+        ("cs.AI", "cs-ai", 1),
+        ("cs.CE", "cs-ce", 1),
+    ] {
+        let noun = if count == 1 { "paper" } else { "papers" };
+        let fragment = format!("<code>{code}</code> <span class=\"count\">{count} {noun}</span>");
+        assert!(categories.contains(&fragment), "{fragment}");
+        assert!(site.contains_key(&format!("categories/{slug}/index.html")));
+    }
+    assert!(categories.contains("<h2 id=\"group-1\">Computer Science</h2>"));
+    assert!(categories.contains(">Distributed, Parallel, and Cluster Computing</a>"));
+
+    // paginate_by = 10: 18 papers give two author pages.
+    let author = page(&site, "authors/chuan-wu/index.html");
+    assert!(author.contains("18 of at least 55 records are listed here."));
+    assert!(author.contains(r#"<a href="/authors/chuan-wu/page/2/" rel="next">"#));
+    assert!(author.contains("<h2 id=\"year-2025\">2025</h2>"));
+    let second = page(&site, "authors/chuan-wu/page/2/index.html");
+    assert!(second.contains("Papers 11–18 of 18"));
+    assert!(!site.contains_key("authors/chuan-wu/page/3/index.html"));
+    assert!(page(&site, "authors/xiaowen-chu/index.html").contains("18 of at least 91 records"));
+    let authors = page(&site, "authors/index.html");
+    let chu = authors.find("Chu, Xiaowen").unwrap();
+    let wu = authors.find("Wu, Chuan").unwrap();
+    assert!(chu < wu, "family-name order");
+
+    let paper = page(&site, "papers/optimizing-distributed-deployment-of-mixture-of-experts-model-inference-in/index.html");
+    assert!(paper.contains("<title>Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing · Distributed ML Publications</title>"));
+    assert!(paper
+        .contains("<dt>Listed by</dt>\n    <dd><a href=\"/authors/chuan-wu/\">Chuan Wu</a></dd>"));
+    assert!(paper.contains("<a href=\"/years/2025/\">2025</a>"));
+    assert!(paper.contains("<a href=\"/categories/cs-dc/\">Distributed, Parallel, and Cluster Computing</a> <code>cs.DC</code>"));
+    assert!(paper.contains("at least 75.67% compared to CPU clusters"));
+    assert!(paper.contains("<link rel=\"canonical\" href=\"https://example.org/papers/optimizing-distributed-deployment-of-mixture-of-experts-model-inference-in/\">"));
+
+    let home = page(&site, "index.html");
+    assert!(home.contains("<html lang=\"en\">"));
+    assert!(home.contains("<strong>36</strong> papers"));
+    assert!(home.contains("This site lists papers from the arXiv listings"));
+    assert_eq!(home.matches("<li class=\"paper\">").count(), 10);
+    let about = page(&site, "about/index.html");
+    assert!(about.contains("<table>") && about.contains("<h1>About this site</h1>"));
+}
+
+#[test]
+fn every_page_has_title_description_canonical_lang_and_nav() {
+    let (_, site) = build_memory(&project(), None);
+    for (file, bytes) in site.iter().filter(|(f, _)| f.ends_with(".html")) {
+        let html = std::str::from_utf8(bytes).unwrap();
+        let doc = scraper::Html::parse_document(html);
+        for selector in [
+            "html[lang=en]",
+            "head > title",
+            "meta[name=description][content]",
+            "link[rel=canonical][href^='https://example.org/']",
+            "nav[aria-label=Main]",
+        ] {
+            let s = scraper::Selector::parse(selector).unwrap();
+            assert_eq!(doc.select(&s).count(), 1, "{file}: {selector}");
+        }
+    }
+}
+
+fn assert_links_resolve(base: &str) {
+    let (report, site) = build_memory(&project(), Some(base));
+    assert!(!report.failed());
+    let mut checked = 0;
+    for (file, bytes) in site.iter().filter(|(f, _)| f.ends_with(".html")) {
+        let html = std::str::from_utf8(bytes).unwrap();
+        for link in links(html) {
+            match resolve(&site, base, file, &link) {
+                Ok(Some(_)) => checked += 1,
+                Ok(None) => {}
+                Err(why) => panic!("{file}: {why}"),
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} links checked");
+}
+
+#[test]
+fn every_internal_link_resolves_at_the_root() {
+    assert_links_resolve("https://example.org/");
+}
+
+#[test]
+fn every_internal_link_resolves_under_a_sub_path() {
+    assert_links_resolve("https://example.org/sub/dir/");
+    let (_, site) = build_memory(&project(), Some("https://example.org/sub/dir/"));
+    let home = page(&site, "index.html");
+    assert!(home.contains("href=\"/sub/dir/style.css\""));
+    assert!(home.contains("<link rel=\"canonical\" href=\"https://example.org/sub/dir/\">"));
+    // 404.html is served at any depth: its links are rooted, never relative.
+    for link in links(page(&site, "404.html")) {
+        assert!(
+            link.starts_with("/sub/dir/")
+                || link.starts_with("https://example.org/sub/dir/")
+                || link.starts_with('#'),
+            "{link}"
+        );
+    }
+}
+
+#[test]
+fn titles_are_escaped_once() {
+    let listing = "Ann Lee\n\nPublications and source records attributed to Ann Lee.\n\narXiv2020\n\nA <script> & B\n\nAbstract with <b>tags</b> & ampersands.\n\ncs.LG\n";
+    let dir = temp_site(&[("ann.txt", listing.as_bytes())], "");
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let paper = page(&site, "papers/a-script-b/index.html");
+    assert!(
+        paper.contains("<h1>A &lt;script&gt; &amp; B</h1>"),
+        "{paper}"
+    );
+    assert!(paper.contains("<title>A &lt;script&gt; &amp; B · Test</title>"));
+    assert!(
+        paper.contains("<p>Abstract with &lt;b&gt;tags&lt;&#x2F;b&gt; &amp; ampersands.</p>")
+            || paper.contains("<p>Abstract with &lt;b&gt;tags&lt;/b&gt; &amp; ampersands.</p>"),
+        "{paper}"
+    );
+    assert!(!paper.contains("<script>"));
+}
+
+fn mtimes(dir: &std::path::Path) -> BTreeMap<String, SystemTime> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing() {
+    let site = bundled_copy();
+    let root = site.path().to_str().unwrap();
+    let out = vellum(&["build", "--root", root], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let public = site.path().join("public");
+    let before = read_tree(&public);
+    let before_times = mtimes(&public);
+    assert!(before.len() > 50);
+
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = vellum(&["build", "--root", root], &[]);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("(0 written, 0 removed"));
+    assert_eq!(
+        mtimes(&public),
+        before_times,
+        "a no-op rebuild rewrites no file"
+    );
+
+    let bad =
+        std::fs::read(project().join("tests/fixtures/listings/errors/no-category.txt")).unwrap();
+    write(site.path(), "seeds/zz-bad.txt", &bad);
+    write(
+        site.path(),
+        "content/new.md",
+        b"+++\ntitle = \"New\"\n+++\nnew page\n",
+    );
+    let failed = vellum(&["build", "--root", root], &[]);
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(stderr.contains("seeds/zz-bad.txt:9: error: expected a category line ending the record at line 9, found the next marker (line 15)"), "{stderr}");
+    assert_eq!(
+        read_tree(&public),
+        before,
+        "failed build changed the output"
+    );
+    assert_eq!(mtimes(&public), before_times);
+}
+
+#[test]
+fn builds_are_byte_identical_whatever_the_thread_count() {
+    let site = bundled_copy();
+    let root = site.path().to_str().unwrap();
+    let one = site.path().join("one");
+    let two = site.path().join("two");
+    for (dir, threads) in [(&one, "1"), (&two, "2")] {
+        let out = vellum(
+            &[
+                "build",
+                "--root",
+                root,
+                "--output-dir",
+                dir.to_str().unwrap(),
+            ],
+            &[("RAYON_NUM_THREADS", threads)],
+        );
+        assert!(out.status.success());
+    }
+    let (a, b) = (read_tree(&one), read_tree(&two));
+    assert!(a.len() > 50);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(
+        vellum(&["build", "--no-such-flag"], &[]).status.code(),
+        Some(2)
+    );
+    assert_eq!(vellum(&["frobnicate"], &[]).status.code(), Some(2));
+    let version = vellum(&["--version"], &[]);
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("vellum 0."));
+    let site = bundled_copy();
+    let out = vellum(
+        &[
+            "build",
+            "--root",
+            site.path().to_str().unwrap(),
+            "--output-dir",
+            "seeds",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "refuses to write over inputs");
+}
+
+#[test]
+fn content_pages_sections_drafts_and_profiles() {
+    let listing =
+        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+            .unwrap();
+    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    let root = dir.path();
+    write(
+        root,
+        "content/group/_index.md",
+        b"+++\ntitle = \"Group\"\n+++\nOur group.\n",
+    );
+    write(
+        root,
+        "content/group/zeta.md",
+        b"+++\ntitle = \"Zeta\"\nweight = 1\n+++\n# Zeta page\n",
+    );
+    write(
+        root,
+        "content/group/alpha.md",
+        b"+++\ntitle = \"Alpha\"\nweight = 2\ndate = 2024-05-01\n+++\nA ~~struck~~ word.\n",
+    );
+    write(
+        root,
+        "content/draft.md",
+        b"+++\ntitle = \"Draft\"\ndraft = true\n+++\nhidden\n",
+    );
+    write(root, "content/authors/olumide-adeyemi.md", b"+++\nhomepage = \"https://example.net/olu\"\norcid = \"0000-0002-1825-0097\"\n+++\nWorks on **routing**.\n");
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let section = page(&site, "group/index.html");
+    let zeta = section.find("/group/zeta/").unwrap();
+    let alpha = section.find("/group/alpha/").unwrap();
+    assert!(zeta < alpha, "weight orders the section");
+    assert!(page(&site, "group/zeta/index.html").contains("<h1 id=\"zeta-page\">Zeta page</h1>"));
+    assert!(page(&site, "group/alpha/index.html").contains("<time datetime=\"2024-05-01\">"));
+    assert!(!site.contains_key("draft/index.html"));
+    assert!(!site.contains_key("authors/olumide-adeyemi/index.html/"));
+    let author = page(&site, "authors/olumide-adeyemi/index.html");
+    assert!(author.contains("Works on <strong>routing</strong>."));
+    assert!(author.contains("<a href=\"https://orcid.org/0000-0002-1825-0097\">"));
+
+    let mut sink = vellum::output::MemorySink::default();
+    let options = vellum::site::BuildOptions {
+        root: root.to_path_buf(),
+        drafts: true,
+        ..Default::default()
+    };
+    vellum::site::build(&options, &mut sink);
+    assert!(sink.site.contains_key("draft/index.html"));
+}
+
+#[test]
+fn content_page_colliding_with_a_generated_page_is_an_error_naming_both() {
+    let listing =
+        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+            .unwrap();
+    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    write(
+        dir.path(),
+        "content/authors/olumide-adeyemi/_index.md",
+        b"+++\ntitle = \"Clash\"\n+++\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("content/authors/olumide-adeyemi/_index.md:1: error:"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[0].contains("page of author Olumide Adeyemi"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn site_templates_override_the_theme_and_errors_name_the_template_line() {
+    let listing =
+        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+            .unwrap();
+    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    write(dir.path(), "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}<p>Custom 404</p>{% endblock content %}\n");
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed());
+    assert!(page(&site, "404.html").contains("<p>Custom 404</p>"));
+
+    for (template, line) in [
+        ("{% extends \"base.html\" %}\n{% block content %}\n{{ page.title | nofilter }}\n{% endblock content %}\n", 3),
+        ("{% extends \"base.html\" %}\n{% block content %}\n\n{{ page.nosuch.x }}\n{% endblock content %}\n", 4),
+        ("{% extends \"base.html\" %}\n{% block content %}\n{% if %}\n{% endblock content %}\n", 3),
+    ] {
+        write(dir.path(), "templates/404.html", template.as_bytes());
+        let (report, _) = build_memory(dir.path(), None);
+        let error = report.diagnostics.iter().find(|d| d.severity == Severity::Error).expect("an error");
+        assert_eq!((error.file.to_str().unwrap(), error.line), ("templates/404.html", line), "{error}");
+    }
+}
+
+#[test]
+fn now_and_random_functions_are_not_available_to_templates() {
+    let listing =
+        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+            .unwrap();
+    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    for call in ["now()", "get_random(start=1, end=9)"] {
+        let template = format!("{{% extends \"base.html\" %}}{{% block content %}}{{{{ {call} }}}}{{% endblock content %}}");
+        write(dir.path(), "templates/404.html", template.as_bytes());
+        let (report, _) = build_memory(dir.path(), None);
+        assert!(report.failed(), "{call} must not exist");
+    }
+}
+
+#[test]
+fn site_toml_errors_name_the_line() {
+    let dir = temp_site(&[], "paginate_by = \"ten\"\n");
+    let out = vellum(&["build", "--root", dir.path().to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("site.toml:3: error:"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn generated_corpus_builds_every_paper_and_author() {
+    let Some(shared) = shared() else {
+        eprintln!("skipped: ../shared is absent");
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let corpus_dir = work.path().join("corpus");
+    let status = std::process::Command::new("python3")
+        .arg(shared.join("tools/gen-corpus"))
+        .args(["--papers", "10000", "--authors", "2000", "--out"])
+        .arg(&corpus_dir)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus_dir.join("manifest.json")).unwrap())
+            .unwrap();
+    let site_dir = temp_site(&[], "paginate_by = 20\n");
+    copy_dir(&corpus_dir.join("listings"), &site_dir.path().join("seeds"));
+    let (report, site) = build_memory(site_dir.path(), None);
+    assert!(
+        !report.failed(),
+        "{:?}",
+        report.diagnostics.iter().take(5).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        count_pages(&site, "papers/") as u64,
+        manifest["papers"].as_u64().unwrap()
+    );
+    assert_eq!(
+        count_pages(&site, "authors/") as u64,
+        manifest["authors"].as_u64().unwrap()
+    );
+    assert_eq!(
+        report.counts[0] as u64,
+        manifest["papers"].as_u64().unwrap()
+    );
+    assert_eq!(report.counts[2] as u64, manifest["years"].as_u64().unwrap());
+    assert_eq!(
+        report.counts[3] as u64,
+        manifest["categories"].as_u64().unwrap()
+    );
+
+    // Each sampled paper has a page with its title, year, category and authors.
+    let samples = manifest["sample"].as_array().unwrap();
+    assert_eq!(samples.len(), 20);
+    for sample in samples {
+        let title = escape_html(sample["title"].as_str().unwrap());
+        let heading = format!("<h1>{title}</h1>");
+        let (file, html) = site
+            .iter()
+            .filter(|(f, _)| f.starts_with("papers/"))
+            .map(|(f, b)| (f, std::str::from_utf8(b).unwrap()))
+            .find(|(_, html)| html.contains(&heading))
+            .unwrap_or_else(|| panic!("no page titled {title}"));
+        let year = sample["year"].as_u64().unwrap();
+        assert!(html.contains(&format!(">{year}</a>")), "{file}: year");
+        assert!(
+            html.contains(&format!(
+                "<code>{}</code>",
+                sample["category"].as_str().unwrap()
+            )),
+            "{file}: category"
+        );
+        for author in sample["authors"].as_array().unwrap() {
+            let name = escape_html(author.as_str().unwrap());
+            assert!(
+                html.contains(&format!(">{name}</a>")),
+                "{file}: author {name}"
+            );
+        }
+        let listed = html.matches("/authors/").count();
+        assert!(listed >= sample["authors"].as_array().unwrap().len());
+    }
+}
