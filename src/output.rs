@@ -1,19 +1,25 @@
-//! Stage 5: the output sink. The build hands a complete [`SiteOutput`] (every
-//! file, rendered in memory) to a [`Sink`] only after everything rendered,
-//! so a failed build never touches the output. [`DiskSink`] writes only the
-//! files whose bytes changed (unchanged files keep their modification
-//! time), in parallel, and removes stale files; [`MemorySink`] keeps the
-//! site in memory for `serve`; [`NullSink`] discards it for `check`.
+//! Stage 5: the output sink. The renderer hands each finished file to a
+//! [`Sink`] as soon as it is rendered ([`Sink::put`], from any thread), so
+//! memory stays flat however large the site; nothing becomes visible until
+//! [`Sink::commit`], which the build calls only when every job succeeded.
+//! A failed build calls [`Sink::abort`] instead and the output is as before.
+//!
+//! - [`DiskSink`] stages changed files in a sibling directory, then moves
+//!   them into place on commit: files whose bytes did not change are never
+//!   rewritten (they keep their modification time), stale files are removed.
+//! - [`MemorySink`] keeps the site in memory (for `serve`).
+//! - [`NullSink`] only counts (for `check`).
 
-use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
-/// Every output file: path relative to the output directory (with `/`) → bytes.
+/// A whole site in memory: output path (relative, with `/`) → bytes.
 pub type SiteOutput = BTreeMap<String, Vec<u8>>;
 
-/// What a sink did.
+/// What a sink did in one build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WriteStats {
     /// Files in the site.
@@ -26,72 +32,150 @@ pub struct WriteStats {
     pub bytes: u64,
 }
 
-/// Where a finished site goes.
-pub trait Sink {
-    /// Takes the whole site. Errors: I/O errors with the path concerned.
-    fn commit(&mut self, site: &SiteOutput) -> io::Result<WriteStats>;
-}
-
-/// Writes to a directory on disk.
-#[derive(Debug, Clone)]
-pub struct DiskSink {
-    dir: PathBuf,
-}
-
-impl DiskSink {
-    /// A sink writing into `dir`, created when missing.
-    pub fn new(dir: impl Into<PathBuf>) -> DiskSink {
-        DiskSink { dir: dir.into() }
-    }
+/// Where a site's files go.
+pub trait Sink: Sync {
+    /// Starts a build: forgets anything put and not committed.
+    /// Errors: I/O errors naming the path.
+    fn begin(&mut self) -> io::Result<()>;
+    /// Takes one output file (path relative to the site root, `/`
+    /// separators). Called from several threads; nothing is visible before
+    /// [`Sink::commit`]. Errors: I/O errors naming the path.
+    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()>;
+    /// Makes the files put since [`Sink::begin`] the whole site.
+    fn commit(&mut self) -> io::Result<WriteStats>;
+    /// Drops the files put since [`Sink::begin`]; the site stays as it was.
+    fn abort(&mut self);
 }
 
 fn with_path(path: &Path, error: io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}", path.display()))
 }
 
-impl Sink for DiskSink {
-    /// Writes changed files, leaves identical ones untouched, then removes
-    /// files and empty directories the site no longer has.
-    fn commit(&mut self, site: &SiteOutput) -> io::Result<WriteStats> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| with_path(&self.dir, e))?;
-        let written = site
-            .par_iter()
-            .map(|(relative, bytes)| {
-                let path = self.dir.join(relative);
-                let unchanged = std::fs::metadata(&path)
-                    .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-                    && std::fs::read(&path).is_ok_and(|old| &old == bytes);
-                if unchanged {
-                    return Ok(0);
-                }
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
-                }
-                if path.is_dir() {
-                    std::fs::remove_dir_all(&path).map_err(|e| with_path(&path, e))?;
-                }
-                std::fs::write(&path, bytes).map_err(|e| with_path(&path, e))?;
-                Ok(1)
-            })
-            .collect::<io::Result<Vec<usize>>>()?
-            .into_iter()
-            .sum();
-        let removed = remove_stale(&self.dir, site)?;
-        Ok(WriteStats {
-            files: site.len(),
-            written,
-            removed,
-            bytes: site.values().map(|b| b.len() as u64).sum(),
-        })
+/// Counts of one build in progress.
+#[derive(Debug, Default)]
+struct Tally {
+    paths: Mutex<HashSet<String>>,
+    staged: Mutex<Vec<String>>,
+    bytes: AtomicU64,
+}
+
+impl Tally {
+    fn record(&self, path: &str, len: usize) {
+        self.bytes.fetch_add(len as u64, Ordering::Relaxed);
+        lock(&self.paths).insert(path.to_string());
     }
 }
 
-/// Removes files under `dir` that are not in `site`, then empty directories.
-fn remove_stale(dir: &Path, site: &SiteOutput) -> io::Result<usize> {
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Writes to a directory on disk through a staging directory beside it.
+#[derive(Debug)]
+pub struct DiskSink {
+    dir: PathBuf,
+    staging: PathBuf,
+    tally: Tally,
+}
+
+impl DiskSink {
+    /// A sink for the output directory `dir`, created on the first commit.
+    /// Files are staged in `.<name>.staging` beside it (same file system,
+    /// so moving them into place is a rename).
+    pub fn new(dir: impl Into<PathBuf>) -> DiskSink {
+        let dir = dir.into();
+        let name = dir
+            .file_name()
+            .map_or("public".into(), |n| n.to_string_lossy().into_owned());
+        let staging = dir.with_file_name(format!(".{name}.staging"));
+        DiskSink {
+            dir,
+            staging,
+            tally: Tally::default(),
+        }
+    }
+}
+
+impl Sink for DiskSink {
+    fn begin(&mut self) -> io::Result<()> {
+        self.abort();
+        std::fs::create_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))
+    }
+
+    /// Stages the file unless the output already holds the same bytes.
+    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        self.tally.record(path, bytes.len());
+        let current = self.dir.join(path);
+        let unchanged = std::fs::metadata(&current)
+            .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+            && std::fs::read(&current).is_ok_and(|old| old == bytes);
+        if unchanged {
+            return Ok(());
+        }
+        let staged = self.staging.join(path);
+        if let Some(parent) = staged.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
+        }
+        std::fs::write(&staged, &bytes).map_err(|e| with_path(&staged, e))?;
+        lock(&self.tally.staged).push(path.to_string());
+        Ok(())
+    }
+
+    /// Moves staged files into place, then removes stale files and empty
+    /// directories. A missing output directory is created by renaming the
+    /// staging directory.
+    fn commit(&mut self) -> io::Result<WriteStats> {
+        let tally = std::mem::take(&mut self.tally);
+        let paths = tally.paths.into_inner().unwrap_or_else(|e| e.into_inner());
+        let staged = tally.staged.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut stats = WriteStats {
+            files: paths.len(),
+            written: staged.len(),
+            removed: 0,
+            bytes: tally.bytes.into_inner(),
+        };
+        if !self.dir.exists() {
+            std::fs::rename(&self.staging, &self.dir).map_err(|e| with_path(&self.dir, e))?;
+            return Ok(stats);
+        }
+        use rayon::prelude::*;
+        staged.par_iter().try_for_each(|path| {
+            let target = self.dir.join(path);
+            if let Some(parent) = target.parent() {
+                if parent.is_file() {
+                    std::fs::remove_file(parent).map_err(|e| with_path(parent, e))?;
+                }
+                std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
+            }
+            if target.is_dir() {
+                std::fs::remove_dir_all(&target).map_err(|e| with_path(&target, e))?;
+            }
+            std::fs::rename(self.staging.join(path), &target).map_err(|e| with_path(&target, e))
+        })?;
+        stats.removed = remove_stale(&self.dir, &paths)?;
+        std::fs::remove_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))?;
+        Ok(stats)
+    }
+
+    fn abort(&mut self) {
+        self.tally = Tally::default();
+        // Nothing of the output directory is touched; a missing staging
+        // directory is fine.
+        let _ = std::fs::remove_dir_all(&self.staging);
+    }
+}
+
+/// Removes files under `dir` whose path is not in `keep`, then directories
+/// left empty. Returns the number of files removed.
+fn remove_stale(dir: &Path, keep: &HashSet<String>) -> io::Result<usize> {
     let mut removed = 0;
     let mut dirs = Vec::new();
     for entry in walkdir::WalkDir::new(dir).min_depth(1) {
         let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+        if entry.file_type().is_dir() {
+            dirs.push(entry.path().to_path_buf());
+            continue;
+        }
         let relative = entry
             .path()
             .strip_prefix(dir)
@@ -100,9 +184,7 @@ fn remove_stale(dir: &Path, site: &SiteOutput) -> io::Result<usize> {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
-        if entry.file_type().is_dir() {
-            dirs.push(entry.path().to_path_buf());
-        } else if !site.contains_key(&relative) {
+        if !keep.contains(&relative) {
             std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
             removed += 1;
         }
@@ -117,41 +199,80 @@ fn remove_stale(dir: &Path, site: &SiteOutput) -> io::Result<usize> {
     Ok(removed)
 }
 
-/// Keeps the last committed site in memory (for `serve`).
-#[derive(Debug, Clone, Default)]
+/// Keeps the last committed site in memory (for `serve` and tests).
+#[derive(Debug, Default)]
 pub struct MemorySink {
     /// The last committed site.
     pub site: SiteOutput,
+    pending: Mutex<SiteOutput>,
 }
 
 impl Sink for MemorySink {
-    fn commit(&mut self, site: &SiteOutput) -> io::Result<WriteStats> {
+    fn begin(&mut self) -> io::Result<()> {
+        self.abort();
+        Ok(())
+    }
+
+    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        lock(&self.pending).insert(path.to_string(), bytes);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> io::Result<WriteStats> {
+        let site = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
         let written = site
             .iter()
             .filter(|(path, bytes)| self.site.get(*path) != Some(*bytes))
             .count();
         let removed = self.site.keys().filter(|k| !site.contains_key(*k)).count();
-        self.site = site.clone();
-        Ok(WriteStats {
+        let stats = WriteStats {
             files: site.len(),
             written,
             removed,
             bytes: site.values().map(|b| b.len() as u64).sum(),
-        })
+        };
+        self.site = site;
+        Ok(stats)
+    }
+
+    fn abort(&mut self) {
+        self.pending
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }
 
-/// Discards the site (for `check`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NullSink;
+/// Discards every file, counting them (for `check`).
+#[derive(Debug, Default)]
+pub struct NullSink {
+    files: AtomicUsize,
+    bytes: AtomicU64,
+}
 
 impl Sink for NullSink {
-    fn commit(&mut self, site: &SiteOutput) -> io::Result<WriteStats> {
+    fn begin(&mut self) -> io::Result<()> {
+        self.abort();
+        Ok(())
+    }
+
+    fn put(&self, _path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        self.files.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> io::Result<WriteStats> {
         Ok(WriteStats {
-            files: site.len(),
-            bytes: site.values().map(|b| b.len() as u64).sum(),
+            files: std::mem::take(self.files.get_mut()),
+            bytes: std::mem::take(self.bytes.get_mut()),
             ..WriteStats::default()
         })
+    }
+
+    fn abort(&mut self) {
+        *self.files.get_mut() = 0;
+        *self.bytes.get_mut() = 0;
     }
 }
 
@@ -159,27 +280,51 @@ impl Sink for NullSink {
 mod tests {
     use super::*;
 
+    fn put_all(sink: &mut dyn Sink, files: &[(&str, &str)]) -> WriteStats {
+        sink.begin().unwrap();
+        for (path, text) in files {
+            sink.put(path, text.as_bytes().to_vec()).unwrap();
+        }
+        sink.commit().unwrap()
+    }
+
     #[test]
     fn disk_sink_writes_changes_only_and_removes_stale() {
         let dir = tempfile::tempdir().unwrap();
-        let mut sink = DiskSink::new(dir.path());
-        let mut site = SiteOutput::new();
-        site.insert("index.html".into(), b"home".to_vec());
-        site.insert("a/b/index.html".into(), b"b".to_vec());
-        site.insert("old/index.html".into(), b"old".to_vec());
-        let first = sink.commit(&site).unwrap();
-        assert_eq!((first.files, first.written, first.removed), (3, 3, 0));
-        site.remove("old/index.html");
-        site.insert("index.html".into(), b"home 2".to_vec());
-        let second = sink.commit(&site).unwrap();
-        assert_eq!((second.written, second.removed), (1, 1));
-        assert!(!dir.path().join("old").exists());
-        assert_eq!(
-            std::fs::read(dir.path().join("index.html")).unwrap(),
-            b"home 2"
+        let out = dir.path().join("public");
+        let mut sink = DiskSink::new(&out);
+        let first = put_all(
+            &mut sink,
+            &[
+                ("index.html", "home"),
+                ("a/b/index.html", "b"),
+                ("old/index.html", "old"),
+            ],
         );
+        assert_eq!((first.files, first.written, first.removed), (3, 3, 0));
+        let second = put_all(
+            &mut sink,
+            &[("index.html", "home 2"), ("a/b/index.html", "b")],
+        );
+        assert_eq!((second.files, second.written, second.removed), (2, 1, 1));
+        assert!(!out.join("old").exists());
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home 2");
+        assert!(!dir.path().join(".public.staging").exists());
+
+        sink.begin().unwrap();
+        sink.put("index.html", b"broken".to_vec()).unwrap();
+        sink.abort();
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home 2");
+        assert!(!dir.path().join(".public.staging").exists());
+    }
+
+    #[test]
+    fn memory_and_null_sinks() {
         let mut memory = MemorySink::default();
-        assert_eq!(memory.commit(&site).unwrap().written, 2);
-        assert_eq!(memory.commit(&site).unwrap().written, 0);
+        assert_eq!(put_all(&mut memory, &[("a", "1"), ("b", "2")]).written, 2);
+        assert_eq!(put_all(&mut memory, &[("a", "1")]).removed, 1);
+        let mut null = NullSink::default();
+        let stats = put_all(&mut null, &[("a", "12"), ("b", "3")]);
+        assert_eq!((stats.files, stats.bytes, stats.written), (2, 3, 0));
     }
 }

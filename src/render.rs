@@ -1,7 +1,7 @@
 //! Stage 4: plan the site as a list of [`Job`]s over the frozen corpus and
 //! content, then render each job through the theme's tera templates, in
-//! parallel with rayon. Hands on the rendered pages as (output path, bytes)
-//! pairs, in plan order, to [`crate::output`].
+//! parallel with rayon. Hands each rendered page (output path, bytes) to a
+//! [`crate::output::Sink`] as soon as it is done.
 //!
 //! Papers, authors, years and categories are serialised to template values
 //! once ([`Views`]); a term page's context holds cheap shared clones of
@@ -11,7 +11,8 @@
 use crate::config::Config;
 use crate::content::{Content, ContentPage};
 use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::output::Sink;
 use crate::permalink::{Route, UrlMap};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -324,11 +325,15 @@ struct PageMeta<'a> {
     permalink: String,
 }
 
+/// One entry of a pager's page list; `number` 0 stands for a gap (`…`).
 #[derive(Serialize)]
 struct PagerLink {
     number: usize,
     url: String,
 }
+
+/// Pages shown on either side of the current one in a pager.
+const PAGER_WINDOW: usize = 2;
 
 #[derive(Serialize)]
 struct Paginator {
@@ -517,24 +522,26 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// Renders all jobs in parallel. Returns (output file, bytes) in job
-    /// order, or every error, sorted.
-    pub fn render_all(&self, jobs: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Vec<Diagnostic>> {
-        let results: Vec<Result<(String, Vec<u8>), Diagnostic>> =
-            jobs.par_iter().map(|job| self.render(job)).collect();
-        let mut pages = Vec::with_capacity(results.len());
-        let mut errors = Vec::new();
-        for result in results {
-            match result {
-                Ok(page) => pages.push(page),
-                Err(e) => errors.push(e),
+    /// Renders all jobs in parallel, handing each page to `sink` as soon
+    /// as it is rendered. Errors: every template or output error, sorted.
+    pub fn render_all(&self, jobs: &[Job], sink: &dyn Sink) -> Result<(), Vec<Diagnostic>> {
+        let errors = Diagnostics::new();
+        jobs.par_iter().for_each(|job| match self.render(job) {
+            Ok((path, bytes)) => {
+                if let Err(e) = sink.put(&path, bytes) {
+                    errors.push(Diagnostic::error(
+                        "output",
+                        0,
+                        format!("expected to stage {path}, found {e}"),
+                    ));
+                }
             }
-        }
+            Err(e) => errors.push(e),
+        });
+        let errors = errors.into_sorted(false);
         if errors.is_empty() {
-            Ok(pages)
+            Ok(())
         } else {
-            errors.sort();
-            errors.dedup();
             Err(errors)
         }
     }
@@ -772,15 +779,37 @@ impl<'a> Renderer<'a> {
                 last_item: range.end,
                 previous: (page > 1).then(|| url_of(page - 1)),
                 next: (page < total_pages).then(|| url_of(page + 1)),
-                pages: (1..=total_pages)
+                pages: pager_numbers(page, total_pages)
+                    .into_iter()
                     .map(|n| PagerLink {
                         number: n,
-                        url: url_of(n),
+                        url: if n == 0 { String::new() } else { url_of(n) },
                     })
                     .collect(),
             },
         );
     }
+}
+
+/// The page numbers a pager shows: the first, the last, and those within
+/// [`PAGER_WINDOW`] of `current`, with 0 marking each gap. Constant size,
+/// so a term with thousands of pages costs no more per page than one with three.
+fn pager_numbers(current: usize, total: usize) -> Vec<usize> {
+    let low = current.saturating_sub(PAGER_WINDOW).max(1);
+    let high = (current + PAGER_WINDOW).min(total);
+    let mut candidates: Vec<usize> = std::iter::once(1)
+        .chain(low..=high)
+        .chain(std::iter::once(total))
+        .collect();
+    candidates.dedup();
+    let mut numbers = Vec::with_capacity(candidates.len() + 2);
+    for n in candidates {
+        if numbers.last().is_some_and(|&last: &usize| last + 1 != n) {
+            numbers.push(0);
+        }
+        numbers.push(n);
+    }
+    numbers
 }
 
 fn paged_title(title: &str, page: usize) -> String {
@@ -878,4 +907,20 @@ pub fn read_template_dir(
         files.push((name, shown, text));
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pager_numbers_are_windowed() {
+        assert_eq!(pager_numbers(1, 1), [1]);
+        assert_eq!(pager_numbers(2, 3), [1, 2, 3]);
+        assert_eq!(pager_numbers(1, 9), [1, 2, 3, 0, 9]);
+        assert_eq!(pager_numbers(5, 9), [1, 0, 3, 4, 5, 6, 7, 0, 9]);
+        assert_eq!(pager_numbers(9, 9), [1, 0, 7, 8, 9]);
+        assert_eq!(pager_numbers(4, 9), [1, 2, 3, 4, 5, 6, 0, 9]);
+        assert_eq!(pager_numbers(5000, 5000).len(), 5);
+    }
 }

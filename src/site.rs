@@ -11,10 +11,11 @@ use crate::content::{self, Content};
 use crate::corpus::{Corpus, ParsedListing};
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::listing;
-use crate::output::{Sink, SiteOutput, WriteStats};
+use crate::output::{Sink, WriteStats};
 use crate::permalink::{Route, UrlMap};
 use crate::render::{self, Renderer, Site, Templates, Views};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -96,9 +97,9 @@ impl BuildReport {
 /// messages, bytes).
 type InputFile = (String, PathBuf, Vec<u8>);
 
-/// Builds the site at `options.root` and commits it to `sink` when there
-/// is no error. Every problem is in the report; on failure `sink` is not
-/// called, so an output directory is left as it was.
+/// Builds the site at `options.root` into `sink`, committing only when
+/// there is no error. Every problem is in the report; on failure the sink
+/// is aborted, so an output directory is left as it was.
 pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let mut timings = Timings::default();
     let diagnostics = Diagnostics::new();
@@ -144,19 +145,33 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         corpus: &corpus,
         content: &content,
     };
-    let mut output = None;
     if let (Some(templates), false) = (templates, diagnostics.has_errors(options.strict)) {
-        output = render_site(&site, templates, inputs.statics, &mut timings, &diagnostics);
-    }
-    let failed = diagnostics.has_errors(options.strict);
-    if let (Some(output), false) = (output, failed) {
-        match timings.time("write", || sink.commit(&output)) {
-            Ok(stats) => report.written = Some(stats),
+        match sink.begin() {
+            Ok(()) => render_site(
+                &site,
+                templates,
+                inputs.statics,
+                sink,
+                &mut timings,
+                &diagnostics,
+            ),
             Err(e) => diagnostics.push(Diagnostic::error(
                 "output",
                 0,
-                format!("expected to write the site, found {e}"),
+                format!("expected to prepare the output, found {e}"),
             )),
+        }
+        if diagnostics.has_errors(options.strict) {
+            sink.abort();
+        } else {
+            match timings.time("write", || sink.commit()) {
+                Ok(stats) => report.written = Some(stats),
+                Err(e) => diagnostics.push(Diagnostic::error(
+                    "output",
+                    0,
+                    format!("expected to write the site, found {e}"),
+                )),
+            }
         }
     }
     report.diagnostics = diagnostics.into_sorted(options.strict);
@@ -164,49 +179,50 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     report
 }
 
-/// Plans and renders every page, adds static files. `None` on errors,
-/// which go to `diagnostics`.
+/// Plans and renders every page and hands it, with the static files, to
+/// `sink`. Errors go to `diagnostics`.
 fn render_site(
     site: &Site,
     templates: Templates,
     statics: Vec<InputFile>,
+    sink: &dyn Sink,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
-) -> Option<SiteOutput> {
+) {
     let jobs = match timings.time("plan", || render::plan(site)) {
         Ok(jobs) => jobs,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            return None;
+            return;
         }
     };
-    let rendered = timings.time("render", || {
-        let views = Views::new(site);
-        Renderer::new(*site, templates, views).render_all(&jobs)
-    });
-    let pages = match rendered {
-        Ok(pages) => pages,
-        Err(errors) => {
-            errors.into_iter().for_each(|d| diagnostics.push(d));
-            return None;
-        }
-    };
-    let mut output: SiteOutput = pages.into_iter().collect();
+    let pages: HashSet<String> = jobs
+        .iter()
+        .map(|job| site.urls.output_file(&site.route(job)))
+        .collect();
     for (relative, shown, bytes) in statics {
-        let file = site.urls.output_file(&Route::Static {
-            path: relative.clone(),
-        });
-        if output.contains_key(&file) {
+        let file = site.urls.output_file(&Route::Static { path: relative });
+        if pages.contains(&file) {
             diagnostics.push(Diagnostic::error(
                 &shown,
                 0,
                 format!("expected a path of its own, found /{file} which is also a generated page"),
             ));
-            continue;
+        } else if let Err(e) = sink.put(&file, bytes) {
+            diagnostics.push(Diagnostic::error(
+                &shown,
+                0,
+                format!("expected to stage {file}, found {e}"),
+            ));
         }
-        output.insert(file, bytes);
     }
-    Some(output)
+    let rendered = timings.time("render", || {
+        let views = Views::new(site);
+        Renderer::new(*site, templates, views).render_all(&jobs, sink)
+    });
+    if let Err(errors) = rendered {
+        errors.into_iter().for_each(|d| diagnostics.push(d));
+    }
 }
 
 /// A profile whose file stem is no author's slug is a warning.
