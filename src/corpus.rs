@@ -255,7 +255,11 @@ const FORMATTING_COMMANDS: &[&str] = &[
 /// (`\textbf`), braces, `$` and backslashes removed (other command names,
 /// such as `\alpha`, stay as words), punctuation as spaces, whitespace folded.
 pub fn paper_identity(title: &str) -> String {
-    let normal: String = caseless::default_case_fold_str(&title.nfkc().collect::<String>());
+    let normal: String = if title.is_ascii() {
+        title.to_ascii_lowercase()
+    } else {
+        caseless::default_case_fold_str(&title.nfkc().collect::<String>())
+    };
     let mut out = String::with_capacity(normal.len());
     let mut chars = normal.chars().peekable();
     while let Some(c) = chars.next() {

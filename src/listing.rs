@@ -282,18 +282,19 @@ fn classify_marker(text: &str) -> Option<BlockKind> {
 /// token has a dot (`cs.DC`) or is an arXiv code or archive (`quant-ph`).
 /// The last condition keeps lowercase prose (`see the appendix`) as text.
 fn parse_category_line(text: &str) -> Option<Vec<String>> {
-    let codes: Vec<String> = text
-        .split(|c: char| c.is_whitespace() || c == ';' || c == ',')
-        .map(|t| t.trim_end_matches(CATEGORY_ARROW))
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .collect();
+    let tokens = || {
+        text.split(|c: char| c.is_whitespace() || c == ';' || c == ',')
+            .map(|t| t.trim_end_matches(CATEGORY_ARROW))
+            .filter(|t| !t.is_empty())
+    };
+    // Checked before anything is allocated: most blocks are prose.
+    if tokens().next().is_none() || !tokens().all(is_category_code) {
+        return None;
+    }
     let taxonomy = Taxonomy::arxiv();
-    let all_codes = !codes.is_empty() && codes.iter().all(|c| is_category_code(c));
-    let one_certain = codes
-        .iter()
-        .any(|c| c.contains('.') || taxonomy.is_known(c));
-    (all_codes && one_certain).then_some(codes)
+    tokens()
+        .any(|c| c.contains('.') || taxonomy.is_known(c))
+        .then(|| tokens().map(str::to_string).collect())
 }
 
 /// `^[a-z][a-z-]*(\.[A-Za-z][A-Za-z-]*)?$`
