@@ -17,6 +17,8 @@ struct RawConfig {
     theme: Option<String>,
     paginate_by: Option<usize>,
     home_recent: Option<usize>,
+    feed_limit: Option<usize>,
+    sitemap_max_urls: Option<usize>,
 }
 
 /// The resolved configuration.
@@ -37,6 +39,11 @@ pub struct Config {
     pub paginate_by: usize,
     /// Number of most recent papers on the home page. Default 10.
     pub home_recent: usize,
+    /// Entries per Atom feed (site, author, category). Default 50.
+    pub feed_limit: usize,
+    /// URLs per sitemap file; past it the sitemap is split under a sitemap
+    /// index. At least 1. Default 50,000 (the sitemaps.org limit).
+    pub sitemap_max_urls: usize,
 }
 
 impl Config {
@@ -80,6 +87,14 @@ impl Config {
                 "expected paginate_by to be at least 1, found 0",
             ));
         }
+        let sitemap_max_urls = raw.sitemap_max_urls.unwrap_or(50_000);
+        if sitemap_max_urls == 0 {
+            return Err(Diagnostic::error(
+                display_path,
+                line_of("sitemap_max_urls"),
+                "expected sitemap_max_urls to be at least 1, found 0",
+            ));
+        }
         let base_url = raw
             .base_url
             .unwrap_or_else(|| "http://localhost/".to_string());
@@ -100,6 +115,8 @@ impl Config {
             theme: raw.theme.unwrap_or_else(|| "default".to_string()),
             paginate_by,
             home_recent: raw.home_recent.unwrap_or(10),
+            feed_limit: raw.feed_limit.unwrap_or(50),
+            sitemap_max_urls,
         })
     }
 }

@@ -39,6 +39,9 @@ pub struct ProfileFrontMatter {
     pub homepage: Option<String>,
     /// ORCID iD, `0000-0002-1825-0097`.
     pub orcid: Option<String>,
+    /// Old URL paths of the author's page; each becomes a redirect page.
+    #[serde(default)]
+    pub aliases: Vec<String>,
 }
 
 /// A Markdown page or section.
@@ -57,6 +60,8 @@ pub struct ContentPage {
     pub template_line: usize,
     /// The rendered body.
     pub html: String,
+    /// Every link and image target in the body, with its 1-based line in the file.
+    pub links: Vec<(String, usize)>,
     /// The title: front matter, else the file stem.
     pub title: String,
 }
@@ -68,6 +73,8 @@ pub struct AuthorProfile {
     pub file: PathBuf,
     /// Front matter.
     pub front: ProfileFrontMatter,
+    /// 1-based line of `aliases =` in the file, 0 when absent.
+    pub aliases_line: usize,
     /// The rendered body.
     pub html: String,
 }
@@ -145,7 +152,8 @@ pub fn load(
                         AuthorProfile {
                             file: display.clone(),
                             front,
-                            html: render_markdown(body),
+                            aliases_line: key_line(text, body, "aliases"),
+                            html: render_markdown(body, 1).0,
                         },
                     );
                 }
@@ -164,11 +172,9 @@ pub fn load(
             continue;
         }
         let (path, is_section) = url_path(relative);
-        let front_lines = text.len() - body.len();
-        let template_line = text[..front_lines]
-            .lines()
-            .position(|l| l.trim_start().starts_with("template"))
-            .map_or(0, |i| i + 1);
+        let template_line = key_line(text, body, "template");
+        let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+        let (html, links) = render_markdown(body, body_line);
         let title = front.title.clone().unwrap_or_else(|| {
             Path::new(relative)
                 .file_stem()
@@ -181,7 +187,8 @@ pub fn load(
             is_section,
             front,
             template_line,
-            html: render_markdown(body),
+            html,
+            links,
             title,
         };
         if let Some(first) = seen_paths.insert(path.clone(), display.clone()) {
@@ -203,6 +210,15 @@ pub fn load(
     }
     content.pages.sort_by(|a, b| a.path.cmp(&b.path));
     content
+}
+
+/// The 1-based line of the front matter key `key`, 0 when absent; `body`
+/// is the tail of `text` after the front matter.
+fn key_line(text: &str, body: &str, key: &str) -> usize {
+    text[..text.len() - body.len()]
+        .lines()
+        .position(|l| l.trim_start().starts_with(key))
+        .map_or(0, |i| i + 1)
 }
 
 /// `about.md` → (`about`, false); `group/_index.md` → (`group`, true);
@@ -274,12 +290,22 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
 
 /// Renders Markdown with tables, footnotes, strikethrough and heading ids
 /// (`{#id}` when given, else the heading's slug, numbered when repeated).
-pub fn render_markdown(markdown: &str) -> String {
+/// Returns the HTML and every link and image target with its 1-based line,
+/// counting the body's first line as `first_line`.
+pub fn render_markdown(markdown: &str, first_line: usize) -> (String, Vec<(String, usize)>) {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_HEADING_ATTRIBUTES;
-    let mut events: Vec<Event> = Parser::new_ext(markdown, options).collect();
+    let mut links = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
+    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+        if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
+            let line = first_line + markdown[..range.start].matches('\n').count();
+            links.push((dest_url.to_string(), line));
+        }
+        events.push(event);
+    }
     let mut used: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
     while i < events.len() {
@@ -313,7 +339,7 @@ pub fn render_markdown(markdown: &str) -> String {
     }
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
-    html
+    (html, links)
 }
 
 #[cfg(test)]
@@ -347,9 +373,11 @@ mod tests {
 
     #[test]
     fn markdown_extensions_and_heading_ids() {
-        let html = render_markdown(
-            "# Our Group\n\n## Members\n\n## Members\n\n## Custom {#here}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n~~old~~ note[^1]\n\n[^1]: Foot.\n",
+        let (html, links) = render_markdown(
+            "# Our Group\n\n## Members\n\n## Members\n\n## Custom {#here}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n~~old~~ [note](/x/#y)[^1]\n\n[^1]: Foot.\n",
+            10,
         );
+        assert_eq!(links, [("/x/#y".to_string(), 22)]);
         assert!(
             html.contains("<h1 id=\"our-group\">Our Group</h1>"),
             "{html}"

@@ -18,10 +18,13 @@
 #![warn(missing_docs)]
 
 pub mod categories;
+pub mod check;
 pub mod config;
 pub mod content;
 pub mod corpus;
 pub mod diagnostics;
+pub mod feeds;
+pub mod init;
 pub mod listing;
 pub mod names;
 pub mod output;

@@ -1,12 +1,14 @@
-//! The `vellum` command line: `vellum build`. Exit status 0 on success,
-//! 1 on input errors (all printed, sorted by file and line), 2 on usage errors.
+//! The `vellum` command line: `build`, `check` and `init`. Exit status 0 on
+//! success, 1 on input errors (all printed, sorted by file and line), 2 on
+//! usage errors.
 
 use clap::{Args, Parser, Subcommand};
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vellum::diagnostics::Severity;
 use vellum::output::DiskSink;
-use vellum::site::{build, BuildOptions};
+use vellum::site::{build, BuildOptions, BuildReport};
 
 #[derive(Parser)]
 #[command(
@@ -23,16 +25,22 @@ struct Cli {
 enum Command {
     /// Build the site into the output directory (default `public/`).
     Build(BuildArgs),
+    /// Parse and render everything without writing, check every internal
+    /// link and anchor, and report every problem (the CI step).
+    Check(CheckArgs),
+    /// Create a new site in DIR: site.toml, content, an example listing and the default theme.
+    Init {
+        /// The new site's directory; must not exist or be empty.
+        dir: PathBuf,
+    },
 }
 
+/// Options shared by `build` and `check`.
 #[derive(Args)]
-struct BuildArgs {
+struct SiteArgs {
     /// The site root, holding site.toml, seeds/, content/ and themes/.
     #[arg(long, default_value = ".")]
     root: PathBuf,
-    /// Where to write the site; relative paths are under the root.
-    #[arg(long, default_value = "public")]
-    output_dir: PathBuf,
     /// Replace site.toml's base_url, e.g. https://lab.github.io/papers/.
     #[arg(long)]
     base_url: Option<String>,
@@ -40,52 +48,106 @@ struct BuildArgs {
     #[arg(long)]
     drafts: bool,
     /// Print nothing but errors and warnings.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     quiet: bool,
-    /// Print per-stage timings.
+    /// Also print per-stage timings.
     #[arg(long, short)]
     verbose: bool,
 }
 
+#[derive(Args)]
+struct BuildArgs {
+    #[command(flatten)]
+    site: SiteArgs,
+    /// Where to write the site; relative paths are under the root.
+    #[arg(long, default_value = "public")]
+    output_dir: PathBuf,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    site: SiteArgs,
+    /// Treat warnings (unknown categories, disagreeing duplicates, missing
+    /// listing pages, unknown profile names) as errors.
+    #[arg(long)]
+    strict: bool,
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
+    match Cli::parse().command {
         Command::Build(args) => run_build(args),
+        Command::Check(args) => run_check(args),
+        Command::Init { dir } => match vellum::init::init(&dir) {
+            Ok(()) => {
+                println!(
+                    "Created a new site in {0}. Build it with: vellum build --root {0}",
+                    dir.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
     }
 }
 
-fn run_build(args: BuildArgs) -> ExitCode {
-    let output_dir = args.root.join(&args.output_dir);
-    if let Err(message) = check_output_dir(&args.root, &output_dir) {
-        eprintln!("error: {message}");
-        return ExitCode::from(2);
-    }
-    let options = BuildOptions {
-        root: args.root,
-        base_url: args.base_url,
+fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
+    let progress = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} pages {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    BuildOptions {
+        root: args.root.clone(),
+        base_url: args.base_url.clone(),
         drafts: args.drafts,
-        strict: false,
-    };
-    let report = build(&options, &mut DiskSink::new(&output_dir));
+        strict,
+        keep_going: false,
+        progress,
+    }
+}
+
+/// Prints diagnostics (and timings with `--verbose`); returns the error count.
+fn report_problems(report: &BuildReport, args: &SiteArgs, options: &BuildOptions) -> usize {
+    if let Some(bar) = &options.progress {
+        bar.finish_and_clear();
+    }
     for diagnostic in &report.diagnostics {
         eprintln!("{diagnostic}");
     }
     if args.verbose {
         eprint!("{}", report.timings.report());
     }
-    let errors = report
+    report
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
-        .count();
-    if report.failed() || report.written.is_none() {
+        .count()
+}
+
+fn run_build(args: BuildArgs) -> ExitCode {
+    let output_dir = args.site.root.join(&args.output_dir);
+    if let Err(message) = check_output_dir(&args.site.root, &output_dir) {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
+    let options = options(&args.site, false);
+    let report = build(&options, &mut DiskSink::new(&output_dir));
+    let errors = report_problems(&report, &args.site, &options);
+    let Some(stats) = report.written.filter(|_| errors == 0) else {
         eprintln!(
             "error: build failed with {errors} error(s); {} left untouched",
             output_dir.display()
         );
         return ExitCode::from(1);
-    }
-    if let (Some(stats), false) = (report.written, args.quiet) {
+    };
+    if !args.site.quiet {
         let [papers, authors, years, categories] = report.counts;
         println!(
             "Built {papers} papers, {authors} authors, {years} years, {categories} categories: {} files ({} written, {} removed, {} bytes) in {}",
@@ -99,16 +161,36 @@ fn run_build(args: BuildArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn run_check(args: CheckArgs) -> ExitCode {
+    let options = options(&args.site, args.strict);
+    let report = vellum::check::check(&options);
+    let errors = report_problems(&report, &args.site, &options);
+    if errors > 0 {
+        eprintln!("error: check found {errors} error(s)");
+        return ExitCode::from(1);
+    }
+    if !args.site.quiet {
+        let warnings = report.diagnostics.len();
+        let [papers, authors, _, _] = report.counts;
+        println!("Checked {papers} papers and {authors} authors: no errors, {warnings} warning(s)");
+    }
+    ExitCode::SUCCESS
+}
+
 /// Refuses output directories that would clean away the site's own inputs:
 /// the root itself, one of its ancestors, or an input directory.
-fn check_output_dir(root: &std::path::Path, output: &std::path::Path) -> Result<(), String> {
-    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).ok();
-    let (Some(root), Some(output)) = (
-        canonical(root),
-        canonical(output).or_else(|| Some(output.to_path_buf())),
-    ) else {
+fn check_output_dir(root: &Path, output: &Path) -> Result<(), String> {
+    let Ok(root) = std::fs::canonicalize(root) else {
         return Err(format!("the site root {} does not exist", root.display()));
     };
+    // An output directory that does not exist yet: resolve its parent.
+    let output = std::fs::canonicalize(output).unwrap_or_else(|_| {
+        let parent = output.parent().and_then(|p| std::fs::canonicalize(p).ok());
+        match (parent, output.file_name()) {
+            (Some(parent), Some(name)) => parent.join(name),
+            _ => output.to_path_buf(),
+        }
+    });
     let inputs = ["seeds", "content", "themes", "templates", "static"];
     if root.starts_with(&output) || inputs.iter().any(|d| output.starts_with(root.join(d))) {
         return Err(format!(

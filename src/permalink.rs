@@ -14,6 +14,8 @@
 //! | paper export | `/papers/<slug>/<slug>.<ext>` | same |
 //! | author / category feed | `/authors/<slug>/atom.xml`, `/categories/<slug>/atom.xml` | same |
 //! | site feed, search, sitemap, 404, corpus | `/atom.xml`, `/search/`, `/sitemap.xml`, `/404.html`, `/corpus.json` | same |
+//! | split sitemap part, robots | `/sitemap-<n>.xml`, `/robots.txt` | same |
+//! | alias (redirect page) | `/<old path>/` or `/<old path>.html` | `…/index.html` or the `.html` file |
 //! | content page | `content/a/b.md` → `/a/b/`; `content/a/_index.md` → `/a/` | `…/index.html` |
 //! | static file | its path under `static/` | same |
 
@@ -82,8 +84,21 @@ pub enum Route {
     },
     /// The search page.
     Search,
-    /// `sitemap.xml`.
+    /// `sitemap.xml`: the sitemap, or the sitemap index when split.
     Sitemap,
+    /// `sitemap-<n>.xml`: part `n` (1-based) of a split sitemap.
+    SitemapPart {
+        /// 1-based part number.
+        part: usize,
+    },
+    /// `robots.txt`, naming the sitemap.
+    Robots,
+    /// A redirect page at an old path (an alias), by its path without a
+    /// leading slash: `people/olu/` or `old/page.html`.
+    Alias {
+        /// The normalised alias path (see [`normalise_alias`]).
+        path: String,
+    },
     /// `404.html`.
     NotFound,
     /// `corpus.json`: the corpus as data.
@@ -158,6 +173,9 @@ impl UrlMap {
             Route::CategoryFeed { slug } => format!("categories/{slug}/atom.xml"),
             Route::Search => "search/".into(),
             Route::Sitemap => "sitemap.xml".into(),
+            Route::SitemapPart { part } => format!("sitemap-{part}.xml"),
+            Route::Robots => "robots.txt".into(),
+            Route::Alias { path } => path.clone(),
             Route::NotFound => "404.html".into(),
             Route::CorpusJson => "corpus.json".into(),
             Route::Content { path } if path.is_empty() => String::new(),
@@ -186,6 +204,25 @@ impl UrlMap {
     /// The absolute URL: `https://lab.github.io/papers/authors/chuan-wu/`.
     pub fn permalink(&self, route: &Route) -> String {
         format!("{}{}", self.base_url, self.site_path(route))
+    }
+}
+
+/// Normalises an alias (an old URL path) to a site path: no leading slash,
+/// a trailing slash unless it names an `.html` file. `None` for an empty
+/// path, one with `..`, `?`, `#`, a scheme, or a backslash.
+pub fn normalise_alias(alias: &str) -> Option<String> {
+    let trimmed = alias.trim().trim_start_matches('/');
+    let bad = trimmed.is_empty()
+        || trimmed.contains("://")
+        || trimmed.contains(['?', '#', '\\'])
+        || trimmed.split('/').any(|c| c == ".." || c == ".");
+    if bad {
+        return None;
+    }
+    if trimmed.ends_with(".html") || trimmed.ends_with('/') {
+        Some(trimmed.to_string())
+    } else {
+        Some(format!("{trimmed}/"))
     }
 }
 
@@ -288,6 +325,26 @@ mod tests {
             "/papers/years/2024/"
         );
         assert_eq!(UrlMap::new("http://localhost/").base_path(), "/");
+    }
+
+    #[test]
+    fn aliases() {
+        assert_eq!(normalise_alias("/people/olu"), Some("people/olu/".into()));
+        assert_eq!(
+            normalise_alias("old/page.html"),
+            Some("old/page.html".into())
+        );
+        assert_eq!(normalise_alias("/"), None);
+        assert_eq!(normalise_alias("../etc"), None);
+        let map = UrlMap::new("https://a.org/sub/");
+        let alias = Route::Alias {
+            path: "people/olu/".into(),
+        };
+        assert_eq!(map.output_file(&alias), "people/olu/index.html");
+        assert_eq!(
+            map.url(&Route::SitemapPart { part: 2 }),
+            "/sub/sitemap-2.xml"
+        );
     }
 
     #[test]

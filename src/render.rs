@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::content::{Content, ContentPage};
 use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::feeds::FeedKind;
 use crate::output::Sink;
 use crate::permalink::{Route, UrlMap};
 use rayon::prelude::*;
@@ -46,6 +47,25 @@ pub enum Job {
     Content(usize),
     /// `404.html`.
     NotFound,
+    /// An Atom feed.
+    Feed(FeedKind),
+    /// `sitemap.xml`, split into parts under an index when large.
+    Sitemap,
+    /// `robots.txt`.
+    Robots,
+    /// A redirect page at an alias path (normalised, see
+    /// [`crate::permalink::normalise_alias`]) to a page.
+    Alias(String, Route),
+}
+
+impl Job {
+    /// Whether the job writes an HTML page that belongs in the sitemap.
+    pub fn is_listed_page(&self) -> bool {
+        !matches!(
+            self,
+            Job::NotFound | Job::Feed(_) | Job::Sitemap | Job::Robots | Job::Alias(..)
+        )
+    }
 }
 
 /// What every stage of rendering reads: configuration, URL map, corpus and content.
@@ -88,6 +108,10 @@ impl Site<'_> {
                 path: self.content.pages[index].path.clone(),
             },
             Job::NotFound => Route::NotFound,
+            Job::Feed(kind) => crate::feeds::feed_routes(self, kind).0,
+            Job::Sitemap => Route::Sitemap,
+            Job::Robots => Route::Robots,
+            Job::Alias(ref path, _) => Route::Alias { path: path.clone() },
         }
     }
 
@@ -141,6 +165,46 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         }
     }
     jobs.extend(content_jobs);
+    jobs.push(Job::Feed(FeedKind::Site));
+    jobs.extend((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))));
+    jobs.extend((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+    let mut taken: BTreeMap<String, String> = jobs
+        .iter()
+        .map(|job| (site.urls.output_file(&site.route(job)), describe(site, job)))
+        .collect();
+    for (slug, profile) in &site.content.profiles {
+        let Some(author) = corpus.authors.iter().find(|a| &a.slug == slug) else {
+            continue;
+        };
+        for alias in &profile.front.aliases {
+            let Some(path) = crate::permalink::normalise_alias(alias) else {
+                errors.push(Diagnostic::error(
+                    &profile.file,
+                    profile.aliases_line,
+                    format!("expected an alias to be a site path such as `people/name/`, found `{alias}`"),
+                ));
+                continue;
+            };
+            let target = Route::Author {
+                slug: author.slug.clone(),
+                page: 1,
+            };
+            let job = Job::Alias(path, target);
+            let file = site.urls.output_file(&site.route(&job));
+            if let Some(other) = taken.get(&file) {
+                errors.push(Diagnostic::error(
+                    &profile.file,
+                    profile.aliases_line,
+                    format!("expected alias `{alias}` to be a free path, found /{file} which is the {other}"),
+                ));
+                continue;
+            }
+            taken.insert(file, format!("alias of author {}", author.name));
+            jobs.push(job);
+        }
+    }
+    jobs.push(Job::Robots);
+    jobs.push(Job::Sitemap);
     if errors.is_empty() {
         Ok(jobs)
     } else {
@@ -154,6 +218,8 @@ fn describe(site: &Site, job: &Job) -> String {
         Job::Paper(id) => format!("page of paper `{}`", site.corpus.papers[id].title.plain),
         Job::Category(id, _) => format!("page of category {}", site.corpus.categories[id].code),
         Job::Year(index, _) => format!("page of year {}", site.corpus.years[index].year),
+        Job::Content(index) => format!("content page {}", site.content.pages[index].file.display()),
+        Job::Feed(_) => "feed".to_string(),
         _ => "index page".to_string(),
     }
 }
@@ -282,6 +348,7 @@ struct AuthorView<'a> {
     paper_count: usize,
     claimed_total: Option<u32>,
     partial: bool,
+    feed_url: String,
 }
 
 #[derive(Serialize)]
@@ -291,6 +358,7 @@ struct TermView<'a> {
     group: &'a str,
     url: String,
     paper_count: usize,
+    feed_url: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -306,6 +374,7 @@ struct SiteView<'a> {
     category_count: usize,
     urls: SiteUrls,
     stylesheet: String,
+    feed_url: String,
 }
 
 #[derive(Serialize)]
@@ -404,6 +473,9 @@ impl Views {
                     paper_count: author.papers.len(),
                     claimed_total: author.claimed_total,
                     partial: author.is_partial(),
+                    feed_url: urls.url(&Route::AuthorFeed {
+                        slug: author.slug.clone(),
+                    }),
                 })
             })
             .collect();
@@ -420,6 +492,7 @@ impl Views {
                         page: 1,
                     }),
                     paper_count: year.papers.len(),
+                    feed_url: None,
                 })
             })
             .collect();
@@ -436,6 +509,9 @@ impl Views {
                         page: 1,
                     }),
                     paper_count: category.papers.len(),
+                    feed_url: Some(urls.url(&Route::CategoryFeed {
+                        slug: category.slug.clone(),
+                    })),
                 })
             })
             .collect();
@@ -513,6 +589,7 @@ impl<'a> Renderer<'a> {
                 stylesheet: urls.url(&Route::Static {
                     path: "style.css".into(),
                 }),
+                feed_url: urls.url(&Route::SiteFeed),
             },
         );
         Renderer {
@@ -523,21 +600,33 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders all jobs in parallel, handing each page to `sink` as soon
-    /// as it is rendered. Errors: every template or output error, sorted.
-    pub fn render_all(&self, jobs: &[Job], sink: &dyn Sink) -> Result<(), Vec<Diagnostic>> {
+    /// as it is rendered and advancing `progress` per job. Errors: every
+    /// template or output error, sorted.
+    pub fn render_all(
+        &self,
+        jobs: &[Job],
+        sink: &dyn Sink,
+        progress: Option<&indicatif::ProgressBar>,
+    ) -> Result<(), Vec<Diagnostic>> {
         let errors = Diagnostics::new();
-        jobs.par_iter().for_each(|job| match self.render(job) {
-            Ok((path, bytes)) => {
-                if let Err(e) = sink.put(&path, bytes) {
-                    errors.push(Diagnostic::error(
-                        "output",
-                        0,
-                        format!("expected to stage {path}, found {e}"),
-                    ));
+        jobs.par_iter()
+            .for_each(|job| match self.render(job, jobs) {
+                Ok(files) => {
+                    if let Some(bar) = progress {
+                        bar.inc(1);
+                    }
+                    for (path, bytes) in files {
+                        if let Err(e) = sink.put(&path, bytes) {
+                            errors.push(Diagnostic::error(
+                                "output",
+                                0,
+                                format!("expected to stage {path}, found {e}"),
+                            ));
+                        }
+                    }
                 }
-            }
-            Err(e) => errors.push(e),
-        });
+                Err(e) => errors.push(e),
+            });
         let errors = errors.into_sorted(false);
         if errors.is_empty() {
             Ok(())
@@ -546,12 +635,28 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// Renders one job to its output file and bytes. Errors: a template
-    /// error at the template's file and line, or a content page naming a
-    /// template that does not exist.
-    pub fn render(&self, job: &Job) -> Result<(String, Vec<u8>), Diagnostic> {
+    /// Renders one job to its output files and bytes (one file, or the
+    /// parts of a split sitemap); `plan` is the whole plan, which the
+    /// sitemap lists. Errors: a template error at the template's file and
+    /// line, or a content page naming a template that does not exist.
+    pub fn render(&self, job: &Job, plan: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
         let site = &self.site;
         let route = site.route(job);
+        let file = |route: &Route, bytes| (site.urls.output_file(route), bytes);
+        match job {
+            Job::Feed(kind) => return Ok(vec![file(&route, crate::feeds::atom(site, *kind))]),
+            Job::Robots => return Ok(vec![file(&route, crate::feeds::robots(site))]),
+            Job::Sitemap => {
+                let permalinks: Vec<String> = plan
+                    .iter()
+                    .filter(|job| job.is_listed_page())
+                    .map(|job| site.urls.permalink(&site.route(job)))
+                    .collect();
+                let files = crate::feeds::sitemaps(site, &permalinks);
+                return Ok(files.iter().map(|(r, b)| file(r, b.clone())).collect());
+            }
+            _ => {}
+        }
         let mut context = Context::new();
         let (template, title, description) = self.fill(job, &mut context)?;
         let kind = template.trim_end_matches(".html");
@@ -570,7 +675,7 @@ impl<'a> Renderer<'a> {
             .tera
             .render(template, &context)
             .map_err(|e| template_error(&e, &self.templates.files, Some(template)))?;
-        Ok((site.urls.output_file(&route), html.into_bytes()))
+        Ok(vec![file(&route, html.into_bytes())])
     }
 
     /// Inserts the job's own values; returns the template, the page title
@@ -730,6 +835,14 @@ impl<'a> Renderer<'a> {
                 (template, page.title.clone(), page.front.description.clone())
             }
             Job::NotFound => ("404.html", "Page not found".to_string(), None),
+            Job::Alias(_, ref target) => {
+                let permalink = site.urls.permalink(target);
+                context.insert("target", &permalink);
+                ("redirect.html", format!("Moved to {permalink}"), None)
+            }
+            Job::Feed(_) | Job::Sitemap | Job::Robots => {
+                unreachable!("rendered without a template")
+            }
         })
     }
 

@@ -15,7 +15,7 @@ use crate::output::{Sink, WriteStats};
 use crate::permalink::{Route, UrlMap};
 use crate::render::{self, Renderer, Site, Templates, Views};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,11 @@ pub struct BuildOptions {
     pub drafts: bool,
     /// Treat warnings as errors.
     pub strict: bool,
+    /// Render even when inputs have errors, so one run finds every problem
+    /// (`vellum check`); the sink is still aborted.
+    pub keep_going: bool,
+    /// Advanced once per rendered job; hidden unless the caller shows it.
+    pub progress: Option<indicatif::ProgressBar>,
 }
 
 /// Wall time of each stage, in order.
@@ -82,7 +87,16 @@ pub struct BuildReport {
     pub timings: Timings,
     /// Papers, authors, years and categories in the corpus.
     pub counts: [usize; 4],
+    /// The base URL the site was rendered for; `None` if the config failed.
+    pub base_url: Option<String>,
+    /// For each content page: output file → (source file, its Markdown
+    /// links with their lines), for reporting broken links at the source.
+    pub content_links: ContentLinks,
 }
+
+/// Content page output file → (its Markdown source, the links written in
+/// it with their 1-based lines).
+pub type ContentLinks = BTreeMap<String, (PathBuf, Vec<(String, usize)>)>;
 
 impl BuildReport {
     /// Whether any diagnostic is an error.
@@ -139,19 +153,41 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         }
     };
     let urls = UrlMap::new(&inputs.config.base_url);
+    report.base_url = Some(inputs.config.base_url.clone());
+    report.content_links = content
+        .pages
+        .iter()
+        .map(|page| {
+            let route = Route::Content {
+                path: page.path.clone(),
+            };
+            (
+                urls.output_file(&route),
+                (page.file.clone(), page.links.clone()),
+            )
+        })
+        .collect();
+    if let Some(home) = &content.home {
+        report.content_links.insert(
+            urls.output_file(&Route::Home),
+            (home.file.clone(), home.links.clone()),
+        );
+    }
     let site = Site {
         config: &inputs.config,
         urls: &urls,
         corpus: &corpus,
         content: &content,
     };
-    if let (Some(templates), false) = (templates, diagnostics.has_errors(options.strict)) {
+    let render = options.keep_going || !diagnostics.has_errors(options.strict);
+    if let (Some(templates), true) = (templates, render) {
         match sink.begin() {
             Ok(()) => render_site(
                 &site,
                 templates,
                 inputs.statics,
                 sink,
+                options.progress.as_ref(),
                 &mut timings,
                 &diagnostics,
             ),
@@ -186,6 +222,7 @@ fn render_site(
     templates: Templates,
     statics: Vec<InputFile>,
     sink: &dyn Sink,
+    progress: Option<&indicatif::ProgressBar>,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
 ) {
@@ -218,7 +255,10 @@ fn render_site(
     }
     let rendered = timings.time("render", || {
         let views = Views::new(site);
-        Renderer::new(*site, templates, views).render_all(&jobs, sink)
+        if let Some(bar) = progress {
+            bar.set_length(jobs.len() as u64);
+        }
+        Renderer::new(*site, templates, views).render_all(&jobs, sink, progress)
     });
     if let Err(errors) = rendered {
         errors.into_iter().for_each(|d| diagnostics.push(d));

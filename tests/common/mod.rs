@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use vellum::check::LinkTarget;
 use vellum::output::{MemorySink, SiteOutput};
 use vellum::site::{build, BuildOptions, BuildReport};
 
@@ -128,48 +129,10 @@ pub fn resolve(
     page_file: &str,
     link: &str,
 ) -> Result<Option<String>, String> {
-    let base_path = &base[base.find("://").map(|i| i + 3).unwrap()..];
-    let base_path = &base_path[base_path.find('/').unwrap()..];
-    let link = link.split('#').next().unwrap();
-    let path = if link.is_empty() {
-        // A fragment on the same page.
-        page_file.to_string()
-    } else if let Some(rest) = link.strip_prefix(base) {
-        rest.to_string()
-    } else if link.contains("://") || link.starts_with("mailto:") {
-        return Ok(None);
-    } else if let Some(rest) = link.strip_prefix(base_path) {
-        rest.to_string()
-    } else if link.starts_with('/') {
-        return Err(format!("{link} is outside the base path {base_path}"));
-    } else {
-        // Relative to the page's directory.
-        let dir = page_file.rsplit_once('/').map_or("", |(d, _)| d);
-        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-        for part in link.split('/') {
-            match part {
-                ".." => {
-                    parts.pop();
-                }
-                "." | "" => {}
-                p => parts.push(p),
-            }
-        }
-        let joined = parts.join("/");
-        if link.ends_with('/') && !joined.is_empty() {
-            format!("{joined}/")
-        } else {
-            joined
-        }
-    };
-    let file = if path.is_empty() || path.ends_with('/') {
-        format!("{path}index.html")
-    } else {
-        path
-    };
-    if site.contains_key(&file) {
-        Ok(Some(file))
-    } else {
-        Err(format!("{link} → {file} does not exist"))
+    match vellum::check::resolve_link(base, page_file, link) {
+        LinkTarget::External => Ok(None),
+        LinkTarget::OutsideBase => Err(format!("{link} is outside the base URL {base}")),
+        LinkTarget::Internal { file, .. } if site.contains_key(&file) => Ok(Some(file)),
+        LinkTarget::Internal { file, .. } => Err(format!("{link} → {file} does not exist")),
     }
 }

@@ -1,0 +1,285 @@
+//! `vellum check`: build everything into a [`LinkSink`] (which writes
+//! nothing), then check every internal link and anchor of every rendered
+//! page. Input errors do not stop the render ([`BuildOptions::keep_going`]),
+//! so one run reports every problem: listing and content errors, template
+//! errors, and broken links — those written in `content/` at their Markdown
+//! file and line, those made by templates at the page that holds them.
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::output::{Sink, WriteStats};
+use crate::site::{build, BuildOptions, BuildReport, ContentLinks};
+use lol_html::{element, HtmlRewriter, Settings};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::sync::Mutex;
+
+/// Where a link points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// Another site, `mailto:`, `tel:`, `data:` and the like.
+    External,
+    /// A file of this site, relative to the output root, with the fragment.
+    Internal {
+        /// Output file (`authors/x/index.html`).
+        file: String,
+        /// The part after `#`, if any.
+        fragment: Option<String>,
+    },
+    /// A root-relative link outside the base URL's path.
+    OutsideBase,
+}
+
+/// Resolves `link`, found on the page written to `page_file`, against the
+/// site's `base_url` (absolute, with a trailing slash). Directory links get
+/// `index.html`; a bare `#x` points at the page itself.
+pub fn resolve_link(base_url: &str, page_file: &str, link: &str) -> LinkTarget {
+    let after_scheme = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    let base_path = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]);
+    let (link, fragment) = match link.split_once('#') {
+        Some((l, f)) => (l, Some(f.to_string())),
+        None => (link, None),
+    };
+    let link = link.split('?').next().unwrap_or(link);
+    let path = if link.is_empty() {
+        return LinkTarget::Internal {
+            file: page_file.to_string(),
+            fragment,
+        };
+    } else if let Some(rest) = link.strip_prefix(base_url) {
+        rest.to_string()
+    } else if link.starts_with("//") || link.contains(':') {
+        return LinkTarget::External;
+    } else if let Some(rest) = link.strip_prefix(base_path) {
+        rest.to_string()
+    } else if link.starts_with('/') {
+        return LinkTarget::OutsideBase;
+    } else {
+        let dir = page_file.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        for part in link.split('/') {
+            match part {
+                ".." => {
+                    parts.pop();
+                }
+                "." | "" => {}
+                p => parts.push(p),
+            }
+        }
+        let joined = parts.join("/");
+        if link.ends_with('/') && !joined.is_empty() {
+            format!("{joined}/")
+        } else {
+            joined
+        }
+    };
+    let file = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path
+    };
+    LinkTarget::Internal { file, fragment }
+}
+
+/// The links and anchors of one HTML page.
+#[derive(Debug, Default)]
+struct PageLinks {
+    ids: HashSet<String>,
+    links: Vec<String>,
+}
+
+/// A sink that writes nothing and indexes every page's links and ids.
+#[derive(Debug, Default)]
+pub struct LinkSink {
+    files: Mutex<HashSet<String>>,
+    pages: Mutex<HashMap<String, PageLinks>>,
+    bytes: Mutex<u64>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Every `href`/`src` and every `id` (and `<a name>`) of an HTML page.
+fn scan_html(bytes: &[u8]) -> PageLinks {
+    let links = RefCell::new(Vec::new());
+    let ids = RefCell::new(HashSet::new());
+    let settings = Settings::new()
+        .append_element_content_handler(element!("[href], [src]", |el| {
+            for attribute in ["href", "src"] {
+                if let Some(value) = el.get_attribute(attribute) {
+                    links.borrow_mut().push(value);
+                }
+            }
+            Ok(())
+        }))
+        .append_element_content_handler(element!("[id], a[name]", |el| {
+            for attribute in ["id", "name"] {
+                if let Some(value) = el.get_attribute(attribute) {
+                    ids.borrow_mut().insert(value);
+                }
+            }
+            Ok(())
+        }));
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    // Malformed HTML is still scanned as far as it goes.
+    let _ = rewriter.write(bytes);
+    let _ = rewriter.end();
+    PageLinks {
+        ids: ids.into_inner(),
+        links: links.into_inner(),
+    }
+}
+
+impl Sink for LinkSink {
+    fn begin(&mut self) -> io::Result<()> {
+        *self = LinkSink::default();
+        Ok(())
+    }
+
+    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        *lock(&self.bytes) += bytes.len() as u64;
+        if path.ends_with(".html") {
+            let links = scan_html(&bytes);
+            lock(&self.pages).insert(path.to_string(), links);
+        }
+        lock(&self.files).insert(path.to_string());
+        Ok(())
+    }
+
+    fn commit(&mut self) -> io::Result<WriteStats> {
+        Ok(WriteStats {
+            files: lock(&self.files).len(),
+            bytes: *lock(&self.bytes),
+            ..WriteStats::default()
+        })
+    }
+
+    /// Keeps the index: `check` reports links even when inputs had errors.
+    fn abort(&mut self) {}
+}
+
+impl LinkSink {
+    /// Every broken internal link and anchor, sorted. `content_links` maps
+    /// a content page's output file to its source file and its Markdown
+    /// links with their lines, so those are reported at the source.
+    pub fn broken_links(&self, base_url: &str, content_links: &ContentLinks) -> Vec<Diagnostic> {
+        let files = lock(&self.files);
+        let pages = lock(&self.pages);
+        let mut problems = Vec::new();
+        let mut page_names: Vec<&String> = pages.keys().collect();
+        page_names.sort();
+        for page_file in page_names {
+            let page = &pages[page_file];
+            let source = content_links.get(page_file);
+            for link in &page.links {
+                let why = match resolve_link(base_url, page_file, link) {
+                    LinkTarget::External => continue,
+                    LinkTarget::OutsideBase => {
+                        format!("expected a link under the base URL {base_url}, found `{link}`")
+                    }
+                    LinkTarget::Internal { file, fragment } => {
+                        if !files.contains(&file) {
+                            format!("expected a link to an existing page, found `{link}` (no file {file})")
+                        } else if let Some(fragment) = fragment.filter(|f| !f.is_empty()) {
+                            match pages.get(&file) {
+                                Some(target) if !target.ids.contains(&fragment) => format!(
+                                    "expected an anchor `#{fragment}` on {file}, found no element with that id (link `{link}`)"
+                                ),
+                                _ => continue,
+                            }
+                        } else {
+                            continue;
+                        }
+                    }
+                };
+                let at_source = source.and_then(|(md, links)| {
+                    links
+                        .iter()
+                        .find(|(target, _)| target == link)
+                        .map(|(_, line)| (md.clone(), *line))
+                });
+                problems.push(match at_source {
+                    Some((md, line)) => Diagnostic::error(md, line, why),
+                    None => Diagnostic::error(format!("(page {page_file})"), 0, why),
+                });
+            }
+        }
+        problems.sort();
+        problems.dedup();
+        problems
+    }
+}
+
+/// Runs `vellum check`: everything `build` does except writing, plus the
+/// link check. The report's diagnostics hold every problem, sorted; with
+/// `options.strict` warnings count as errors.
+pub fn check(options: &BuildOptions) -> BuildReport {
+    let mut sink = LinkSink::default();
+    let options = BuildOptions {
+        keep_going: true,
+        ..options.clone()
+    };
+    let mut report = build(&options, &mut sink);
+    if let Some(base_url) = report.base_url.clone() {
+        let mut links = sink.broken_links(&base_url, &report.content_links);
+        if options.strict {
+            for d in &mut links {
+                d.severity = Severity::Error;
+            }
+        }
+        report.diagnostics.extend(links);
+        report.diagnostics.sort();
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_links_under_a_sub_path() {
+        let base = "https://lab.github.io/papers/";
+        let internal = |file: &str, fragment: Option<&str>| LinkTarget::Internal {
+            file: file.into(),
+            fragment: fragment.map(str::to_string),
+        };
+        assert_eq!(
+            resolve_link(base, "index.html", "/papers/authors/"),
+            internal("authors/index.html", None)
+        );
+        assert_eq!(
+            resolve_link(base, "a/index.html", "../b/#x"),
+            internal("b/index.html", Some("x"))
+        );
+        assert_eq!(
+            resolve_link(base, "a/index.html", "#top"),
+            internal("a/index.html", Some("top"))
+        );
+        assert_eq!(
+            resolve_link(base, "index.html", "https://lab.github.io/papers/style.css"),
+            internal("style.css", None)
+        );
+        assert_eq!(
+            resolve_link(base, "index.html", "/authors/"),
+            LinkTarget::OutsideBase
+        );
+        assert_eq!(
+            resolve_link(base, "index.html", "https://orcid.org/x"),
+            LinkTarget::External
+        );
+        assert_eq!(
+            resolve_link(base, "index.html", "mailto:a@b.c"),
+            LinkTarget::External
+        );
+    }
+
+    #[test]
+    fn scans_links_and_ids() {
+        let page =
+            scan_html(b"<a href=\"/x/\" id=\"top\">x</a><img src=\"i.png\"><a name=\"old\"></a>");
+        assert_eq!(page.links, ["/x/", "i.png"]);
+        assert!(page.ids.contains("top") && page.ids.contains("old"));
+    }
+}

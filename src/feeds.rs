@@ -1,0 +1,230 @@
+//! Atom feeds (RFC 4287), the sitemap (sitemaps.org) and `robots.txt`,
+//! written with well-kept XML crates rather than templates so they are
+//! always well-formed.
+//!
+//! Feeds: the site's most recent papers (`/atom.xml`), one per author
+//! (`/authors/<slug>/atom.xml`) and one per category
+//! (`/categories/<slug>/atom.xml`), each holding at most `feed_limit`
+//! entries in the global paper order (year descending, then title).
+//! Listings carry only years, so an entry's `published` and `updated` are
+//! 1 January of its year at 00:00 UTC, and a feed's `updated` is its newest
+//! entry's; no build time appears anywhere. Entry ids are the papers'
+//! permalinks, so they are unique and stable.
+
+use crate::corpus::PaperId;
+use crate::permalink::Route;
+use crate::render::Site;
+use atom_syndication::{Category, Entry, Feed, FixedDateTime, Link, Person, Text};
+use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::Writer;
+
+/// Which feed a feed job writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedKind {
+    /// The site's most recent papers.
+    Site,
+    /// One author's papers.
+    Author(crate::corpus::AuthorId),
+    /// One category's papers.
+    Category(crate::corpus::CategoryId),
+}
+
+/// The feed's own route, the page it accompanies and its title.
+pub fn feed_routes(site: &Site, kind: FeedKind) -> (Route, Route, String) {
+    let corpus = site.corpus;
+    match kind {
+        FeedKind::Site => (Route::SiteFeed, Route::Home, site.config.title.clone()),
+        FeedKind::Author(id) => {
+            let author = &corpus.authors[id];
+            let slug = author.slug.clone();
+            (
+                Route::AuthorFeed { slug: slug.clone() },
+                Route::Author { slug, page: 1 },
+                format!("{} · {}", author.name, site.config.title),
+            )
+        }
+        FeedKind::Category(id) => {
+            let category = &corpus.categories[id];
+            let slug = category.slug.clone();
+            (
+                Route::CategoryFeed { slug: slug.clone() },
+                Route::Category { slug, page: 1 },
+                format!(
+                    "{} ({}) · {}",
+                    category.name, category.code, site.config.title
+                ),
+            )
+        }
+    }
+}
+
+/// The papers of a feed: at most `feed_limit`, in global order.
+fn feed_papers(site: &Site, kind: FeedKind) -> Vec<PaperId> {
+    let corpus = site.corpus;
+    let limit = site.config.feed_limit;
+    match kind {
+        FeedKind::Site => (0..corpus.papers.len().min(limit)).collect(),
+        FeedKind::Author(id) => {
+            let mut ids = corpus.authors[id].papers.clone();
+            ids.sort_unstable();
+            ids.truncate(limit);
+            ids
+        }
+        FeedKind::Category(id) => corpus.categories[id]
+            .papers
+            .iter()
+            .take(limit)
+            .copied()
+            .collect(),
+    }
+}
+
+/// 1 January of `year`, 00:00 UTC.
+pub fn year_date(year: u16) -> FixedDateTime {
+    FixedDateTime::parse_from_rfc3339(&format!("{year:04}-01-01T00:00:00Z")).unwrap_or_default()
+}
+
+/// Renders one Atom feed as UTF-8 XML.
+pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
+    let corpus = site.corpus;
+    let urls = site.urls;
+    let (feed_route, page_route, title) = feed_routes(site, kind);
+    let entries: Vec<Entry> = feed_papers(site, kind)
+        .into_iter()
+        .map(|id| {
+            let paper = &corpus.papers[id];
+            let permalink = urls.permalink(&Route::Paper {
+                slug: paper.slug.clone(),
+            });
+            let date = year_date(paper.year);
+            Entry {
+                id: permalink.clone(),
+                title: Text::plain(paper.title.plain.clone()),
+                updated: date,
+                published: Some(date),
+                authors: paper
+                    .authors
+                    .iter()
+                    .map(|&a| {
+                        let author = &corpus.authors[a];
+                        Person {
+                            name: author.name.clone(),
+                            email: None,
+                            uri: Some(urls.permalink(&Route::Author {
+                                slug: author.slug.clone(),
+                                page: 1,
+                            })),
+                            ..Person::default()
+                        }
+                    })
+                    .collect(),
+                categories: paper
+                    .categories
+                    .iter()
+                    .map(|&c| {
+                        let category = &corpus.categories[c];
+                        Category {
+                            term: category.code.clone(),
+                            scheme: None,
+                            label: Some(category.name.clone()),
+                        }
+                    })
+                    .collect(),
+                links: vec![alternate(permalink)],
+                summary: (!paper.abstract_text.is_empty())
+                    .then(|| Text::plain(paper.abstract_text.plain.clone())),
+                ..Entry::default()
+            }
+        })
+        .collect();
+    let feed_url = urls.permalink(&feed_route);
+    let feed = Feed {
+        id: feed_url.clone(),
+        title: Text::plain(title),
+        updated: entries
+            .first()
+            .map_or_else(|| year_date(1970), |e| e.updated),
+        links: vec![
+            Link {
+                href: feed_url,
+                rel: "self".into(),
+                mime_type: Some("application/atom+xml".into()),
+                ..Link::default()
+            },
+            alternate(urls.permalink(&page_route)),
+        ],
+        lang: Some(site.config.language.clone()),
+        entries,
+        ..Feed::default()
+    };
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = feed.write_to(&mut out);
+    out
+}
+
+fn alternate(href: String) -> Link {
+    Link {
+        href,
+        rel: "alternate".into(),
+        mime_type: Some("text/html".into()),
+        ..Link::default()
+    }
+}
+
+/// The sitemap files for `permalinks` (absolute page URLs, already in
+/// order): one `sitemap.xml` when they fit in `max_urls`, else
+/// `sitemap-1.xml`, `sitemap-2.xml`, … under a `sitemap.xml` index.
+pub fn sitemaps(site: &Site, permalinks: &[String]) -> Vec<(Route, Vec<u8>)> {
+    let max = site.config.sitemap_max_urls;
+    if permalinks.len() <= max {
+        return vec![(Route::Sitemap, urlset(permalinks))];
+    }
+    let mut files: Vec<(Route, Vec<u8>)> = permalinks
+        .chunks(max)
+        .enumerate()
+        .map(|(i, chunk)| (Route::SitemapPart { part: i + 1 }, urlset(chunk)))
+        .collect();
+    let parts: Vec<String> = files
+        .iter()
+        .map(|(route, _)| site.urls.permalink(route))
+        .collect();
+    files.push((Route::Sitemap, xml_list("sitemapindex", "sitemap", &parts)));
+    files
+}
+
+fn urlset(permalinks: &[String]) -> Vec<u8> {
+    xml_list("urlset", "url", permalinks)
+}
+
+/// `<outer xmlns=…><inner><loc>url</loc></inner>…</outer>`.
+fn xml_list(outer: &str, inner: &str, locations: &[String]) -> Vec<u8> {
+    let mut writer = Writer::new_with_indent(Vec::new(), b' ', 1);
+    // Writing to a Vec cannot fail.
+    let _ = writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
+    let _ = writer
+        .create_element(outer)
+        .with_attribute(("xmlns", "http://www.sitemaps.org/schemas/sitemap/0.9"))
+        .write_inner_content(|w| {
+            for location in locations {
+                w.create_element(inner).write_inner_content(|w| {
+                    w.create_element("loc")
+                        .write_text_content(BytesText::new(location))?;
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        });
+    let mut out = writer.into_inner();
+    out.push(b'\n');
+    out
+}
+
+/// `robots.txt`: allow everything, name the sitemap.
+pub fn robots(site: &Site) -> Vec<u8> {
+    format!(
+        "User-agent: *\nAllow: /\n\nSitemap: {}\n",
+        site.urls.permalink(&Route::Sitemap)
+    )
+    .into_bytes()
+}

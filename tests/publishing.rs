@@ -1,0 +1,310 @@
+//! Publishing: feeds, sitemap and robots.txt parsed back, links under a
+//! sub-path, redirects for aliases, `vellum check` and `vellum init`.
+
+mod common;
+
+use common::*;
+use std::collections::HashSet;
+use vellum::diagnostics::Severity;
+use vellum::output::SiteOutput;
+
+const BASE: &str = "https://example.org/sub/dir/";
+
+fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
+}
+
+fn feed(site: &SiteOutput, file: &str) -> feed_rs::model::Feed {
+    feed_rs::parser::parse(site.get(file).unwrap().as_slice())
+        .unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// `<loc>` values of a sitemap or sitemap index, parsed with quick-xml.
+fn locations(xml: &str) -> Vec<String> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut in_loc = false;
+    let mut out = Vec::new();
+    loop {
+        match reader.read_event().unwrap() {
+            quick_xml::events::Event::Start(e) if e.name().as_ref() == b"loc" => in_loc = true,
+            quick_xml::events::Event::Text(t) if in_loc => {
+                out.push(t.decode().unwrap().into_owned());
+                in_loc = false;
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn feeds_are_valid_atom_with_stable_unique_ids_in_order() {
+    let (report, site) = build_memory(&project(), Some(BASE));
+    assert!(!report.failed());
+    let all = feed(&site, "atom.xml");
+    assert_eq!(all.entries.len(), 36, "fewer papers than feed_limit");
+    let ids: HashSet<&str> = all.entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids.len(), 36);
+    for entry in &all.entries {
+        assert!(
+            entry.id.starts_with("https://example.org/sub/dir/papers/"),
+            "{}",
+            entry.id
+        );
+        assert_eq!(entry.links[0].href, entry.id);
+        assert!(resolve(&site, BASE, "atom.xml", &entry.links[0].href)
+            .unwrap()
+            .is_some());
+    }
+    // Documented order: year descending, then title.
+    let years: Vec<i32> = all
+        .entries
+        .iter()
+        .map(|e| chrono_year(e.updated.unwrap()))
+        .collect();
+    assert_eq!(&years[..2], [2025, 2025]);
+    assert!(years.windows(2).all(|w| w[0] >= w[1]));
+    assert_eq!(all.updated.map(chrono_year), Some(2025));
+    let titles: Vec<String> = all.entries[2..]
+        .iter()
+        .map(|e| e.title.as_ref().unwrap().content.to_lowercase())
+        .collect();
+    assert!(titles.windows(2).all(|w| w[0] <= w[1]), "{titles:?}");
+
+    let author = feed(&site, "authors/chuan-wu/atom.xml");
+    assert_eq!(author.entries.len(), 18);
+    assert!(author
+        .entries
+        .iter()
+        .all(|e| e.authors[0].name == "Chuan Wu"));
+    assert_eq!(feed(&site, "categories/cs-ce/atom.xml").entries.len(), 1);
+
+    // Same input, same ids.
+    let (_, again) = build_memory(&project(), Some(BASE));
+    assert_eq!(site.get("atom.xml"), again.get("atom.xml"));
+    // Linked from page heads.
+    assert!(text(&site, "index.html").contains(r#"<link rel="alternate" type="application/atom+xml" title="Distributed ML Publications: recent papers" href="/sub/dir/atom.xml">"#));
+    assert!(text(&site, "authors/chuan-wu/index.html")
+        .contains(r#"href="/sub/dir/authors/chuan-wu/atom.xml""#));
+}
+
+fn chrono_year(date: chrono::DateTime<chrono::Utc>) -> i32 {
+    use chrono::Datelike;
+    date.year()
+}
+
+#[test]
+fn feed_limit_caps_every_feed() {
+    let site_dir = bundled_copy();
+    let config = std::fs::read_to_string(site_dir.path().join("site.toml")).unwrap();
+    std::fs::write(
+        site_dir.path().join("site.toml"),
+        format!("{config}\nfeed_limit = 5\n"),
+    )
+    .unwrap();
+    let (_, site) = build_memory(site_dir.path(), None);
+    for file in [
+        "atom.xml",
+        "authors/xiaowen-chu/atom.xml",
+        "categories/cs-lg/atom.xml",
+    ] {
+        assert_eq!(feed(&site, file).entries.len(), 5, "{file}");
+    }
+    assert_eq!(feed(&site, "categories/cs-ai/atom.xml").entries.len(), 1);
+}
+
+#[test]
+fn sitemap_lists_every_page_and_splits_past_the_threshold() {
+    let (_, site) = build_memory(&project(), Some(BASE));
+    let pages: Vec<&String> = site.keys().filter(|f| f.ends_with("index.html")).collect();
+    let urls = locations(text(&site, "sitemap.xml"));
+    assert_eq!(urls.len(), pages.len());
+    for url in &urls {
+        assert!(url.starts_with(BASE), "{url}");
+        assert!(
+            resolve(&site, BASE, "sitemap.xml", url).unwrap().is_some(),
+            "{url}"
+        );
+    }
+    assert_eq!(urls[0], BASE);
+    assert_eq!(
+        text(&site, "robots.txt"),
+        "User-agent: *\nAllow: /\n\nSitemap: https://example.org/sub/dir/sitemap.xml\n"
+    );
+
+    let site_dir = bundled_copy();
+    let config = std::fs::read_to_string(site_dir.path().join("site.toml")).unwrap();
+    std::fs::write(
+        site_dir.path().join("site.toml"),
+        format!("{config}\nsitemap_max_urls = 10\n"),
+    )
+    .unwrap();
+    let (_, split) = build_memory(site_dir.path(), Some(BASE));
+    let index = text(&split, "sitemap.xml");
+    assert!(index.contains("<sitemapindex"));
+    let parts = locations(index);
+    let expected_parts = urls.len().div_ceil(10);
+    assert_eq!(parts.len(), expected_parts);
+    let mut all = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        assert_eq!(part, &format!("{BASE}sitemap-{}.xml", i + 1));
+        let file = part.strip_prefix(BASE).unwrap();
+        let listed = locations(text(&split, file));
+        assert!(listed.len() <= 10);
+        all.extend(listed);
+    }
+    assert_eq!(all, urls);
+}
+
+#[test]
+fn not_found_page_links_resolve_from_any_depth() {
+    let (_, site) = build_memory(&project(), Some(BASE));
+    let page = text(&site, "404.html");
+    for link in links(page) {
+        // Served at /sub/dir/a/b/c/missing/: resolve as if it lived there.
+        if link.starts_with('#') {
+            continue;
+        }
+        assert!(
+            resolve(&site, BASE, "a/b/c/missing/index.html", &link)
+                .unwrap()
+                .is_some(),
+            "{link}"
+        );
+    }
+}
+
+#[test]
+fn aliases_become_redirect_pages_and_collisions_are_errors() {
+    let listing =
+        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+            .unwrap();
+    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    write(
+        dir.path(),
+        "content/authors/olumide-adeyemi.md",
+        b"+++\naliases = [\"/people/olu\", \"old/olu.html\"]\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), Some("https://example.org/sub/"));
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let target = "https://example.org/sub/authors/olumide-adeyemi/";
+    for file in ["people/olu/index.html", "old/olu.html"] {
+        let page = text(&site, file);
+        assert!(
+            page.contains(&format!("<link rel=\"canonical\" href=\"{target}\">")),
+            "{page}"
+        );
+        assert!(page.contains(&format!(
+            "<meta http-equiv=\"refresh\" content=\"0; url={target}\">"
+        )));
+    }
+    let sitemap = text(&site, "sitemap.xml");
+    assert!(
+        !sitemap.contains("people/olu"),
+        "redirects are not in the sitemap"
+    );
+
+    write(
+        dir.path(),
+        "content/authors/olumide-adeyemi.md",
+        b"+++\nhomepage = \"https://x.org\"\naliases = [\"years/\"]\n+++\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let error = report
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .expect("collision");
+    assert_eq!(error.to_string(), "content/authors/olumide-adeyemi.md:3: error: expected alias `years/` to be a free path, found /years/index.html which is the index page");
+}
+
+#[test]
+fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
+    let errors_dir = project().join("tests/fixtures/listings/errors");
+    let no_title = std::fs::read(errors_dir.join("no-title.txt")).unwrap();
+    let bad_year = std::fs::read(errors_dir.join("bad-year.txt")).unwrap();
+    let good =
+        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+            .unwrap();
+    let dir = temp_site(
+        &[
+            ("a.txt", &no_title),
+            ("b.txt", &bad_year),
+            ("good.txt", &good),
+        ],
+        "",
+    );
+    write(dir.path(), "content/about.md", b"+++\ntitle = \"About\"\n+++\n\nSee [our papers](/authors/olumide-adeyemi/).\n\nAnd [a missing page](/nowhere/) and [an anchor](/about/#nope).\n");
+    let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(errors.len(), 4, "{stderr}");
+    assert!(
+        errors[0].starts_with(
+            "content/about.md:7: error: expected a link to an existing page, found `/nowhere/`"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        errors[1].starts_with("content/about.md:7: error: expected an anchor `#nope`"),
+        "{stderr}"
+    );
+    assert!(errors[2].starts_with("seeds/a.txt:9: error:"), "{stderr}");
+    assert!(errors[3].starts_with("seeds/b.txt:9: error:"), "{stderr}");
+    assert!(!dir.path().join("public").exists());
+
+    // The bundled site passes, and --strict turns its warnings into errors.
+    let bundled = project();
+    assert_eq!(
+        vellum(&["check", "--root", bundled.to_str().unwrap()], &[])
+            .status
+            .code(),
+        Some(0)
+    );
+    let strict = vellum(
+        &["check", "--root", bundled.to_str().unwrap(), "--strict"],
+        &[],
+    );
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr)
+        .contains("seeds/000_a6125076a0f68246.txt:7: error: expected listing pages 1 to 3"));
+}
+
+#[test]
+fn init_then_build_in_an_empty_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("new-site");
+    let init = vellum(&["init", site.to_str().unwrap()], &[]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let built = vellum(&["build", "--root", site.to_str().unwrap()], &[]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    assert!(String::from_utf8_lossy(&built.stdout)
+        .starts_with("Built 2 papers, 1 authors, 2 years, 2 categories"));
+    assert!(site
+        .join("public/papers/a-survey-of-sparse-training/index.html")
+        .exists());
+    let checked = vellum(
+        &["check", "--root", site.to_str().unwrap(), "--strict"],
+        &[],
+    );
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    // A second init over it refuses.
+    assert_eq!(
+        vellum(&["init", site.to_str().unwrap()], &[]).status.code(),
+        Some(1)
+    );
+}
