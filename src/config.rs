@@ -5,20 +5,22 @@
 use crate::diagnostics::Diagnostic;
 use serde::Deserialize;
 use std::path::Path;
+use toml::Spanned;
 
 /// `site.toml` as written; every key optional, unknown keys rejected.
+/// Spans locate the keys that are validated after parsing.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     title: Option<String>,
     description: Option<String>,
-    base_url: Option<String>,
+    base_url: Option<Spanned<String>>,
     language: Option<String>,
-    theme: Option<String>,
-    paginate_by: Option<usize>,
+    theme: Option<Spanned<String>>,
+    paginate_by: Option<Spanned<usize>>,
     home_recent: Option<usize>,
     feed_limit: Option<usize>,
-    sitemap_max_urls: Option<usize>,
+    sitemap_max_urls: Option<Spanned<usize>>,
 }
 
 /// The resolved configuration.
@@ -35,6 +37,8 @@ pub struct Config {
     pub language: String,
     /// Theme directory name under `themes/`. Default `default`.
     pub theme: String,
+    /// 1-based line of `theme =` in `site.toml`, 0 when absent.
+    pub theme_line: usize,
     /// Papers per term page (author, year, category) before paginating; at least 1. Default 20.
     pub paginate_by: usize,
     /// Number of most recent papers on the home page. Default 10.
@@ -67,44 +71,43 @@ impl Config {
 
     /// Parses and resolves the text of a `site.toml`. Errors as [`Config::load`].
     pub fn parse(text: &str, display_path: &Path) -> Result<Config, Diagnostic> {
+        let line_at = |offset: usize| 1 + text[..offset.min(text.len())].matches('\n').count();
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| 1 + text[..s.start.min(text.len())].matches('\n').count())
-                .unwrap_or(0);
-            Diagnostic::error(display_path, line, e.message().trim().to_string())
-        })?;
-        let line_of = |key: &str| {
-            text.lines()
-                .position(|l| l.trim_start().starts_with(key))
-                .map_or(0, |i| i + 1)
-        };
-        let paginate_by = raw.paginate_by.unwrap_or(20);
-        if paginate_by == 0 {
-            return Err(Diagnostic::error(
-                display_path,
-                line_of("paginate_by"),
-                "expected paginate_by to be at least 1, found 0",
-            ));
-        }
-        let sitemap_max_urls = raw.sitemap_max_urls.unwrap_or(50_000);
-        if sitemap_max_urls == 0 {
-            return Err(Diagnostic::error(
-                display_path,
-                line_of("sitemap_max_urls"),
-                "expected sitemap_max_urls to be at least 1, found 0",
-            ));
-        }
-        let base_url = raw
-            .base_url
-            .unwrap_or_else(|| "http://localhost/".to_string());
-        let base_url = normalise_base_url(&base_url).ok_or_else(|| {
+            let line = e.span().map_or(0, |s| line_at(s.start));
             Diagnostic::error(
                 display_path,
-                line_of("base_url"),
-                format!("expected base_url to be an http:// or https:// URL, found `{base_url}`"),
+                line,
+                format!("expected valid settings, found {}", e.message().trim()),
             )
         })?;
+        let at_least_one = |value: Option<Spanned<usize>>, key: &str, default: usize| match value {
+            Some(v) if *v.get_ref() == 0 => Err(Diagnostic::error(
+                display_path,
+                line_at(v.span().start),
+                format!("expected {key} to be at least 1, found 0"),
+            )),
+            Some(v) => Ok(v.into_inner()),
+            None => Ok(default),
+        };
+        let paginate_by = at_least_one(raw.paginate_by, "paginate_by", 20)?;
+        let sitemap_max_urls = at_least_one(raw.sitemap_max_urls, "sitemap_max_urls", 50_000)?;
+        let base_url = match raw.base_url {
+            None => "http://localhost/".to_string(),
+            Some(url) => normalise_base_url(url.get_ref()).ok_or_else(|| {
+                Diagnostic::error(
+                    display_path,
+                    line_at(url.span().start),
+                    format!(
+                        "expected base_url to be an http:// or https:// URL, found `{}`",
+                        url.get_ref()
+                    ),
+                )
+            })?,
+        };
+        let (theme, theme_line) = match raw.theme {
+            Some(theme) => (theme.get_ref().clone(), line_at(theme.span().start)),
+            None => ("default".to_string(), 0),
+        };
         Ok(Config {
             title: raw.title.unwrap_or_else(|| "Publications".to_string()),
             description: raw
@@ -112,7 +115,8 @@ impl Config {
                 .unwrap_or_else(|| "Publication listings".to_string()),
             base_url,
             language: raw.language.unwrap_or_else(|| "en".to_string()),
-            theme: raw.theme.unwrap_or_else(|| "default".to_string()),
+            theme,
+            theme_line,
             paginate_by,
             home_recent: raw.home_recent.unwrap_or(10),
             feed_limit: raw.feed_limit.unwrap_or(50),
@@ -157,6 +161,14 @@ mod tests {
             Config::parse("title = \"x\"\npaginte_by = 3\n", Path::new("site.toml")).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("paginte_by"), "{}", err.message);
+    }
+
+    #[test]
+    fn values_are_located_by_their_key_not_by_text_search() {
+        let text = "description = '''\nbase_url = \"not me\"\n'''\nbase_url = \"ftp://x/\"\n";
+        let err = Config::parse(text, Path::new("site.toml")).unwrap_err();
+        assert_eq!(err.line, 4);
+        assert_eq!(err.message, "expected base_url to be an http:// or https:// URL, found `ftp://x/`");
     }
 
     #[test]

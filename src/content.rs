@@ -37,7 +37,7 @@ pub struct FrontMatter {
 pub struct ProfileFrontMatter {
     /// The author's home page URL.
     pub homepage: Option<String>,
-    /// ORCID iD, `0000-0002-1825-0097`.
+    /// ORCID iD, `0000-0002-1825-0097` (an `https://orcid.org/` prefix is dropped).
     pub orcid: Option<String>,
     /// Old URL paths of the author's page; each becomes a redirect page.
     #[serde(default)]
@@ -137,7 +137,11 @@ pub fn load(
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if relative.starts_with("papers/") {
-            // Reserved for per-paper overrides.
+            diagnostics.push(Diagnostic::warning(
+                display,
+                0,
+                "expected no pages under content/papers/ (reserved for per-paper overrides, not yet read), found this file; it is ignored",
+            ));
             continue;
         }
         if let Some(stem) = relative
@@ -146,7 +150,14 @@ pub fn load(
             .filter(|s| !s.contains('/') && *s != "_index")
         {
             match split_front_matter::<ProfileFrontMatter>(text, display) {
-                Ok((front, body)) => {
+                Ok((mut front, body)) => {
+                    front.orcid = front.orcid.map(|id| {
+                        let id = id.trim();
+                        id.strip_prefix("https://orcid.org/")
+                            .or_else(|| id.strip_prefix("http://orcid.org/"))
+                            .unwrap_or(id)
+                            .to_string()
+                    });
                     content.profiles.insert(
                         stem.to_string(),
                         AuthorProfile {

@@ -444,17 +444,15 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
                         found: block.text.clone(),
                     })
                 }
-                (Some(block), _) => {
+                (next, _) => {
+                    let found = match next {
+                        Some(block) => format!("the next marker (line {})", block.line),
+                        None => "the end of the file".to_string(),
+                    };
                     return Err(ListingError::NoCategory {
                         line: marker.line,
-                        found: format!("the next marker (line {})", block.line),
-                    })
-                }
-                _ => {
-                    return Err(ListingError::NoCategory {
-                        line: marker.line,
-                        found: "the end of the file".to_string(),
-                    })
+                        found: format!("{found}{}", code_shaped_hint(&blocks[i + 2..j])),
+                    });
                 }
             }
             j += 1;
@@ -471,6 +469,28 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
         i = j + 1;
     }
     Ok(records)
+}
+
+/// When the record's last block has only code-shaped tokens but none with
+/// a dot or known to arXiv (`cs-dc`), says so: it is the likely culprit.
+fn code_shaped_hint(abstract_blocks: &[Block]) -> String {
+    match abstract_blocks.last() {
+        Some(block)
+            if block
+                .text
+                .split(|c: char| c.is_whitespace() || c == ';' || c == ',')
+                .map(|t| t.trim_end_matches(CATEGORY_ARROW))
+                .filter(|t| !t.is_empty())
+                .all(is_category_code) =>
+        {
+            format!(
+                "; `{}` at line {} is not read as a category line because it names no arXiv code",
+                shorten(&block.text),
+                block.line
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 /// NFC normalisation and whitespace folding: the identity of an author name.
@@ -577,6 +597,11 @@ mod tests {
     fn errors_carry_lines() {
         let no_title = listing("arXiv2020\n\ncs.LG↗\n");
         assert_eq!(parse(no_title.as_bytes()).unwrap_err().line(), 9);
+        let unknown = listing("arXiv2020\n\nT\n\ncs-dc\n");
+        assert_eq!(
+            parse(unknown.as_bytes()).unwrap_err().to_string(),
+            "expected a category line ending the record at line 9, found the end of the file; `cs-dc` at line 13 is not read as a category line because it names no arXiv code"
+        );
         let trailing = listing("arXiv2020\n\nT\n\ncs.LG↗\n\nstray text\n");
         let err = parse(trailing.as_bytes()).unwrap_err();
         assert_eq!(err.line(), 15);

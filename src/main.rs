@@ -39,10 +39,10 @@ enum Command {
 #[derive(Args)]
 struct SiteArgs {
     /// The site root, holding site.toml, seeds/, content/ and themes/.
-    #[arg(long, default_value = ".")]
+    #[arg(long, default_value = ".", value_parser = existing_dir)]
     root: PathBuf,
     /// Replace site.toml's base_url, e.g. https://lab.github.io/papers/.
-    #[arg(long)]
+    #[arg(long, value_parser = base_url)]
     base_url: Option<String>,
     /// Include content pages marked `draft = true`.
     #[arg(long)]
@@ -148,9 +148,15 @@ fn run_build(args: BuildArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     if !args.site.quiet {
-        let [papers, authors, years, categories] = report.counts;
+        let [papers, authors, years, categories] = report.counts.map(|n| n.to_string());
+        let noun = |n: usize, one: &str, many: &str| if n == 1 { one.to_string() } else { many.to_string() };
+        let [p, a, y, c] = report.counts;
         println!(
-            "Built {papers} papers, {authors} authors, {years} years, {categories} categories: {} files ({} written, {} removed, {} bytes) in {}",
+            "Built {papers} {}, {authors} {}, {years} {}, {categories} {}: {} files ({} written, {} removed, {} bytes) in {}",
+            noun(p, "paper", "papers"),
+            noun(a, "author", "authors"),
+            noun(y, "year", "years"),
+            noun(c, "category", "categories"),
             stats.files,
             stats.written,
             stats.removed,
@@ -177,21 +183,43 @@ fn run_check(args: CheckArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn existing_dir(value: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    if path.is_dir() {
+        Ok(path)
+    } else {
+        Err(format!("expected an existing directory, found `{value}`"))
+    }
+}
+
+fn base_url(value: &str) -> Result<String, String> {
+    vellum::config::normalise_base_url(value)
+        .ok_or_else(|| format!("expected an http:// or https:// URL, found `{value}`"))
+}
+
 /// Refuses output directories that would clean away the site's own inputs:
 /// the root itself, one of its ancestors, or an input directory.
 fn check_output_dir(root: &Path, output: &Path) -> Result<(), String> {
     let Ok(root) = std::fs::canonicalize(root) else {
         return Err(format!("the site root {} does not exist", root.display()));
     };
-    // An output directory that does not exist yet: resolve its parent.
-    let output = std::fs::canonicalize(output).unwrap_or_else(|_| {
-        let parent = output.parent().and_then(|p| std::fs::canonicalize(p).ok());
-        match (parent, output.file_name()) {
-            (Some(parent), Some(name)) => parent.join(name),
-            _ => output.to_path_buf(),
+    // Resolve the nearest existing ancestor, so `seeds/new/x` is seen as
+    // inside `seeds/` even before it exists.
+    let mut existing = output.to_path_buf();
+    let mut rest = Vec::new();
+    let output = loop {
+        if let Ok(canonical) = std::fs::canonicalize(&existing) {
+            break rest.iter().rev().fold(canonical, |path, part| path.join(part));
         }
-    });
-    let inputs = ["seeds", "content", "themes", "templates", "static"];
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = if parent.as_os_str().is_empty() { PathBuf::from(".") } else { parent.to_path_buf() };
+            }
+            _ => break output.to_path_buf(),
+        }
+    };
+    let inputs = ["seeds", "content", "themes", "templates", "static", "site.toml"];
     if root.starts_with(&output) || inputs.iter().any(|d| output.starts_with(root.join(d))) {
         return Err(format!(
             "--output-dir {} would overwrite the site's inputs; choose a directory of its own",

@@ -97,8 +97,26 @@ impl DiskSink {
 }
 
 impl Sink for DiskSink {
+    /// Refuses an output path that is a file, or a non-empty directory
+    /// that does not hold a previous build (no `index.html` and
+    /// `sitemap.xml`): committing would delete files Vellum did not write.
     fn begin(&mut self) -> io::Result<()> {
         self.abort();
+        let dir = &self.dir;
+        let refuse = |why: &str| {
+            Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{}: {why}; choose another output directory or remove it", dir.display()),
+            ))
+        };
+        if dir.exists() && !dir.is_dir() {
+            return refuse("is a file, not a directory");
+        }
+        let non_empty = std::fs::read_dir(dir).is_ok_and(|mut it| it.next().is_some());
+        let previous_build = dir.join("index.html").is_file() && dir.join("sitemap.xml").is_file();
+        if non_empty && !previous_build {
+            return refuse("is not empty and holds no previous build (no index.html and sitemap.xml)");
+        }
         std::fs::create_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))
     }
 
@@ -297,16 +315,17 @@ mod tests {
             &mut sink,
             &[
                 ("index.html", "home"),
+                ("sitemap.xml", "s"),
                 ("a/b/index.html", "b"),
                 ("old/index.html", "old"),
             ],
         );
-        assert_eq!((first.files, first.written, first.removed), (3, 3, 0));
+        assert_eq!((first.files, first.written, first.removed), (4, 4, 0));
         let second = put_all(
             &mut sink,
-            &[("index.html", "home 2"), ("a/b/index.html", "b")],
+            &[("index.html", "home 2"), ("sitemap.xml", "s"), ("a/b/index.html", "b")],
         );
-        assert_eq!((second.files, second.written, second.removed), (2, 1, 1));
+        assert_eq!((second.files, second.written, second.removed), (3, 1, 1));
         assert!(!out.join("old").exists());
         assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home 2");
         assert!(!dir.path().join(".public.staging").exists());
@@ -316,6 +335,13 @@ mod tests {
         sink.abort();
         assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home 2");
         assert!(!dir.path().join(".public.staging").exists());
+
+        // A directory Vellum did not build, or a file, is never cleaned.
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "fn main() {}").unwrap();
+        assert!(DiskSink::new(dir.path().join("src")).begin().is_err());
+        assert!(DiskSink::new(dir.path().join("src/main.rs")).begin().is_err());
+        assert!(dir.path().join("src/main.rs").is_file());
     }
 
     #[test]

@@ -287,7 +287,7 @@ fn template_error(
             Diagnostic::error(
                 file_of(name),
                 report.span().start_line,
-                format!("template: {}", report.message()),
+                format!("expected a valid template, found {}", report.message()),
             )
         }
         other => {
@@ -304,12 +304,18 @@ fn template_error(
                     Some((parts.next()?.to_string(), line))
                 })
                 .unwrap_or_else(|| (rendering.unwrap_or("templates").to_string(), 0));
+            let text = match other {
+                tera::ErrorKind::TemplateNotFound(missing) => format!(
+                    "the template `{missing}` is missing from the theme's templates/ and the site's templates/"
+                ),
+                _ => text,
+            };
             let message = text
                 .lines()
                 .next()
                 .unwrap_or_default()
                 .trim_start_matches("error: ");
-            Diagnostic::error(file_of(&name), line, format!("template: {message}"))
+            Diagnostic::error(file_of(&name), line, format!("expected a valid template, found {message}"))
         }
     }
 }
@@ -707,8 +713,8 @@ impl<'a> Renderer<'a> {
                     "authors.html",
                     "Authors".to_string(),
                     Some(format!(
-                        "All {} authors and their publications.",
-                        corpus.authors.len()
+                        "{} and their publications.",
+                        count(corpus.authors.len(), "author")
                     )),
                 )
             }
@@ -745,9 +751,9 @@ impl<'a> Renderer<'a> {
                     "author.html",
                     paged_title(&author.name, page),
                     Some(format!(
-                        "Publications of {}: {} papers.",
+                        "Publications of {}: {}.",
                         author.name,
-                        author.papers.len()
+                        count(author.papers.len(), "paper")
                     )),
                 )
             }
@@ -769,8 +775,8 @@ impl<'a> Renderer<'a> {
                     "year.html",
                     paged_title(&year.year.to_string(), page),
                     Some(format!(
-                        "{} publications from {}.",
-                        year.papers.len(),
+                        "{} from {}.",
+                        count(year.papers.len(), "publication"),
                         year.year
                     )),
                 )
@@ -811,8 +817,8 @@ impl<'a> Renderer<'a> {
                     "category.html",
                     paged_title(&format!("{} ({})", category.name, category.code), page),
                     Some(format!(
-                        "{} publications in {}.",
-                        category.papers.len(),
+                        "{} in {}.",
+                        count(category.papers.len(), "publication"),
                         category.name
                     )),
                 )
@@ -923,6 +929,15 @@ fn pager_numbers(current: usize, total: usize) -> Vec<usize> {
         numbers.push(n);
     }
     numbers
+}
+
+/// `1 paper`, `2 papers`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn paged_title(title: &str, page: usize) -> String {

@@ -129,6 +129,13 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             return report;
         }
     };
+    if inputs.seeds.is_empty() {
+        diagnostics.push(Diagnostic::warning(
+            "seeds",
+            0,
+            "expected listing files (*.txt) under seeds/, found none; the site has no papers",
+        ));
+    }
     let listings = timings.time("parse", || parse_listings(&inputs.seeds, &diagnostics));
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
@@ -303,9 +310,9 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
     if !theme_dir.is_dir() {
         return Err(Diagnostic::error(
             "site.toml",
-            0,
+            config.theme_line,
             format!(
-                "expected a theme directory themes/{}/, found none",
+                "expected a theme directory themes/{}/ (the `theme` setting), found none",
                 config.theme
             ),
         ));
@@ -318,7 +325,7 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
     statics.extend(site_statics);
     Ok(Inputs {
         seeds: read_files(&root.join("seeds"), root, |p| {
-            p.extension().is_some_and(|e| e == "txt")
+            p.extension().is_some_and(|e| e.eq_ignore_ascii_case("txt"))
         })?,
         content: read_files(&root.join("content"), root, |p| {
             p.extension().is_some_and(|e| e == "md")

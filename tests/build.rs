@@ -491,3 +491,38 @@ fn generated_corpus_builds_every_paper_and_author() {
         assert!(listed >= sample["authors"].as_array().unwrap().len());
     }
 }
+
+#[test]
+fn output_dir_never_cleans_files_vellum_did_not_write() {
+    let site = bundled_copy();
+    let root = site.path();
+    write(root, "src/main.rs", b"fn main() {}");
+    write(root, "notes.md", b"notes");
+    for (dir, code) in [("src", 1), ("notes.md", 1), ("site.toml", 2), ("seeds/new", 2), ("content/x/y", 2)] {
+        let out = vellum(&["build", "--root", root.to_str().unwrap(), "--output-dir", dir], &[]);
+        assert_eq!(out.status.code(), Some(code), "{dir}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(std::fs::read(root.join("src/main.rs")).unwrap(), b"fn main() {}");
+    assert_eq!(std::fs::read(root.join("notes.md")).unwrap(), b"notes");
+    assert!(!root.join("seeds/new").exists() && !root.join("content/x").exists());
+    // Relative to the current directory too.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["build", "--output-dir", "seeds/new"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_huge_page_number_is_one_short_warning() {
+    let listing = "Ana Lima\n\nAt least 3 records · Page 4000000000\n\narXiv2023\n\nT\n\ncs.LG\n";
+    let dir = temp_site(&[("x.txt", listing.as_bytes())], "");
+    let (report, _) = build_memory(dir.path(), None);
+    assert!(!report.failed());
+    let warning = report.diagnostics[0].to_string();
+    assert_eq!(
+        warning,
+        "seeds/x.txt:3: warning: expected listing pages 1 to 4000000000 for Ana Lima, found no page 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 3999999989 more"
+    );
+}

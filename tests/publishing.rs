@@ -289,7 +289,7 @@ fn init_then_build_in_an_empty_directory() {
         String::from_utf8_lossy(&built.stderr)
     );
     assert!(String::from_utf8_lossy(&built.stdout)
-        .starts_with("Built 2 papers, 1 authors, 2 years, 2 categories"));
+        .starts_with("Built 2 papers, 1 author, 2 years, 2 categories"));
     assert!(site
         .join("public/papers/a-survey-of-sparse-training/index.html")
         .exists());

@@ -1,0 +1,57 @@
+// Runs axe-core in headless Debian chromium (driven by playwright-core) on a
+// built Vellum site served on loopback, in light and dark colour schemes.
+// Usage: node axe.mjs SITE_DIR PAGE_PATH...   (paths like /authors/x/)
+// Prints each violation and exits 1 when there is any; 0 otherwise.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { join, extname, normalize } from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+const [root, ...pages] = process.argv.slice(2);
+const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.xml': 'application/xml', '.js': 'text/javascript' };
+
+const server = createServer(async (req, res) => {
+  let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+  if (path.includes('..')) { res.writeHead(400).end(); return; }
+  let file = join(root, path);
+  try {
+    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+    res.end(await readFile(file));
+  } catch {
+    res.writeHead(404, { 'content-type': types['.html'] });
+    res.end(await readFile(join(root, '404.html')).catch(() => 'not found'));
+  }
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+let violations = 0;
+try {
+  for (const scheme of ['light', 'dark']) {
+    const page = await browser.newPage({ colorScheme: scheme });
+    for (const path of pages) {
+      await page.goto(origin + path);
+      await page.addScriptTag({ content: axeSource });
+      const result = await page.evaluate(() => window.axe.run(document));
+      for (const v of result.violations) {
+        violations += 1;
+        console.log(`${path} (${scheme}): ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      }
+      console.log(`${path} (${scheme}): ${result.violations.length} violations, ${result.passes.length} rules passed`);
+    }
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+process.exit(violations ? 1 : 0);
