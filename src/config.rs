@@ -168,7 +168,10 @@ mod tests {
         let text = "description = '''\nbase_url = \"not me\"\n'''\nbase_url = \"ftp://x/\"\n";
         let err = Config::parse(text, Path::new("site.toml")).unwrap_err();
         assert_eq!(err.line, 4);
-        assert_eq!(err.message, "expected base_url to be an http:// or https:// URL, found `ftp://x/`");
+        assert_eq!(
+            err.message,
+            "expected base_url to be an http:// or https:// URL, found `ftp://x/`"
+        );
     }
 
     #[test]

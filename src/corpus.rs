@@ -475,7 +475,11 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
     for &present in seen.keys() {
         if present > next {
             missing_count += u64::from(present - next);
-            missing.extend((next..present).take(10 - missing.len().min(10)).map(|p| p.to_string()));
+            missing.extend(
+                (next..present)
+                    .take(10 - missing.len().min(10))
+                    .map(|p| p.to_string()),
+            );
         }
         next = present.saturating_add(1);
     }

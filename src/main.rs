@@ -149,7 +149,13 @@ fn run_build(args: BuildArgs) -> ExitCode {
     };
     if !args.site.quiet {
         let [papers, authors, years, categories] = report.counts.map(|n| n.to_string());
-        let noun = |n: usize, one: &str, many: &str| if n == 1 { one.to_string() } else { many.to_string() };
+        let noun = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                one.to_string()
+            } else {
+                many.to_string()
+            }
+        };
         let [p, a, y, c] = report.counts;
         println!(
             "Built {papers} {}, {authors} {}, {years} {}, {categories} {}: {} files ({} written, {} removed, {} bytes) in {}",
@@ -209,17 +215,31 @@ fn check_output_dir(root: &Path, output: &Path) -> Result<(), String> {
     let mut rest = Vec::new();
     let output = loop {
         if let Ok(canonical) = std::fs::canonicalize(&existing) {
-            break rest.iter().rev().fold(canonical, |path, part| path.join(part));
+            break rest
+                .iter()
+                .rev()
+                .fold(canonical, |path, part| path.join(part));
         }
         match (existing.file_name(), existing.parent()) {
             (Some(name), Some(parent)) => {
                 rest.push(name.to_os_string());
-                existing = if parent.as_os_str().is_empty() { PathBuf::from(".") } else { parent.to_path_buf() };
+                existing = if parent.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    parent.to_path_buf()
+                };
             }
             _ => break output.to_path_buf(),
         }
     };
-    let inputs = ["seeds", "content", "themes", "templates", "static", "site.toml"];
+    let inputs = [
+        "seeds",
+        "content",
+        "themes",
+        "templates",
+        "static",
+        "site.toml",
+    ];
     if root.starts_with(&output) || inputs.iter().any(|d| output.starts_with(root.join(d))) {
         return Err(format!(
             "--output-dir {} would overwrite the site's inputs; choose a directory of its own",

@@ -106,7 +106,10 @@ impl Sink for DiskSink {
         let refuse = |why: &str| {
             Err(io::Error::new(
                 io::ErrorKind::AlreadyExists,
-                format!("{}: {why}; choose another output directory or remove it", dir.display()),
+                format!(
+                    "{}: {why}; choose another output directory or remove it",
+                    dir.display()
+                ),
             ))
         };
         if dir.exists() && !dir.is_dir() {
@@ -115,7 +118,9 @@ impl Sink for DiskSink {
         let non_empty = std::fs::read_dir(dir).is_ok_and(|mut it| it.next().is_some());
         let previous_build = dir.join("index.html").is_file() && dir.join("sitemap.xml").is_file();
         if non_empty && !previous_build {
-            return refuse("is not empty and holds no previous build (no index.html and sitemap.xml)");
+            return refuse(
+                "is not empty and holds no previous build (no index.html and sitemap.xml)",
+            );
         }
         std::fs::create_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))
     }
@@ -323,7 +328,11 @@ mod tests {
         assert_eq!((first.files, first.written, first.removed), (4, 4, 0));
         let second = put_all(
             &mut sink,
-            &[("index.html", "home 2"), ("sitemap.xml", "s"), ("a/b/index.html", "b")],
+            &[
+                ("index.html", "home 2"),
+                ("sitemap.xml", "s"),
+                ("a/b/index.html", "b"),
+            ],
         );
         assert_eq!((second.files, second.written, second.removed), (3, 1, 1));
         assert!(!out.join("old").exists());
@@ -340,7 +349,9 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/main.rs"), "fn main() {}").unwrap();
         assert!(DiskSink::new(dir.path().join("src")).begin().is_err());
-        assert!(DiskSink::new(dir.path().join("src/main.rs")).begin().is_err());
+        assert!(DiskSink::new(dir.path().join("src/main.rs"))
+            .begin()
+            .is_err());
         assert!(dir.path().join("src/main.rs").is_file());
     }
 

@@ -315,7 +315,11 @@ fn template_error(
                 .next()
                 .unwrap_or_default()
                 .trim_start_matches("error: ");
-            Diagnostic::error(file_of(&name), line, format!("expected a valid template, found {message}"))
+            Diagnostic::error(
+                file_of(&name),
+                line,
+                format!("expected a valid template, found {message}"),
+            )
         }
     }
 }

@@ -17,15 +17,24 @@ fn tool(path: PathBuf, what: &str) -> Option<PathBuf> {
         return Some(path);
     }
     if std::env::var_os("CI").is_some() {
-        panic!("{what} is missing at {}: run .ci/run, which installs it", path.display());
+        panic!(
+            "{what} is missing at {}: run .ci/run, which installs it",
+            path.display()
+        );
     }
-    eprintln!("skipped: {what} is missing at {} (run `npm ci` in tests/browser, install chromium)", path.display());
+    eprintln!(
+        "skipped: {what} is missing at {} (run `npm ci` in tests/browser, install chromium)",
+        path.display()
+    );
     None
 }
 
 fn built_site() -> (tempfile::TempDir, PathBuf) {
     let site = bundled_copy();
-    let out = vellum(&["build", "--root", site.path().to_str().unwrap(), "--quiet"], &[]);
+    let out = vellum(
+        &["build", "--root", site.path().to_str().unwrap(), "--quiet"],
+        &[],
+    );
     assert!(out.status.success());
     let public = site.path().join("public");
     (site, public)
@@ -43,23 +52,43 @@ fn vnu(jar: &Path, dir: &Path) -> std::process::Output {
 
 #[test]
 fn every_page_passes_the_nu_html_checker() {
-    let Some(jar) = tool(project().join("tests/browser/node_modules/vnu-jar/build/dist/vnu.jar"), "vnu.jar") else {
+    let Some(jar) = tool(
+        project().join("tests/browser/node_modules/vnu-jar/build/dist/vnu.jar"),
+        "vnu.jar",
+    ) else {
         return;
     };
     let (_site, public) = built_site();
-    let pages = walkdir::WalkDir::new(&public).into_iter().filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "html")).count();
+    let pages = walkdir::WalkDir::new(&public)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .count();
     assert!(pages > 50, "{pages} pages");
     let out = vnu(&jar, &public);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // The checker does fail on invalid HTML.
     let bad = tempfile::tempdir().unwrap();
-    std::fs::write(bad.path().join("index.html"), "<!doctype html><html lang=en><title>x</title><p><div></p>").unwrap();
+    std::fs::write(
+        bad.path().join("index.html"),
+        "<!doctype html><html lang=en><title>x</title><p><div></p>",
+    )
+    .unwrap();
     assert!(!vnu(&jar, bad.path()).status.success());
 }
 
 fn axe(script: &Path, dir: &Path, pages: &[&str]) -> std::process::Output {
-    Command::new("node").arg(script).arg(dir).args(pages).output().unwrap()
+    Command::new("node")
+        .arg(script)
+        .arg(dir)
+        .args(pages)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -67,7 +96,10 @@ fn key_pages_have_no_axe_violations_in_chromium() {
     let Some(_) = tool(PathBuf::from("/usr/bin/chromium"), "Debian's chromium") else {
         return;
     };
-    let Some(_) = tool(project().join("tests/browser/node_modules/playwright-core"), "playwright-core") else {
+    let Some(_) = tool(
+        project().join("tests/browser/node_modules/playwright-core"),
+        "playwright-core",
+    ) else {
         return;
     };
     let script = project().join("tests/browser/axe.mjs");
@@ -81,12 +113,20 @@ fn key_pages_have_no_axe_violations_in_chromium() {
     ];
     let out = axe(&script, &public, &pages);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(stdout.matches(": 0 violations").count(), 10, "{stdout}");
 
     // axe does report a page with violations.
     let bad = tempfile::tempdir().unwrap();
-    std::fs::write(bad.path().join("index.html"), "<!doctype html><html><title>x</title><img src=a.png><a href=/x></a>").unwrap();
+    std::fs::write(
+        bad.path().join("index.html"),
+        "<!doctype html><html><title>x</title><img src=a.png><a href=/x></a>",
+    )
+    .unwrap();
     std::fs::write(bad.path().join("404.html"), "").unwrap();
     assert!(!axe(&script, bad.path(), &["/"]).status.success());
 }

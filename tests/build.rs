@@ -498,11 +498,34 @@ fn output_dir_never_cleans_files_vellum_did_not_write() {
     let root = site.path();
     write(root, "src/main.rs", b"fn main() {}");
     write(root, "notes.md", b"notes");
-    for (dir, code) in [("src", 1), ("notes.md", 1), ("site.toml", 2), ("seeds/new", 2), ("content/x/y", 2)] {
-        let out = vellum(&["build", "--root", root.to_str().unwrap(), "--output-dir", dir], &[]);
-        assert_eq!(out.status.code(), Some(code), "{dir}: {}", String::from_utf8_lossy(&out.stderr));
+    for (dir, code) in [
+        ("src", 1),
+        ("notes.md", 1),
+        ("site.toml", 2),
+        ("seeds/new", 2),
+        ("content/x/y", 2),
+    ] {
+        let out = vellum(
+            &[
+                "build",
+                "--root",
+                root.to_str().unwrap(),
+                "--output-dir",
+                dir,
+            ],
+            &[],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{dir}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    assert_eq!(std::fs::read(root.join("src/main.rs")).unwrap(), b"fn main() {}");
+    assert_eq!(
+        std::fs::read(root.join("src/main.rs")).unwrap(),
+        b"fn main() {}"
+    );
     assert_eq!(std::fs::read(root.join("notes.md")).unwrap(), b"notes");
     assert!(!root.join("seeds/new").exists() && !root.join("content/x").exists());
     // Relative to the current directory too.
