@@ -62,6 +62,11 @@ impl Taxonomy {
         &ARXIV
     }
 
+    /// Whether `code` names a category, directly or through an alias.
+    pub fn is_category(&self, code: &str) -> bool {
+        self.raw.categories.contains_key(code) || self.raw.aliases.contains_key(code)
+    }
+
     /// Whether `code` is a category, an alias or an archive of the taxonomy.
     pub fn is_known(&self, code: &str) -> bool {
         self.raw.categories.contains_key(code)
@@ -113,6 +118,7 @@ mod tests {
         assert_eq!((alias.code.as_str(), alias.known), ("math.NA", true));
         assert_eq!(alias.group, "Mathematics");
         assert!(t.is_known("quant-ph") && t.is_known("cs.SY") && !t.is_known("see"));
+        assert!(t.is_known("cs") && !t.is_category("cs") && t.is_category("cs.SY"));
         let unknown = t.resolve("cs.XX");
         assert_eq!((unknown.name.as_str(), unknown.known), ("cs.XX", false));
         assert_eq!(t.resolve("quant-ph").group, "Physics");

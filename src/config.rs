@@ -20,6 +20,7 @@ struct RawConfig {
     paginate_by: Option<Spanned<usize>>,
     home_recent: Option<usize>,
     feed_limit: Option<usize>,
+    feeds: Option<bool>,
     sitemap_max_urls: Option<Spanned<usize>>,
 }
 
@@ -45,6 +46,8 @@ pub struct Config {
     pub home_recent: usize,
     /// Entries per Atom feed (site, author, category). Default 50.
     pub feed_limit: usize,
+    /// Whether to write Atom feeds. Default true.
+    pub feeds: bool,
     /// URLs per sitemap file; past it the sitemap is split under a sitemap
     /// index. At least 1. Default 50,000 (the sitemaps.org limit).
     pub sitemap_max_urls: usize,
@@ -120,6 +123,7 @@ impl Config {
             paginate_by,
             home_recent: raw.home_recent.unwrap_or(10),
             feed_limit: raw.feed_limit.unwrap_or(50),
+            feeds: raw.feeds.unwrap_or(true),
             sitemap_max_urls,
         })
     }

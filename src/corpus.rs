@@ -19,11 +19,12 @@
 
 use crate::categories::{Taxonomy, UNKNOWN_GROUP};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::listing::{Listing, Record};
+use crate::listing::Listing;
 use crate::names::{author_sort_key, fold, NameParts};
 use crate::permalink::{assign_unique_slugs, slugify};
 use crate::text::Text;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use unicode_normalization::UnicodeNormalization;
 
@@ -153,9 +154,10 @@ pub struct Corpus {
     pub years: Vec<Year>,
 }
 
-/// A paper while merging: its records, first the chosen one.
-struct Draft<'a> {
-    records: Vec<(&'a ParsedListing, &'a Record)>,
+/// A paper while merging: its records as (listing index, record index),
+/// first the chosen one.
+struct Draft {
+    records: Vec<(usize, usize)>,
 }
 
 impl Corpus {
@@ -170,46 +172,104 @@ impl Corpus {
         let mut listings: Vec<&ParsedListing> = listings.iter().collect();
         listings.sort_by(|a, b| a.file.cmp(&b.file));
 
-        // Papers by identity, records in (file, position) order.
-        let mut drafts: Vec<Draft> = Vec::new();
-        let mut by_identity: HashMap<String, usize> = HashMap::new();
-        for parsed in &listings {
-            for record in &parsed.listing.records {
-                let index = *by_identity
-                    .entry(paper_identity(&record.title))
-                    .or_insert_with(|| {
-                        drafts.push(Draft {
-                            records: Vec::new(),
-                        });
-                        drafts.len() - 1
-                    });
-                drafts[index].records.push((parsed, record));
+        // Authors first, so every record knows its author's final id.
+        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (index, parsed) in listings.iter().enumerate() {
+            by_name
+                .entry(author_sort_key(&parsed.listing.author))
+                .or_default()
+                .push(index);
+        }
+        let author_pages: Vec<Vec<usize>> = by_name.into_values().collect();
+        let mut author_of_listing = vec![0; listings.len()];
+        for (author, pages) in author_pages.iter().enumerate() {
+            for &listing in pages {
+                author_of_listing[listing] = author;
             }
         }
 
+        // Papers by identity, records in (file, position) order.
+        let identities: Vec<Vec<String>> = listings
+            .par_iter()
+            .map(|parsed| {
+                parsed
+                    .listing
+                    .records
+                    .iter()
+                    .map(|r| paper_identity(&r.title))
+                    .collect()
+            })
+            .collect();
+        let mut drafts: Vec<Draft> = Vec::new();
+        let mut by_identity: HashMap<&str, usize> = HashMap::new();
+        let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
+        for (listing, keys) in identities.iter().enumerate() {
+            let mut drafts_here = Vec::with_capacity(keys.len());
+            for (record, key) in keys.iter().enumerate() {
+                let index = *by_identity.entry(key).or_insert_with(|| {
+                    drafts.push(Draft {
+                        records: Vec::new(),
+                    });
+                    drafts.len() - 1
+                });
+                drafts[index].records.push((listing, record));
+                drafts_here.push(index);
+            }
+            draft_of_record.push(drafts_here);
+        }
+
+        let made: Vec<(Paper, String, &[String])> = drafts
+            .par_iter()
+            .map(|draft| make_paper(draft, &listings, &author_of_listing, taxonomy, diagnostics))
+            .collect();
         let mut categories = CategoryTable::default();
-        let mut papers: Vec<(Paper, String)> = drafts
-            .iter()
-            .map(|draft| make_paper(draft, taxonomy, &mut categories, diagnostics))
+        let mut made: Vec<(Paper, String)> = made
+            .into_iter()
+            .map(|(mut paper, key, codes)| {
+                for code in codes {
+                    let id = categories.intern(taxonomy, code);
+                    if !paper.categories.contains(&id) {
+                        paper.categories.push(id);
+                    }
+                }
+                (paper, key)
+            })
             .collect();
 
         // Global order: year descending, folded title, exact title.
-        papers.sort_by(|(a, a_key), (b, b_key)| {
-            b.year
-                .cmp(&a.year)
-                .then_with(|| a_key.cmp(b_key))
-                .then_with(|| a.title.source.cmp(&b.title.source))
+        let mut order: Vec<usize> = (0..made.len()).collect();
+        order.sort_by(|&a, &b| {
+            let ((pa, ka), (pb, kb)) = (&made[a], &made[b]);
+            pb.year
+                .cmp(&pa.year)
+                .then_with(|| ka.cmp(kb))
+                .then_with(|| pa.title.source.cmp(&pb.title.source))
         });
+        let mut paper_of_draft = vec![0; made.len()];
+        for (id, &draft) in order.iter().enumerate() {
+            paper_of_draft[draft] = id;
+        }
+        let mut slots: Vec<Option<Paper>> = made.drain(..).map(|(p, _)| Some(p)).collect();
+        let mut papers: Vec<Paper> = order.iter().filter_map(|&d| slots[d].take()).collect();
         let titles: Vec<(String, String)> = papers
             .iter()
-            .map(|(p, _)| (p.title.source.clone(), slugify(&p.title.plain)))
+            .map(|p| (p.title.source.clone(), slugify(&p.title.plain)))
             .collect();
-        let mut papers: Vec<Paper> = papers.into_iter().map(|(p, _)| p).collect();
         for (paper, slug) in papers.iter_mut().zip(assign_unique_slugs(&titles)) {
             paper.slug = slug;
         }
 
-        let authors = build_authors(&listings, &mut papers, diagnostics);
+        let paper_of_record: Vec<Vec<PaperId>> = draft_of_record
+            .into_iter()
+            .map(|drafts| drafts.into_iter().map(|d| paper_of_draft[d]).collect())
+            .collect();
+        let authors = build_authors(
+            &listings,
+            &author_pages,
+            &paper_of_record,
+            &mut papers,
+            diagnostics,
+        );
         let categories = categories.finish(&mut papers);
         let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
         for (id, paper) in papers.iter().enumerate() {
@@ -286,18 +346,24 @@ pub fn paper_identity(title: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Builds one paper from its records; returns it with its title sort key.
-/// The paper's `authors` and `slug` are filled in later.
-fn make_paper(
+/// Builds one paper from its records; returns it with its title sort key
+/// and the chosen record's category codes (interned by the caller). The
+/// paper's `authors`, `categories` and `slug` are filled in later.
+fn make_paper<'a>(
     draft: &Draft,
+    listings: &[&'a ParsedListing],
+    author_of_listing: &[AuthorId],
     taxonomy: &Taxonomy,
-    categories: &mut CategoryTable,
     diagnostics: &Diagnostics,
-) -> (Paper, String) {
-    let (first_listing, chosen) = draft.records[0];
-    for &(listing, record) in &draft.records {
+) -> (Paper, String, &'a [String]) {
+    let record_of = |&(listing, record): &(usize, usize)| {
+        let parsed: &'a ParsedListing = listings[listing];
+        (parsed, &parsed.listing.records[record])
+    };
+    let (first_listing, chosen) = record_of(&draft.records[0]);
+    for (listing, record) in draft.records.iter().map(record_of) {
         for code in &record.categories {
-            if !taxonomy.resolve(code).known {
+            if !taxonomy.is_category(code) {
                 diagnostics.push(Diagnostic::warning(
                     &listing.file,
                     record.line,
@@ -306,7 +372,7 @@ fn make_paper(
             }
         }
     }
-    for &(listing, record) in &draft.records[1..] {
+    for (listing, record) in draft.records[1..].iter().map(record_of) {
         let mut differences = Vec::new();
         if record.year != chosen.year {
             differences.push(format!("year {} vs {}", record.year, chosen.year));
@@ -337,13 +403,6 @@ fn make_paper(
             ));
         }
     }
-    let mut category_ids: Vec<CategoryId> = Vec::new();
-    for code in &chosen.categories {
-        let id = categories.intern(taxonomy, code);
-        if !category_ids.contains(&id) {
-            category_ids.push(id);
-        }
-    }
     let title = Text::inline(&chosen.title);
     let key = fold(&title.plain);
     let paper = Paper {
@@ -351,59 +410,57 @@ fn make_paper(
         title,
         abstract_text: Text::paragraphs(&chosen.abstract_paragraphs),
         year: chosen.year,
-        categories: category_ids,
+        categories: Vec::new(),
         authors: Vec::new(),
         sources: draft
             .records
             .iter()
-            .map(|(listing, record)| RecordSource {
-                file: listing.file.clone(),
-                line: record.line,
-                position: record.position,
-                page: listing.listing.count.map(|c| c.page),
-                source: record.source.clone(),
-                author: 0,
+            .map(|pair| {
+                let (listing, record) = record_of(pair);
+                RecordSource {
+                    file: listing.file.clone(),
+                    line: record.line,
+                    position: record.position,
+                    page: listing.listing.count.map(|c| c.page),
+                    source: record.source.clone(),
+                    author: author_of_listing[pair.0],
+                }
             })
             .collect(),
     };
-    (paper, key)
+    (paper, key, &chosen.categories)
 }
 
-/// Groups listings by author, orders pages, fills each author's papers in
-/// listing order and each paper's authors; warns about page gaps and repeats.
+/// Makes one author per group of listings (`author_pages`, listing indexes
+/// in author order), orders each author's pages, fills each author's papers
+/// in listing order and each paper's authors; warns about page gaps and repeats.
 fn build_authors(
     listings: &[&ParsedListing],
+    author_pages: &[Vec<usize>],
+    paper_of_record: &[Vec<PaperId>],
     papers: &mut [Paper],
     diagnostics: &Diagnostics,
 ) -> Vec<Author> {
-    let mut by_name: BTreeMap<String, Vec<&ParsedListing>> = BTreeMap::new();
-    for parsed in listings {
-        by_name
-            .entry(author_sort_key(&parsed.listing.author))
-            .or_default()
-            .push(parsed);
-    }
-    // Where each record landed: (file, position) -> paper.
-    let mut paper_of: HashMap<(&PathBuf, usize), PaperId> = HashMap::new();
-    for (id, paper) in papers.iter().enumerate() {
-        for source in &paper.sources {
-            paper_of.insert((&source.file, source.position), id);
-        }
-    }
-    let mut authors: Vec<Author> = Vec::with_capacity(by_name.len());
-    let mut papers_authors: Vec<BTreeSet<AuthorId>> = vec![BTreeSet::new(); papers.len()];
-    let mut record_author: HashMap<(PathBuf, usize), AuthorId> = HashMap::new();
-    for (author_id, mut pages) in by_name.into_values().enumerate() {
-        pages.sort_by_key(|p| (p.listing.count.map_or(u32::MAX, |c| c.page), p.file.clone()));
+    let mut authors: Vec<Author> = Vec::with_capacity(author_pages.len());
+    let mut papers_authors: Vec<Vec<AuthorId>> = vec![Vec::new(); papers.len()];
+    for (author_id, indexes) in author_pages.iter().enumerate() {
+        let mut indexes = indexes.clone();
+        indexes.sort_by_key(|&i| {
+            (
+                listings[i].listing.count.map_or(u32::MAX, |c| c.page),
+                &listings[i].file,
+            )
+        });
+        let pages: Vec<&ParsedListing> = indexes.iter().map(|&i| listings[i]).collect();
         let name = pages[0].listing.author.clone();
         check_pages(&name, &pages, diagnostics);
         let mut own: Vec<PaperId> = Vec::new();
-        let mut seen: BTreeSet<PaperId> = BTreeSet::new();
-        for page in &pages {
-            for record in &page.listing.records {
-                let id = paper_of[&(&page.file, record.position)];
-                record_author.insert((page.file.clone(), record.position), author_id);
-                papers_authors[id].insert(author_id);
+        let mut seen: HashSet<PaperId> = HashSet::new();
+        for &listing in &indexes {
+            for &id in &paper_of_record[listing] {
+                if papers_authors[id].last() != Some(&author_id) {
+                    papers_authors[id].push(author_id);
+                }
                 if seen.insert(id) {
                     own.push(id);
                 }
@@ -435,10 +492,7 @@ fn build_authors(
         author.slug = slug;
     }
     for (paper, ids) in papers.iter_mut().zip(papers_authors) {
-        paper.authors = ids.into_iter().collect();
-        for source in &mut paper.sources {
-            source.author = record_author[&(source.file.clone(), source.position)];
-        }
+        paper.authors = ids;
     }
     authors
 }

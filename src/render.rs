@@ -165,9 +165,11 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         }
     }
     jobs.extend(content_jobs);
-    jobs.push(Job::Feed(FeedKind::Site));
-    jobs.extend((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))));
-    jobs.extend((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+    if site.config.feeds {
+        jobs.push(Job::Feed(FeedKind::Site));
+        jobs.extend((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))));
+        jobs.extend((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+    }
     let mut taken: BTreeMap<String, String> = jobs
         .iter()
         .map(|job| (site.urls.output_file(&site.route(job)), describe(site, job)))
@@ -358,7 +360,7 @@ struct AuthorView<'a> {
     paper_count: usize,
     claimed_total: Option<u32>,
     partial: bool,
-    feed_url: String,
+    feed_url: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -384,7 +386,7 @@ struct SiteView<'a> {
     category_count: usize,
     urls: SiteUrls,
     stylesheet: String,
-    feed_url: String,
+    feed_url: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -483,8 +485,10 @@ impl Views {
                     paper_count: author.papers.len(),
                     claimed_total: author.claimed_total,
                     partial: author.is_partial(),
-                    feed_url: urls.url(&Route::AuthorFeed {
-                        slug: author.slug.clone(),
+                    feed_url: site.config.feeds.then(|| {
+                        urls.url(&Route::AuthorFeed {
+                            slug: author.slug.clone(),
+                        })
                     }),
                 })
             })
@@ -519,9 +523,11 @@ impl Views {
                         page: 1,
                     }),
                     paper_count: category.papers.len(),
-                    feed_url: Some(urls.url(&Route::CategoryFeed {
-                        slug: category.slug.clone(),
-                    })),
+                    feed_url: site.config.feeds.then(|| {
+                        urls.url(&Route::CategoryFeed {
+                            slug: category.slug.clone(),
+                        })
+                    }),
                 })
             })
             .collect();
@@ -599,7 +605,7 @@ impl<'a> Renderer<'a> {
                 stylesheet: urls.url(&Route::Static {
                     path: "style.css".into(),
                 }),
-                feed_url: urls.url(&Route::SiteFeed),
+                feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
             },
         );
         Renderer {

@@ -121,7 +121,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let root = &options.root;
 
     let loaded = timings.time("read", || read_inputs(root, options));
-    let inputs = match loaded {
+    let mut inputs = match loaded {
         Ok(inputs) => inputs,
         Err(d) => {
             report.diagnostics = vec![d];
@@ -136,7 +136,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             "expected listing files (*.txt) under seeds/, found none; the site has no papers",
         ));
     }
-    let listings = timings.time("parse", || parse_listings(&inputs.seeds, &diagnostics));
+    let seeds = std::mem::take(&mut inputs.seeds);
+    let listings = timings.time("parse", || parse_listings(seeds, &diagnostics));
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
         Corpus::build(&listings, taxonomy, &diagnostics)
@@ -373,17 +374,18 @@ fn read_files(
         .collect()
 }
 
-/// Parses every listing in parallel; errors go to `diagnostics`.
-fn parse_listings(files: &[InputFile], diagnostics: &Diagnostics) -> Vec<ParsedListing> {
+/// Parses every listing in parallel, dropping each file's bytes once
+/// parsed; errors go to `diagnostics`.
+fn parse_listings(files: Vec<InputFile>, diagnostics: &Diagnostics) -> Vec<ParsedListing> {
     files
-        .par_iter()
-        .filter_map(|(_, shown, bytes)| match listing::parse(bytes) {
+        .into_par_iter()
+        .filter_map(|(_, shown, bytes)| match listing::parse(&bytes) {
             Ok(listing) => Some(ParsedListing {
-                file: shown.clone(),
+                file: shown,
                 listing,
             }),
             Err(e) => {
-                diagnostics.push(Diagnostic::error(shown, e.line(), e.to_string()));
+                diagnostics.push(Diagnostic::error(&shown, e.line(), e.to_string()));
                 None
             }
         })
