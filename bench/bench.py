@@ -114,7 +114,7 @@ def main():
                     site = vellum_site(cdir, kind == "vellum-lwl")
                     out = WORK / f"out-{kind}"
                     shutil.rmtree(out, ignore_errors=True)
-                    r = timed([str(VELLUM), "build", "--quiet", "--verbose", "--root", str(site), "--output-dir", str(out)])
+                    r = timed([str(VELLUM), "build", "--verbose", "--root", str(site), "--output-dir", str(out)])
                 r["files"], r["bytes"] = tree_size(out)
                 results[kind].append(r)
                 print(f"  {size} run {run + 1} {kind}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu, "

@@ -14,7 +14,9 @@
 //! [`site::build`] drives them; [`permalink`] owns every URL and output
 //! path; [`text`] holds titles and abstracts in their renderings;
 //! [`diagnostics`] collects every problem with its `file:line`; [`names`]
-//! is the author name model and ordering rule.
+//! is the author name model and ordering rule. Beside the pipeline:
+//! [`feeds`] (Atom, sitemap, robots.txt), [`check`] (link checker),
+//! [`init`] (new sites), [`serve`] with [`watch`] (local preview).
 #![warn(missing_docs)]
 
 pub mod categories;
@@ -30,5 +32,7 @@ pub mod names;
 pub mod output;
 pub mod permalink;
 pub mod render;
+pub mod serve;
 pub mod site;
 pub mod text;
+pub mod watch;

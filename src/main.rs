@@ -28,6 +28,8 @@ enum Command {
     /// Parse and render everything without writing, check every internal
     /// link and anchor, and report every problem (the CI step).
     Check(CheckArgs),
+    /// Build into memory and serve on loopback, rebuilding on change with live reload.
+    Serve(ServeArgs),
     /// Create a new site in DIR: site.toml, content, an example listing and the default theme.
     Init {
         /// The new site's directory; must not exist or be empty.
@@ -65,6 +67,31 @@ struct BuildArgs {
 }
 
 #[derive(Args)]
+struct ServeArgs {
+    /// The site root, holding site.toml, seeds/, content/ and themes/.
+    #[arg(long, default_value = ".", value_parser = existing_dir)]
+    root: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    interface: std::net::IpAddr,
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 1111)]
+    port: u16,
+    /// Serve under this base URL's path (e.g. https://lab.github.io/papers/ is served at /papers/).
+    #[arg(long, value_parser = base_url)]
+    base_url: Option<String>,
+    /// Include content pages marked `draft = true`.
+    #[arg(long)]
+    drafts: bool,
+    /// Open the site in the default browser.
+    #[arg(long)]
+    open: bool,
+    /// Milliseconds of quiet after the last file change before rebuilding.
+    #[arg(long, default_value_t = 100)]
+    debounce_ms: u64,
+}
+
+#[derive(Args)]
 struct CheckArgs {
     #[command(flatten)]
     site: SiteArgs,
@@ -78,6 +105,24 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Build(args) => run_build(args),
         Command::Check(args) => run_check(args),
+        Command::Serve(args) => {
+            let options = vellum::serve::ServeOptions {
+                root: args.root,
+                interface: args.interface,
+                port: args.port,
+                base_url: args.base_url,
+                drafts: args.drafts,
+                open: args.open,
+                debounce: std::time::Duration::from_millis(args.debounce_ms),
+            };
+            match vellum::serve::serve(options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Command::Init { dir } => match vellum::init::init(&dir) {
             Ok(()) => {
                 println!(

@@ -1,0 +1,431 @@
+//! `vellum serve`: build into memory, serve over HTTP on loopback (axum),
+//! watch the inputs ([`crate::watch`]) and rebuild on change, then tell
+//! open pages to reload over Server-Sent Events. The reload script is
+//! injected only into served HTML, never into `build` output. A failed
+//! rebuild keeps serving the last good site, prints `file:line: message`
+//! and shows the errors as an overlay in open pages; fixing the input
+//! recovers. Serving never touches `public/`.
+
+use crate::output::{MemorySink, SiteOutput};
+use crate::site::{build, BuildOptions, BuildReport};
+use crate::watch::{classify, Change};
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use notify::RecursiveMode;
+use std::collections::BTreeSet;
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::broadcast;
+use tokio_stream::StreamExt;
+
+/// Path under the base path where open pages listen for reloads.
+const EVENTS_PATH: &str = "__vellum/events";
+
+/// Options of `vellum serve`.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The site root.
+    pub root: PathBuf,
+    /// Address to listen on (loopback by default).
+    pub interface: IpAddr,
+    /// Port; 0 picks a free one (printed on start).
+    pub port: u16,
+    /// When given, the site is served under this base URL's path.
+    pub base_url: Option<String>,
+    /// Include drafts.
+    pub drafts: bool,
+    /// Open the site in a browser once it is served.
+    pub open: bool,
+    /// Quiet time after the last file event before rebuilding.
+    pub debounce: Duration,
+}
+
+/// What open pages are told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// New pages are in place: reload.
+    Reload,
+    /// The last rebuild failed; the text lists every error.
+    Failed(String),
+}
+
+/// The site being served and the channel to open pages.
+struct Served {
+    site: RwLock<Arc<SiteOutput>>,
+    error: RwLock<Option<String>>,
+    base_path: String,
+    notices: broadcast::Sender<Notice>,
+}
+
+/// Errors `serve` can end with: a busy or unusable address, or a watcher
+/// that cannot start. Both name what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address could not be bound.
+    #[error(
+        "expected {address} to be free, found {error}; choose another with --port or --interface"
+    )]
+    Bind {
+        /// The address asked for.
+        address: SocketAddr,
+        /// Why binding failed.
+        error: std::io::Error,
+    },
+    /// The file watcher could not start.
+    #[error("expected to watch {path} for changes, found {error}")]
+    Watch {
+        /// The path.
+        path: PathBuf,
+        /// The watcher's error.
+        error: String,
+    },
+}
+
+fn failures(report: &BuildReport) -> Option<String> {
+    report.failed().then(|| {
+        report
+            .diagnostics
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+fn rebuild(options: &BuildOptions) -> (BuildReport, SiteOutput) {
+    let mut sink = MemorySink::default();
+    let report = build(options, &mut sink);
+    (report, sink.site)
+}
+
+/// Runs the server until Ctrl-C. Prints `Serving at URL` once listening.
+/// Errors: see [`ServeError`].
+pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
+    let address = SocketAddr::new(options.interface, options.port);
+    let listener = std::net::TcpListener::bind(address)
+        .map_err(|error| ServeError::Bind { address, error })?;
+    let port = listener
+        .local_addr()
+        .map(|a| a.port())
+        .unwrap_or(options.port);
+    let path = options
+        .base_url
+        .as_deref()
+        .and_then(|url| url.split_once("://").map(|(_, rest)| rest))
+        .and_then(|rest| rest.find('/').map(|at| rest[at..].to_string()))
+        .unwrap_or_else(|| "/".to_string());
+    let host = match options.interface {
+        IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) => ip.to_string(),
+    };
+    let local_base = format!("http://{host}:{port}{path}");
+    let build_options = BuildOptions {
+        root: options.root.clone(),
+        base_url: Some(local_base.clone()),
+        drafts: options.drafts,
+        ..BuildOptions::default()
+    };
+
+    let (report, site) = rebuild(&build_options);
+    print_report(&report, "Built", Duration::ZERO);
+    let (notices, _) = broadcast::channel(16);
+    let served = Arc::new(Served {
+        site: RwLock::new(Arc::new(site)),
+        error: RwLock::new(failures(&report)),
+        base_path: path.clone(),
+        notices,
+    });
+    let _watcher = start_watching(&options, build_options, Arc::clone(&served))?;
+
+    let app = Router::new()
+        .route(&format!("{path}{EVENTS_PATH}"), get(events))
+        .fallback(get(page))
+        .with_state(Arc::clone(&served));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|error| ServeError::Bind { address, error })?;
+    runtime.block_on(async move {
+        listener
+            .set_nonblocking(true)
+            .map_err(|error| ServeError::Bind { address, error })?;
+        let listener = tokio::net::TcpListener::from_std(listener)
+            .map_err(|error| ServeError::Bind { address, error })?;
+        println!("Serving at {local_base} (Ctrl-C to stop)");
+        if options.open {
+            if let Err(e) = opener::open_browser(&local_base) {
+                eprintln!("warning: could not open a browser: {e}");
+            }
+        }
+        tokio::select! {
+            result = axum::serve(listener, app) => result.map_err(|error| ServeError::Bind { address, error }),
+            _ = tokio::signal::ctrl_c() => {
+                println!("Stopped.");
+                Ok(())
+            }
+        }
+    })
+}
+
+fn print_report(report: &BuildReport, verb: &str, took: Duration) {
+    for d in &report.diagnostics {
+        eprintln!("{d}");
+    }
+    if report.failed() {
+        eprintln!("error: the site was not rebuilt; still serving the last good version");
+    } else {
+        let [papers, authors, ..] = report.counts;
+        println!(
+            "{verb} {papers} papers, {authors} authors in {} ms",
+            took.as_millis()
+        );
+    }
+}
+
+/// Watches the inputs; each debounced batch of relevant events rebuilds the
+/// site, swaps it in, then notifies open pages.
+fn start_watching(
+    options: &ServeOptions,
+    build_options: BuildOptions,
+    served: Arc<Served>,
+) -> Result<impl Drop, ServeError> {
+    let root = std::fs::canonicalize(&options.root).unwrap_or_else(|_| options.root.clone());
+    let handler_root = root.clone();
+    let mut debouncer = notify_debouncer_full::new_debouncer(
+        options.debounce,
+        None,
+        move |result: notify_debouncer_full::DebounceEventResult| {
+            let Ok(events) = result else {
+                return;
+            };
+            // Reading files (our own rebuild included) raises access events:
+            // only creations, modifications, renames and removals count.
+            let changes: BTreeSet<Change> = events
+                .iter()
+                .filter(|e| is_change(&e.kind))
+                .flat_map(|e| e.paths.iter())
+                .filter_map(|p| classify(&handler_root, p))
+                .collect();
+            if changes.is_empty() {
+                return;
+            }
+            let start = Instant::now();
+            let (report, site) = rebuild(&build_options);
+            let what = changes
+                .iter()
+                .map(|c| format!("{c:?}").to_lowercase())
+                .collect::<Vec<_>>()
+                .join(", ");
+            print_report(&report, &format!("Rebuilt ({what}):"), start.elapsed());
+            match failures(&report) {
+                None => {
+                    *served.site.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(site);
+                    *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
+                    let _ = served.notices.send(Notice::Reload);
+                }
+                Some(text) => {
+                    *served.error.write().unwrap_or_else(|e| e.into_inner()) = Some(text.clone());
+                    let _ = served.notices.send(Notice::Failed(text));
+                }
+            }
+        },
+    )
+    .map_err(|e| ServeError::Watch {
+        path: root.clone(),
+        error: e.to_string(),
+    })?;
+    let mut watch = |path: &Path, mode| {
+        debouncer.watch(path, mode).map_err(|e| ServeError::Watch {
+            path: path.to_path_buf(),
+            error: e.to_string(),
+        })
+    };
+    watch(&root, RecursiveMode::NonRecursive)?;
+    for dir in ["seeds", "content", "themes", "templates", "static"] {
+        let path = root.join(dir);
+        if path.is_dir() {
+            watch(&path, RecursiveMode::Recursive)?;
+        }
+    }
+    Ok(debouncer)
+}
+
+/// Whether an event kind changes a file's content or existence (not an
+/// access, and not a metadata change such as an access time).
+fn is_change(kind: &notify::EventKind) -> bool {
+    use notify::event::{EventKind, ModifyKind};
+    !matches!(
+        kind,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) | EventKind::Other
+    )
+}
+
+/// The Server-Sent Events stream: `reload` after each successful rebuild,
+/// `build-error` (with every error) after a failed one, and the current
+/// error at once to pages opened while the site is broken.
+async fn events(
+    State(served): State<Arc<Served>>,
+) -> Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>> {
+    let current = served
+        .error
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .map(Notice::Failed);
+    let updates = tokio_stream::wrappers::BroadcastStream::new(served.notices.subscribe())
+        .filter_map(|notice| notice.ok());
+    let stream = tokio_stream::iter(current).chain(updates).map(|notice| {
+        Ok(match notice {
+            Notice::Reload => Event::default().event("reload").data("reload"),
+            Notice::Failed(text) => Event::default().event("build-error").data(text),
+        })
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// The live-reload client: reloads on `reload`, shows an overlay on `build-error`.
+fn reload_script(base_path: &str) -> String {
+    format!(
+        r#"<script>(()=>{{const s=new EventSource("{base_path}{EVENTS_PATH}");s.addEventListener("reload",()=>location.reload());s.addEventListener("build-error",e=>{{let d=document.getElementById("vellum-build-error");if(!d){{d=document.createElement("pre");d.id="vellum-build-error";d.setAttribute("role","alert");d.style.cssText="position:fixed;left:0;right:0;bottom:0;max-height:50vh;overflow:auto;margin:0;padding:1em;background:#5c0011;color:#fff;font:14px/1.4 monospace;white-space:pre-wrap;z-index:2147483647";document.body.appendChild(d)}}d.textContent="Vellum build failed:\n"+e.data}})}})();</script>"#
+    )
+}
+
+/// The request path decoded and checked: `None` when it cannot be a site
+/// path (invalid percent-encoding, `..`, `\`, NUL).
+pub fn safe_path(raw: &str) -> Option<String> {
+    let decoded = percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .ok()?;
+    let bad = decoded.contains(['\\', '\0'])
+        || decoded
+            .split('/')
+            .any(|segment| segment == ".." || segment == ".");
+    (!bad && decoded.starts_with('/')).then(|| decoded.into_owned())
+}
+
+/// Serves a file of the site from memory, with the reload script injected
+/// into HTML; a directory path without its slash is redirected; anything
+/// else gets the site's 404 page with status 404.
+async fn page(State(served): State<Arc<Served>>, uri: Uri) -> Response {
+    let Some(path) = safe_path(uri.path()) else {
+        return (StatusCode::BAD_REQUEST, "bad request path").into_response();
+    };
+    let site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
+    let Some(relative) = path.strip_prefix(&served.base_path) else {
+        return not_found(&served, &site);
+    };
+    let file = if relative.is_empty() || relative.ends_with('/') {
+        format!("{relative}index.html")
+    } else {
+        relative.to_string()
+    };
+    match site.get(&file) {
+        Some(bytes) => respond(&served, &file, bytes, StatusCode::OK),
+        None if site.contains_key(&format!("{relative}/index.html")) => {
+            let location = format!("{path}/");
+            (
+                StatusCode::MOVED_PERMANENTLY,
+                [(header::LOCATION, location)],
+            )
+                .into_response()
+        }
+        None => not_found(&served, &site),
+    }
+}
+
+fn not_found(served: &Served, site: &SiteOutput) -> Response {
+    match site.get("404.html") {
+        Some(bytes) => respond(served, "404.html", bytes, StatusCode::NOT_FOUND),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+fn respond(served: &Served, file: &str, bytes: &[u8], status: StatusCode) -> Response {
+    let mime = mime_guess::from_path(file).first_or_octet_stream();
+    let content_type = match mime.type_() {
+        mime_guess::mime::TEXT => format!("{mime}; charset=utf-8"),
+        _ if file.ends_with(".xml") => "application/xml; charset=utf-8".to_string(),
+        _ => mime.to_string(),
+    };
+    let body = if file.ends_with(".html") {
+        inject(bytes, &reload_script(&served.base_path))
+    } else {
+        bytes.to_vec()
+    };
+    let mut response = (status, body).into_response();
+    if let Ok(value) = HeaderValue::from_str(&content_type) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Inserts `script` before the last `</body>`, or at the end.
+fn inject(html: &[u8], script: &str) -> Vec<u8> {
+    let at = html
+        .windows(7)
+        .rposition(|w| w.eq_ignore_ascii_case(b"</body>"))
+        .unwrap_or(html.len());
+    let mut out = Vec::with_capacity(html.len() + script.len());
+    out.extend_from_slice(&html[..at]);
+    out.extend_from_slice(script.as_bytes());
+    out.extend_from_slice(&html[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_paths_never_escape_the_site() {
+        assert_eq!(safe_path("/papers/x/"), Some("/papers/x/".into()));
+        assert_eq!(safe_path("/caf%C3%A9/"), Some("/café/".into()));
+        for bad in [
+            "/../../etc/passwd",
+            "/%2e%2e/%2e%2e/etc/passwd",
+            "/a/%2E%2E/b",
+            "/a/..%2fb/../",
+            "/a%5c..%5cb",
+            "/a%00",
+            "/%ff",
+        ] {
+            assert_eq!(safe_path(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_content_changes_count() {
+        use notify::event::{
+            AccessKind, CreateKind, EventKind, MetadataKind, ModifyKind, RemoveKind, RenameMode,
+        };
+        assert!(!is_change(&EventKind::Access(AccessKind::Any)));
+        assert!(!is_change(&EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::AccessTime
+        ))));
+        assert!(is_change(&EventKind::Create(CreateKind::File)));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Name(
+            RenameMode::Both
+        ))));
+        assert!(is_change(&EventKind::Remove(RemoveKind::File)));
+    }
+
+    #[test]
+    fn script_goes_before_the_closing_body() {
+        assert_eq!(
+            inject(b"<p>x</p></body></html>", "<s>"),
+            b"<p>x</p><s></body></html>"
+        );
+        assert_eq!(inject(b"<p>x</p>", "<s>"), b"<p>x</p><s>");
+    }
+}

@@ -1,0 +1,115 @@
+//! Watch mode for `vellum serve`: which file-system events matter and what
+//! they change. Events come from `notify` through its debouncer, so an
+//! editor's atomic save (write a temp file, rename it over the original) or
+//! a `git checkout` of hundreds of files arrives as one batch; this module
+//! drops editor temp, swap and backup files and classifies the rest.
+
+use std::path::{Component, Path};
+
+/// What an input change affects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Change {
+    /// A listing under `seeds/`.
+    Listing,
+    /// A Markdown page under `content/`.
+    Content,
+    /// A template of the theme or of the site.
+    Template,
+    /// A static file of the theme or of the site.
+    Static,
+    /// `site.toml`: everything is rebuilt.
+    Config,
+}
+
+/// Whether a file name is an editor's temporary, swap or backup file, or a
+/// hidden file: vim `.x.swp`/`.x.swx`/`x~`/`4913`, emacs `#x#` and `.#x`,
+/// JetBrains `x___jb_tmp___`/`x___jb_old___`, helix `x.bck`, Kate
+/// `x.kate-swp`, and any dot-file.
+pub fn is_temp_file(name: &str) -> bool {
+    name.starts_with('.')
+        || name.ends_with('~')
+        || (name.starts_with('#') && name.ends_with('#'))
+        || name == "4913"
+        || [
+            ".swp",
+            ".swx",
+            ".swo",
+            ".bck",
+            ".tmp",
+            ".kate-swp",
+            "___jb_tmp___",
+            "___jb_old___",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+}
+
+/// Classifies a changed path (absolute, or relative to `root`). `None`
+/// for paths that do not affect the site: outside the watched inputs, in
+/// the output directory, or temporary files.
+pub fn classify(root: &Path, path: &Path) -> Option<Change> {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<&str> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect();
+    let name = *parts.last()?;
+    if parts.iter().any(|p| is_temp_file(p)) || is_temp_file(name) {
+        return None;
+    }
+    match parts.as_slice() {
+        ["site.toml"] => Some(Change::Config),
+        ["seeds", .., file] if file.to_ascii_lowercase().ends_with(".txt") => Some(Change::Listing),
+        ["content", .., file] if file.ends_with(".md") => Some(Change::Content),
+        ["templates", ..] | ["themes", _, "templates", ..] => Some(Change::Template),
+        ["static", ..] | ["themes", _, "static", ..] => Some(Change::Static),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification_table() {
+        let root = Path::new("/site");
+        let cases: &[(&str, Option<Change>)] = &[
+            ("/site/site.toml", Some(Change::Config)),
+            ("/site/seeds/wu.txt", Some(Change::Listing)),
+            ("/site/seeds/group/WU.TXT", Some(Change::Listing)),
+            ("/site/seeds/notes.md", None),
+            ("/site/content/about.md", Some(Change::Content)),
+            ("/site/content/img.png", None),
+            ("/site/templates/paper.html", Some(Change::Template)),
+            (
+                "/site/themes/default/templates/partials/x.html",
+                Some(Change::Template),
+            ),
+            (
+                "/site/themes/default/static/style.css",
+                Some(Change::Static),
+            ),
+            ("/site/static/logo.svg", Some(Change::Static)),
+            ("/site/public/index.html", None),
+            ("/site/target/debug/x", None),
+            // Editors' temporary, swap and backup files.
+            ("/site/seeds/.wu.txt.swp", None),
+            ("/site/seeds/wu.txt~", None),
+            ("/site/seeds/#wu.txt#", None),
+            ("/site/seeds/.#wu.txt", None),
+            ("/site/seeds/4913", None),
+            ("/site/seeds/wu.txt___jb_tmp___", None),
+            ("/site/seeds/wu.txt.bck", None),
+            ("/site/content/.hidden/a.md", None),
+            ("/site/seeds/wu.txt.kate-swp", None),
+            ("seeds/relative.txt", Some(Change::Listing)),
+        ];
+        for (path, want) in cases {
+            assert_eq!(classify(root, Path::new(path)), *want, "{path}");
+        }
+    }
+}

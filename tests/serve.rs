@@ -1,0 +1,212 @@
+//! `vellum serve` end to end: pages from memory on an ephemeral loopback
+//! port, atomic rename-saves picked up, reloads announced after the new
+//! pages are in place, failed rebuilds keeping the last good site and
+//! announcing the error, and request paths that try to escape the site.
+
+mod common;
+
+use common::{project, temp_site, write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(root: &std::path::Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["serve", "--port", "0", "--debounce-ms", "50", "--root"])
+        .arg(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let port = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(rest) = line.strip_prefix("Serving at http://127.0.0.1:") {
+            break rest.split('/').next().unwrap().parse().unwrap();
+        }
+    };
+    // Keep draining stdout so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, port }
+}
+
+/// GET over a raw connection: (status, body).
+fn get(port: u16, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+/// Opens the event stream; each `event:` name arrives on the channel with its data.
+fn events(port: u16) -> mpsc::Receiver<(String, String)> {
+    let (tx, rx) = mpsc::channel();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET /__vellum/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    std::thread::spawn(move || {
+        let mut name = String::new();
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if let Some(n) = line.strip_prefix("event: ") {
+                name = n.to_string();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                if tx.send((name.clone(), data.to_string())).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    rx
+}
+
+fn wait_for(rx: &mpsc::Receiver<(String, String)>, event: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok((name, data)) if name == event => return data,
+            Ok(_) => continue,
+            Err(_) => break,
+        }
+    }
+    panic!("no `{event}` event within 10 s");
+}
+
+/// An editor's atomic save: write a temp file beside, rename it over.
+fn atomic_save(root: &std::path::Path, relative: &str, text: &str) {
+    let target = root.join(relative);
+    let temp = target.with_file_name(".save.tmp");
+    std::fs::write(&temp, text).unwrap();
+    std::fs::rename(&temp, &target).unwrap();
+}
+
+#[test]
+fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
+    let listing = std::fs::read_to_string(
+        project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"),
+    )
+    .unwrap();
+    let site = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+    let root = site.path();
+    let server = start(root);
+    let port = server.port;
+
+    let (status, body) = get(port, "/papers/routing-tokens-in-mixture-of-experts/");
+    assert_eq!(status, 200);
+    assert!(body.contains("<h1>Routing Tokens in Mixture-of-Experts</h1>"));
+    assert!(body.contains(&format!("<link rel=\"canonical\" href=\"http://127.0.0.1:{port}/papers/routing-tokens-in-mixture-of-experts/\">")));
+    assert!(
+        body.contains("new EventSource(\"/__vellum/events\")"),
+        "reload script injected when serving"
+    );
+    let (status, body) = get(port, "/no/such/page/");
+    assert_eq!(status, 404);
+    assert!(body.contains("<h1>Page not found</h1>"));
+    for escape in [
+        "/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2F..%2Fetc%2Fpasswd",
+        "/a/%2E%2E/%2E%2E/etc/passwd",
+    ] {
+        let (status, body) = get(port, escape);
+        assert!(status == 400 || status == 404, "{escape}: {status}");
+        assert!(!body.contains("root:"), "{escape}");
+    }
+    let (status, _) = get(port, "/authors");
+    assert_eq!(status, 301);
+
+    let rx = events(port);
+    std::thread::sleep(Duration::from_millis(200));
+    atomic_save(
+        root,
+        "seeds/olumide.txt",
+        &listing.replace(
+            "Routing Tokens in Mixture-of-Experts",
+            "Routing Tokens, Revised",
+        ),
+    );
+    wait_for(&rx, "reload");
+    let (status, body) = get(port, "/papers/routing-tokens-revised/");
+    assert_eq!(
+        status,
+        200,
+        "the new page is in place when the reload is announced: {}",
+        get(port, "/").1
+    );
+    assert!(body.contains("<h1>Routing Tokens, Revised</h1>"));
+    assert_eq!(
+        get(port, "/papers/routing-tokens-in-mixture-of-experts/").0,
+        404
+    );
+
+    // A broken listing: the error is announced, the last good site stays.
+    atomic_save(
+        root,
+        "seeds/olumide.txt",
+        &listing.replace("arXiv2021", "arXiv1850"),
+    );
+    let error = wait_for(&rx, "build-error");
+    assert!(error.contains("seeds/olumide.txt:"), "{error}");
+    assert_eq!(get(port, "/papers/routing-tokens-revised/").0, 200);
+
+    // Fixing it recovers without a restart.
+    atomic_save(root, "seeds/olumide.txt", &listing);
+    wait_for(&rx, "reload");
+    assert_eq!(
+        get(port, "/papers/routing-tokens-in-mixture-of-experts/").0,
+        200
+    );
+
+    // Swap files alone trigger nothing; serve never writes public/.
+    write(root, "seeds/.olumide.txt.swp", b"junk");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(600)).is_err(),
+        "no rebuild for a swap file"
+    );
+    assert!(!root.join("public").exists());
+}
+
+#[test]
+fn a_busy_port_is_a_clear_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let site = temp_site(&[], "");
+    let out = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["serve", "--port", &port, "--root"])
+        .arg(site.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("expected 127.0.0.1:{port} to be free")),
+        "{stderr}"
+    );
+}
