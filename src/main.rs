@@ -10,6 +10,11 @@ use vellum::diagnostics::Severity;
 use vellum::output::DiskSink;
 use vellum::site::{build, BuildOptions, BuildReport};
 
+/// mimalloc: the build allocates millions of small strings from two
+/// threads, where it is markedly faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "vellum",

@@ -73,8 +73,25 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
+/// Trims and turns every run of whitespace into one space. Listing text
+/// is usually folded already (the parser joins trimmed lines with single
+/// spaces), so that case is a plain copy.
 fn fold_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let folded = !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
+    if folded {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -95,6 +112,8 @@ mod tests {
         assert_eq!(t.plain, "One two. Three \"four\".");
         assert_eq!(t.source, "One two.\n\nThree \"four\".");
         assert_eq!(t.summary(10), "One two.…");
+        assert_eq!(fold_whitespace(" a \t b\n\nc  "), "a b c");
+        assert_eq!(fold_whitespace("a b c"), "a b c");
         assert!(Text::paragraphs(&[]).is_empty());
     }
 }

@@ -281,10 +281,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn content_pages_sections_drafts_and_profiles() {
-    let listing =
-        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
-            .unwrap();
-    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    let dir = olumide_site();
     let root = dir.path();
     write(
         root,
@@ -333,10 +330,7 @@ fn content_pages_sections_drafts_and_profiles() {
 
 #[test]
 fn content_page_colliding_with_a_generated_page_is_an_error_naming_both() {
-    let listing =
-        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
-            .unwrap();
-    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    let dir = olumide_site();
     write(
         dir.path(),
         "content/authors/olumide-adeyemi/_index.md",
@@ -364,10 +358,7 @@ fn content_page_colliding_with_a_generated_page_is_an_error_naming_both() {
 
 #[test]
 fn site_templates_override_the_theme_and_errors_name_the_template_line() {
-    let listing =
-        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
-            .unwrap();
-    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    let dir = olumide_site();
     write(dir.path(), "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}<p>Custom 404</p>{% endblock content %}\n");
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed());
@@ -387,10 +378,7 @@ fn site_templates_override_the_theme_and_errors_name_the_template_line() {
 
 #[test]
 fn now_and_random_functions_are_not_available_to_templates() {
-    let listing =
-        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
-            .unwrap();
-    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    let dir = olumide_site();
     for call in ["now()", "get_random(start=1, end=9)"] {
         let template = format!("{{% extends \"base.html\" %}}{{% block content %}}{{{{ {call} }}}}{{% endblock content %}}");
         write(dir.path(), "templates/404.html", template.as_bytes());

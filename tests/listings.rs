@@ -293,7 +293,7 @@ fn every_error_fixture_gives_its_line() {
 #[test]
 fn every_error_fixture_fails_the_build_beside_a_valid_listing() {
     let expected = expected();
-    let valid = std::fs::read(fixtures().join("valid/multi-paragraph/olumide.txt")).unwrap();
+    let valid = common::olumide_listing();
     for (file, want) in expected["errors"].as_object().unwrap() {
         let bytes = std::fs::read(fixtures().join("errors").join(file)).unwrap();
         let site = temp_site(&[(file, &bytes), ("olumide.txt", &valid)], "");

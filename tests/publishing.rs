@@ -177,10 +177,7 @@ fn not_found_page_links_resolve_from_any_depth() {
 
 #[test]
 fn aliases_become_redirect_pages_and_collisions_are_errors() {
-    let listing =
-        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
-            .unwrap();
-    let dir = temp_site(&[("olumide.txt", &listing)], "");
+    let dir = olumide_site();
     write(
         dir.path(),
         "content/authors/olumide-adeyemi.md",
@@ -224,9 +221,7 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     let errors_dir = project().join("tests/fixtures/listings/errors");
     let no_title = std::fs::read(errors_dir.join("no-title.txt")).unwrap();
     let bad_year = std::fs::read(errors_dir.join("bad-year.txt")).unwrap();
-    let good =
-        std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
-            .unwrap();
+    let good = olumide_listing();
     let dir = temp_site(
         &[
             ("a.txt", &no_title),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{project, temp_site, write};
+use common::{olumide_listing, olumide_site, temp_site, write};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -109,11 +109,8 @@ fn atomic_save(root: &std::path::Path, relative: &str, text: &str) {
 
 #[test]
 fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
-    let listing = std::fs::read_to_string(
-        project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"),
-    )
-    .unwrap();
-    let site = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+    let listing = String::from_utf8(olumide_listing()).unwrap();
+    let site = olumide_site();
     let root = site.path();
     let server = start(root);
     let port = server.port;

@@ -36,6 +36,18 @@ pub fn temp_site(seeds: &[(&str, &[u8])], extra_config: &str) -> tempfile::TempD
     dir
 }
 
+/// The one-record fixture listing of Olumide Adeyemi (three abstract
+/// paragraphs, three categories).
+pub fn olumide_listing() -> Vec<u8> {
+    std::fs::read(project().join("tests/fixtures/listings/valid/multi-paragraph/olumide.txt"))
+        .unwrap()
+}
+
+/// A temporary site holding only [`olumide_listing`] as `seeds/olumide.txt`.
+pub fn olumide_site() -> tempfile::TempDir {
+    temp_site(&[("olumide.txt", &olumide_listing())], "")
+}
+
 /// Writes `bytes` to `root/relative`, creating directories.
 pub fn write(root: &Path, relative: &str, bytes: &[u8]) {
     let path = root.join(relative);
