@@ -40,7 +40,10 @@ pub struct BuildOptions {
 /// Wall time of each stage, in order.
 #[derive(Debug, Clone, Default)]
 pub struct Timings {
-    /// `(stage, wall time)`: read, parse, corpus, content, templates, plan, render, write.
+    /// `(stage, wall time)`: read (config, content, templates, static
+    /// files, the list of listings), parse (reading and parsing listings),
+    /// corpus, content, templates, plan, render (including staging each
+    /// file in the sink), write (the sink's commit).
     pub stages: Vec<(&'static str, Duration)>,
 }
 
@@ -121,7 +124,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let root = &options.root;
 
     let loaded = timings.time("read", || read_inputs(root, options));
-    let mut inputs = match loaded {
+    let inputs = match loaded {
         Ok(inputs) => inputs,
         Err(d) => {
             report.diagnostics = vec![d];
@@ -136,8 +139,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             "expected listing files (*.txt) under seeds/, found none; the site has no papers",
         ));
     }
-    let seeds = std::mem::take(&mut inputs.seeds);
-    let listings = timings.time("parse", || parse_listings(seeds, &diagnostics));
+    let listings = timings.time("parse", || {
+        parse_listings(&inputs.seeds, root, &diagnostics)
+    });
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
         Corpus::build(&listings, taxonomy, &diagnostics)
@@ -288,7 +292,8 @@ fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics)
 
 struct Inputs {
     config: Config,
-    seeds: Vec<InputFile>,
+    /// Listing paths; they are read as they are parsed.
+    seeds: Vec<PathBuf>,
     content: Vec<InputFile>,
     templates: Vec<(String, PathBuf, String)>,
     statics: Vec<InputFile>,
@@ -325,9 +330,9 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
     statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
     statics.extend(site_statics);
     Ok(Inputs {
-        seeds: read_files(&root.join("seeds"), root, |p| {
+        seeds: list_files(&root.join("seeds"), |p| {
             p.extension().is_some_and(|e| e.eq_ignore_ascii_case("txt"))
-        })?,
+        }),
         content: read_files(&root.join("content"), root, |p| {
             p.extension().is_some_and(|e| e == "md")
         })?,
@@ -344,41 +349,58 @@ fn read_files(
     root: &Path,
     keep: impl Fn(&Path) -> bool,
 ) -> Result<Vec<InputFile>, Diagnostic> {
+    list_files(dir, keep)
+        .par_iter()
+        .map(|path| read_file(path, dir, root))
+        .collect()
+}
+
+/// Every file under `dir` that `keep` accepts, sorted by path, skipping
+/// hidden files and directories; a missing directory gives none.
+fn list_files(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     if !dir.is_dir() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let paths: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+    walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && keep(e.path()))
         .map(|e| e.into_path())
-        .collect();
-    paths
-        .par_iter()
-        .map(|path| {
-            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-            let bytes = std::fs::read(path).map_err(|e| {
-                Diagnostic::error(&shown, 0, format!("expected a readable file, found {e}"))
-            })?;
-            let relative = path
-                .strip_prefix(dir)
-                .unwrap_or(path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            Ok((relative, shown, bytes))
-        })
         .collect()
 }
 
-/// Parses every listing in parallel, dropping each file's bytes once
-/// parsed; errors go to `diagnostics`.
-fn parse_listings(files: Vec<InputFile>, diagnostics: &Diagnostics) -> Vec<ParsedListing> {
-    files
-        .into_par_iter()
+/// Reads one input file as (path relative to `dir`, path for messages, bytes).
+fn read_file(path: &Path, dir: &Path, root: &Path) -> Result<InputFile, Diagnostic> {
+    let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostic::error(&shown, 0, format!("expected a readable file, found {e}"))
+    })?;
+    let relative = path
+        .strip_prefix(dir)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    Ok((relative, shown, bytes))
+}
+
+/// Reads and parses every listing in parallel, one file's bytes at a time
+/// per thread, so the raw listings are never all in memory; errors go to
+/// `diagnostics`.
+fn parse_listings(paths: &[PathBuf], root: &Path, diagnostics: &Diagnostics) -> Vec<ParsedListing> {
+    let dir = root.join("seeds");
+    paths
+        .par_iter()
+        .filter_map(|path| match read_file(path, &dir, root) {
+            Ok(file) => Some(file),
+            Err(d) => {
+                diagnostics.push(d);
+                None
+            }
+        })
         .filter_map(|(_, shown, bytes)| match listing::parse(&bytes) {
             Ok(listing) => Some(ParsedListing {
                 file: shown,
