@@ -234,7 +234,12 @@ fn run_check(args: CheckArgs) -> ExitCode {
     if !args.site.quiet {
         let warnings = report.diagnostics.len();
         let [papers, authors, _, _] = report.counts;
-        println!("Checked {papers} papers and {authors} authors: no errors, {warnings} warning(s)");
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        println!(
+            "Checked {papers} paper{} and {authors} author{}: no errors, {warnings} warning(s)",
+            plural(papers),
+            plural(authors)
+        );
     }
     ExitCode::SUCCESS
 }

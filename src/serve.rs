@@ -320,6 +320,14 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri) -> Response {
     };
     let site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
     let Some(relative) = path.strip_prefix(&served.base_path) else {
+        if format!("{path}/") == served.base_path {
+            let location = served.base_path.clone();
+            return (
+                StatusCode::MOVED_PERMANENTLY,
+                [(header::LOCATION, location)],
+            )
+                .into_response();
+        }
         return not_found(&served, &site);
     };
     let file = if relative.is_empty() || relative.ends_with('/') {
@@ -341,19 +349,23 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri) -> Response {
     }
 }
 
+/// The site's 404 page; while no build has succeeded (there is no 404
+/// page yet), a minimal page that still carries the reload script, so an
+/// open tab shows the errors and reloads once they are fixed.
 fn not_found(served: &Served, site: &SiteOutput) -> Response {
-    match site.get("404.html") {
-        Some(bytes) => respond(served, "404.html", bytes, StatusCode::NOT_FOUND),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
+    const BARE: &[u8] = b"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head><body><p>Not found.</p></body></html>";
+    let page = site.get("404.html").map_or(BARE, Vec::as_slice);
+    respond(served, "404.html", page, StatusCode::NOT_FOUND)
 }
 
 fn respond(served: &Served, file: &str, bytes: &[u8], status: StatusCode) -> Response {
     let mime = mime_guess::from_path(file).first_or_octet_stream();
-    let content_type = match mime.type_() {
-        mime_guess::mime::TEXT => format!("{mime}; charset=utf-8"),
-        _ if file.ends_with(".xml") => "application/xml; charset=utf-8".to_string(),
-        _ => mime.to_string(),
+    let content_type = if file.ends_with("atom.xml") {
+        "application/atom+xml; charset=utf-8".to_string()
+    } else if mime.type_() == mime_guess::mime::TEXT {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_string()
     };
     let body = if file.ends_with(".html") {
         inject(bytes, &reload_script(&served.base_path))

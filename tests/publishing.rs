@@ -303,3 +303,21 @@ fn init_then_build_in_an_empty_directory() {
         Some(1)
     );
 }
+
+#[test]
+fn a_template_error_is_reported_once_without_false_link_errors() {
+    let dir = olumide_site();
+    write(
+        dir.path(),
+        "templates/paper.html",
+        b"{% extends \"base.html\" %}\n{% block content %}\n{{ nosuchvar.field }}\n{% endblock content %}\n",
+    );
+    let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].starts_with("templates/paper.html:3: error: expected a valid template"),
+        "{stderr}"
+    );
+}

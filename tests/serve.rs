@@ -207,3 +207,33 @@ fn a_busy_port_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
+    let listing = String::from_utf8(olumide_listing()).unwrap();
+    let site = temp_site(
+        &[(
+            "olumide.txt",
+            listing.replace("arXiv2021", "arXiv1850").as_bytes(),
+        )],
+        "",
+    );
+    let root = site.path();
+    let server = start(root);
+    let (status, body) = get(server.port, "/");
+    assert_eq!(status, 404);
+    assert!(
+        body.contains("new EventSource(\"/__vellum/events\")"),
+        "{body}"
+    );
+    let rx = events(server.port);
+    assert!(
+        wait_for(&rx, "build-error").contains("seeds/olumide.txt:"),
+        "the current error is sent on connect"
+    );
+    atomic_save(root, "seeds/olumide.txt", &listing);
+    wait_for(&rx, "reload");
+    assert_eq!(get(server.port, "/").0, 200);
+    let (status, _) = get(server.port, "/atom.xml");
+    assert_eq!(status, 200);
+}
