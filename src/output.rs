@@ -199,14 +199,7 @@ fn remove_stale(dir: &Path, keep: &HashSet<String>) -> io::Result<usize> {
             dirs.push(entry.path().to_path_buf());
             continue;
         }
-        let relative = entry
-            .path()
-            .strip_prefix(dir)
-            .unwrap_or(entry.path())
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+        let relative = crate::site::slash_path(entry.path(), dir);
         if !keep.contains(&relative) {
             std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
             removed += 1;

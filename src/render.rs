@@ -18,7 +18,7 @@ use crate::permalink::{Route, UrlMap};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tera::{Context, Tera, Value};
 
 /// Longest meta description, in characters.
@@ -1001,50 +1001,6 @@ impl<'a> ContentView<'a> {
             children,
         }
     }
-}
-
-/// Reads template files: `(name, path for messages, text)` for every
-/// `*.html`/`*.xml` under `dir`, the name being the path relative to `dir`
-/// with `/` separators. A missing directory gives none. `display_root` is
-/// stripped from paths shown in messages.
-pub fn read_template_dir(
-    dir: &Path,
-    display_root: &Path,
-) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
-    let mut files = Vec::new();
-    if !dir.is_dir() {
-        return Ok(files);
-    }
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| {
-            Diagnostic::error(dir, 0, format!("expected a readable directory, found {e}"))
-        })?;
-        let path = entry.path();
-        let is_template = path.extension().is_some_and(|e| e == "html" || e == "xml");
-        if !entry.file_type().is_file() || !is_template {
-            continue;
-        }
-        let shown = path
-            .strip_prefix(display_root)
-            .unwrap_or(path)
-            .to_path_buf();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Diagnostic::error(
-                &shown,
-                0,
-                format!("expected a readable UTF-8 template, found {e}"),
-            )
-        })?;
-        let name = path
-            .strip_prefix(dir)
-            .unwrap_or(path)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        files.push((name, shown, text));
-    }
-    Ok(files)
 }
 
 #[cfg(test)]

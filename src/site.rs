@@ -323,8 +323,8 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
             ),
         ));
     }
-    let mut templates = render::read_template_dir(&theme_dir.join("templates"), root)?;
-    templates.extend(render::read_template_dir(&root.join("templates"), root)?);
+    let mut templates = read_templates(&theme_dir.join("templates"), root)?;
+    templates.extend(read_templates(&root.join("templates"), root)?);
     let mut statics = read_files(&theme_dir.join("static"), root, |_| true)?;
     let site_statics = read_files(&root.join("static"), root, |_| true)?;
     statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
@@ -377,14 +377,35 @@ fn read_file(path: &Path, dir: &Path, root: &Path) -> Result<InputFile, Diagnost
     let bytes = std::fs::read(path).map_err(|e| {
         Diagnostic::error(&shown, 0, format!("expected a readable file, found {e}"))
     })?;
-    let relative = path
-        .strip_prefix(dir)
+    Ok((slash_path(path, dir), shown, bytes))
+}
+
+/// `path` relative to `base`, with `/` separators whatever the platform.
+pub(crate) fn slash_path(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
         .unwrap_or(path)
         .components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
-        .join("/");
-    Ok((relative, shown, bytes))
+        .join("/")
+}
+
+/// Every `*.html`/`*.xml` template under `dir` as (name, path for
+/// messages, text); the name is the path relative to `dir` with `/`.
+/// Errors: an unreadable or non-UTF-8 template.
+fn read_templates(dir: &Path, root: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
+    list_files(dir, |p| {
+        p.extension().is_some_and(|e| e == "html" || e == "xml")
+    })
+    .iter()
+    .map(|path| {
+        let (name, shown, bytes) = read_file(path, dir, root)?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Diagnostic::error(&shown, 0, "expected a UTF-8 template, found invalid UTF-8")
+        })?;
+        Ok((name, shown, text))
+    })
+    .collect()
 }
 
 /// Reads and parses every listing in parallel, one file's bytes at a time
