@@ -133,8 +133,9 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         ..BuildOptions::default()
     };
 
+    let start = Instant::now();
     let (report, site) = rebuild(&build_options);
-    print_report(&report, "Built", Duration::ZERO);
+    print_report(&report, "Built", start.elapsed());
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
         site: RwLock::new(Arc::new(site)),
