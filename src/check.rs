@@ -223,11 +223,7 @@ pub fn check(options: &BuildOptions) -> BuildReport {
     let mut report = build(&options, &mut sink);
     // A page that failed to render is missing, so links to it would be
     // reported too: check links only when every page rendered.
-    let pages_missing = report.diagnostics.iter().any(|d| {
-        d.message.starts_with("expected a valid template")
-            || d.message.starts_with("expected an existing template")
-    });
-    if let (Some(base_url), false) = (report.base_url.clone(), pages_missing) {
+    if let (Some(base_url), true) = (report.base_url.clone(), report.all_pages_rendered) {
         let mut links = sink.broken_links(&base_url, &report.content_links);
         if options.strict {
             for d in &mut links {

@@ -176,12 +176,7 @@ mod tests {
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
             .map(|e| {
-                let rel = e
-                    .path()
-                    .strip_prefix(&dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
+                let rel = crate::site::slash_path(e.path(), &dir);
                 (rel, std::fs::read_to_string(e.path()).unwrap())
             })
             .collect();

@@ -95,6 +95,9 @@ pub struct BuildReport {
     /// For each content page: output file → (source file, its Markdown
     /// links with their lines), for reporting broken links at the source.
     pub content_links: ContentLinks,
+    /// Whether the plan and every page rendered (input errors aside); when
+    /// not, pages are missing and a link check would report false errors.
+    pub all_pages_rendered: bool,
 }
 
 /// Content page output file → (its Markdown source, the links written in
@@ -194,15 +197,17 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
     if let (Some(templates), true) = (templates, render) {
         match sink.begin() {
-            Ok(()) => render_site(
-                &site,
-                templates,
-                inputs.statics,
-                sink,
-                options.progress.as_ref(),
-                &mut timings,
-                &diagnostics,
-            ),
+            Ok(()) => {
+                report.all_pages_rendered = render_site(
+                    &site,
+                    templates,
+                    inputs.statics,
+                    sink,
+                    options.progress.as_ref(),
+                    &mut timings,
+                    &diagnostics,
+                )
+            }
             Err(e) => diagnostics.push(Diagnostic::error(
                 "output",
                 0,
@@ -228,7 +233,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 }
 
 /// Plans and renders every page and hands it, with the static files, to
-/// `sink`. Errors go to `diagnostics`.
+/// `sink`. Errors go to `diagnostics`. Returns whether every planned page
+/// was rendered.
 fn render_site(
     site: &Site,
     templates: Templates,
@@ -237,12 +243,12 @@ fn render_site(
     progress: Option<&indicatif::ProgressBar>,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
-) {
+) -> bool {
     let jobs = match timings.time("plan", || render::plan(site)) {
         Ok(jobs) => jobs,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            return;
+            return false;
         }
     };
     let pages: HashSet<String> = jobs
@@ -272,8 +278,12 @@ fn render_site(
         }
         Renderer::new(*site, templates, views).render_all(&jobs, sink, progress)
     });
-    if let Err(errors) = rendered {
-        errors.into_iter().for_each(|d| diagnostics.push(d));
+    match rendered {
+        Ok(()) => true,
+        Err(errors) => {
+            errors.into_iter().for_each(|d| diagnostics.push(d));
+            false
+        }
     }
 }
 

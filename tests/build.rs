@@ -313,9 +313,18 @@ fn content_pages_sections_drafts_and_profiles() {
     assert!(page(&site, "group/zeta/index.html").contains("<h1 id=\"zeta-page\">Zeta page</h1>"));
     assert!(page(&site, "group/alpha/index.html").contains("<time datetime=\"2024-05-01\">"));
     assert!(!site.contains_key("draft/index.html"));
-    assert!(!site.contains_key("authors/olumide-adeyemi/index.html/"));
     let author = page(&site, "authors/olumide-adeyemi/index.html");
     assert!(author.contains("Works on <strong>routing</strong>."));
+    assert!(
+        author.contains("<h1>Olumide Adeyemi</h1>"),
+        "the profile is shown on the generated author page"
+    );
+    let sitemap = page(&site, "sitemap.xml");
+    assert_eq!(
+        sitemap.matches("/authors/olumide-adeyemi/<").count(),
+        1,
+        "a profile is not a page of its own"
+    );
     assert!(author.contains("<a href=\"https://orcid.org/0000-0002-1825-0097\">"));
 
     let mut sink = vellum::output::MemorySink::default();
