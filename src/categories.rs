@@ -19,6 +19,7 @@ struct RawTaxonomy {
 
 #[derive(Debug, Deserialize)]
 struct RawArchive {
+    name: String,
     group: String,
 }
 
@@ -36,6 +37,9 @@ pub struct CategoryInfo {
     /// Display name (`Distributed, Parallel, and Cluster Computing`); the
     /// code itself when unknown.
     pub name: String,
+    /// Archive display name (`Computer Science` for `cs.DC`, `Condensed
+    /// Matter` for `cond-mat.mes-hall`); empty when unknown.
+    pub archive: String,
     /// Group display name (`Computer Science`); `Other` when unknown.
     pub group: String,
     /// Whether the code is in the taxonomy.
@@ -80,15 +84,14 @@ impl Taxonomy {
         let canonical = self.raw.aliases.get(code).map_or(code, String::as_str);
         match self.raw.categories.get(canonical) {
             Some(cat) => {
-                let group = self
-                    .raw
-                    .archives
-                    .get(&cat.archive)
+                let archive = self.raw.archives.get(&cat.archive);
+                let group = archive
                     .and_then(|a| self.raw.groups.get(&a.group))
                     .map_or(UNKNOWN_GROUP, String::as_str);
                 CategoryInfo {
                     code: canonical.to_string(),
                     name: cat.name.clone(),
+                    archive: archive.map_or_else(String::new, |a| a.name.clone()),
                     group: group.to_string(),
                     known: true,
                 }
@@ -96,6 +99,7 @@ impl Taxonomy {
             None => CategoryInfo {
                 code: canonical.to_string(),
                 name: canonical.to_string(),
+                archive: String::new(),
                 group: UNKNOWN_GROUP.to_string(),
                 known: false,
             },

@@ -4,6 +4,7 @@
 
 use crate::diagnostics::Diagnostic;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use toml::Spanned;
 
@@ -22,6 +23,8 @@ struct RawConfig {
     feed_limit: Option<usize>,
     feeds: Option<bool>,
     sitemap_max_urls: Option<Spanned<usize>>,
+    paper_exports: Option<bool>,
+    author_aliases: Option<BTreeMap<String, Spanned<Vec<String>>>>,
 }
 
 /// The resolved configuration.
@@ -51,6 +54,12 @@ pub struct Config {
     /// URLs per sitemap file; past it the sitemap is split under a sitemap
     /// index. At least 1. Default 50,000 (the sitemaps.org limit).
     pub sitemap_max_urls: usize,
+    /// Whether to write per-paper BibTeX, RIS and CSL-JSON files (the Cite
+    /// block on paper pages stays either way). Default true.
+    pub paper_exports: bool,
+    /// Name variants from the `[author_aliases]` table: (canonical author
+    /// name or slug, variant name, 1-based line), e.g. `"Chuan Wu" = ["C. Wu"]`.
+    pub author_aliases: Vec<(String, String, usize)>,
 }
 
 impl Config {
@@ -125,6 +134,19 @@ impl Config {
             feed_limit: raw.feed_limit.unwrap_or(50),
             feeds: raw.feeds.unwrap_or(true),
             sitemap_max_urls,
+            paper_exports: raw.paper_exports.unwrap_or(true),
+            author_aliases: raw
+                .author_aliases
+                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|(canonical, variants)| {
+                    let line = line_at(variants.span().start);
+                    variants
+                        .into_inner()
+                        .into_iter()
+                        .map(move |variant| (canonical.clone(), variant, line))
+                })
+                .collect(),
         })
     }
 }

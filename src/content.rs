@@ -2,8 +2,9 @@
 //! between `+++` lines, rendered to HTML with pulldown-cmark (tables,
 //! footnotes, strikethrough, heading ids). Hands on [`Content`]: the home
 //! page's intro (`content/_index.md`), pages and sections, and author
-//! profiles (`content/authors/<slug>.md`). `content/papers/*.md` is kept
-//! for per-paper overrides and not turned into pages.
+//! profiles (`content/authors/<slug>.md`) and per-paper overrides
+//! (`content/papers/<slug>.md`, applied by [`crate::overrides`]), which are
+//! not pages of their own.
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::permalink::slugify;
@@ -39,9 +40,62 @@ pub struct ProfileFrontMatter {
     pub homepage: Option<String>,
     /// ORCID iD, `0000-0002-1825-0097` (an `https://orcid.org/` prefix is dropped).
     pub orcid: Option<String>,
-    /// Old URL paths of the author's page; each becomes a redirect page.
+    /// Old URL paths of the author's page (entries with a `/`, or ending
+    /// in `.html`: each becomes a redirect page) and name variants (other
+    /// entries, such as `C. Wu`: their listings merge into this author).
     #[serde(default)]
     pub aliases: Vec<String>,
+}
+
+/// Front matter of a per-paper override (`content/papers/<slug>.md`).
+/// Every key is optional; the body, when present, is a note shown on the
+/// paper's page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperFrontMatter {
+    /// arXiv identifier, `2405.01234` or `cs/0112017` (an `arXiv:` prefix
+    /// or `https://arxiv.org/abs/` URL is reduced to the identifier).
+    pub arxiv: Option<String>,
+    /// DOI, `10.1145/3600006.3613139` (a `https://doi.org/` prefix is dropped).
+    pub doi: Option<String>,
+    /// The publisher's page.
+    pub url: Option<String>,
+    /// A PDF link.
+    pub pdf: Option<String>,
+    /// A code repository link.
+    pub code: Option<String>,
+    /// Where it appeared, `NeurIPS 2024`.
+    pub venue: Option<String>,
+    /// A corrected title (LaTeX as in listings); the slug and key stay.
+    pub title: Option<String>,
+    /// The complete author list, in order; setting it marks the list complete.
+    pub authors: Option<Vec<String>>,
+    /// A wrongly attributed record: the paper is left out everywhere.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Shown among selected publications.
+    #[serde(default)]
+    pub selected: bool,
+    /// Pins the citation key.
+    pub key: Option<String>,
+    /// Old URL paths of the paper's page; each becomes a redirect page.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+}
+
+/// A per-paper override as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaperOverride {
+    /// Source file, for messages.
+    pub file: PathBuf,
+    /// Front matter.
+    pub front: PaperFrontMatter,
+    /// 1-based line of `aliases =` in the file, 0 when absent.
+    pub aliases_line: usize,
+    /// 1-based line of `authors =` in the file, 0 when absent.
+    pub authors_line: usize,
+    /// The rendered note; empty when the body is blank.
+    pub note_html: String,
 }
 
 /// A Markdown page or section.
@@ -64,6 +118,123 @@ pub struct ContentPage {
     pub links: Vec<(String, usize)>,
     /// The title: front matter, else the file stem.
     pub title: String,
+    /// `{{ papers(...) }}` shortcodes, in order; the `n`th (0-based) sits
+    /// in `html` as the placeholder [`shortcode_placeholder`]`(n)`.
+    pub shortcodes: Vec<PaperQuery>,
+}
+
+/// A `{{ papers(...) }}` shortcode on a line of its own in a Markdown page:
+/// a list of papers, each filter optional, in the site's paper order.
+/// `{{ papers(author="xiaowen-chu", year=2024, category="cs.DC", selected=true, limit=5) }}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaperQuery {
+    /// Author slug.
+    pub author: Option<String>,
+    /// Year.
+    pub year: Option<u16>,
+    /// Category code (`cs.DC`).
+    pub category: Option<String>,
+    /// Only papers marked `selected` in their override.
+    pub selected: bool,
+    /// At most this many papers.
+    pub limit: Option<usize>,
+    /// 1-based line of the shortcode in its file.
+    pub line: usize,
+}
+
+/// The HTML comment standing for shortcode `n` in rendered Markdown.
+pub fn shortcode_placeholder(n: usize) -> String {
+    format!("<!--vellum-papers-{n}-->")
+}
+
+/// Replaces each line that is a `{{ papers(...) }}` shortcode with its
+/// placeholder (as an HTML block of its own). Returns the new Markdown and
+/// the parsed shortcodes. Errors: a [`Diagnostic`] at the shortcode's line
+/// for an unknown argument or a value of the wrong kind.
+fn extract_shortcodes(
+    markdown: &str,
+    first_line: usize,
+    file: &Path,
+) -> Result<(String, Vec<PaperQuery>), Diagnostic> {
+    if !markdown.contains("{{") {
+        return Ok((markdown.to_string(), Vec::new()));
+    }
+    let mut out = String::with_capacity(markdown.len());
+    let mut queries = Vec::new();
+    for (index, line) in markdown.split_inclusive('\n').enumerate() {
+        let args = line
+            .trim()
+            .strip_prefix("{{")
+            .and_then(|l| l.strip_suffix("}}"))
+            .map(str::trim)
+            .and_then(|l| l.strip_prefix("papers("))
+            .and_then(|l| l.strip_suffix(')'));
+        let Some(args) = args else {
+            out.push_str(line);
+            continue;
+        };
+        let line_number = first_line + index;
+        let query = parse_query(args, line_number)
+            .map_err(|message| Diagnostic::error(file, line_number, message))?;
+        // An HTML comment starts an HTML block, even inside a paragraph,
+        // and keeps the line count, so later links keep their lines.
+        out.push_str(&shortcode_placeholder(queries.len()));
+        out.push('\n');
+        queries.push(query);
+    }
+    Ok((out, queries))
+}
+
+/// Parses `key=value, ...` of a `papers(...)` shortcode.
+fn parse_query(args: &str, line: usize) -> Result<PaperQuery, String> {
+    let mut query = PaperQuery {
+        line,
+        ..PaperQuery::default()
+    };
+    for arg in args.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        let Some((key, value)) = arg.split_once('=') else {
+            return Err(format!(
+                "expected `name=value` in papers(...), found `{arg}`"
+            ));
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let text = || {
+            value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .map(str::to_string)
+                .ok_or_else(|| format!("expected a quoted string for `{key}`, found `{value}`"))
+        };
+        let number = || {
+            value
+                .parse::<usize>()
+                .map_err(|_| format!("expected a number for `{key}`, found `{value}`"))
+        };
+        match key {
+            "author" => query.author = Some(text()?),
+            "category" => query.category = Some(text()?),
+            "year" => {
+                query.year = Some(
+                    u16::try_from(number()?)
+                        .map_err(|_| format!("expected a year, found `{value}`"))?,
+                )
+            }
+            "limit" => query.limit = Some(number()?),
+            "selected" => {
+                query.selected = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(format!("expected true or false for `selected`, found `{value}`")),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "expected one of author, year, category, selected, limit in papers(...), found `{key}`"
+                ))
+            }
+        }
+    }
+    Ok(query)
 }
 
 /// An author profile shown on the author's page.
@@ -75,8 +246,15 @@ pub struct AuthorProfile {
     pub front: ProfileFrontMatter,
     /// 1-based line of `aliases =` in the file, 0 when absent.
     pub aliases_line: usize,
+    /// Name variants from `aliases` (entries that are not paths).
+    pub name_variants: Vec<String>,
     /// The rendered body.
     pub html: String,
+}
+
+/// Whether a profile alias is an old URL path rather than a name variant.
+pub fn is_path_alias(alias: &str) -> bool {
+    alias.contains('/') || alias.ends_with(".html")
 }
 
 /// Everything from `content/`.
@@ -88,6 +266,8 @@ pub struct Content {
     pub pages: Vec<ContentPage>,
     /// Author profiles by author slug (the file stem).
     pub profiles: BTreeMap<String, AuthorProfile>,
+    /// Per-paper overrides by paper slug (the file stem).
+    pub overrides: BTreeMap<String, PaperOverride>,
 }
 
 impl Content {
@@ -136,12 +316,32 @@ pub fn load(
             continue;
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if relative.starts_with("papers/") {
-            diagnostics.push(Diagnostic::warning(
-                display,
-                0,
-                "expected no pages under content/papers/ (reserved for per-paper overrides, not yet read), found this file; it is ignored",
-            ));
+        if let Some(rest) = relative.strip_prefix("papers/") {
+            match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
+                Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display) {
+                    Ok((mut front, body)) => {
+                        front.arxiv = front.arxiv.as_deref().map(normalise_arxiv_id);
+                        front.doi = front.doi.as_deref().map(normalise_doi);
+                        let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+                        content.overrides.insert(
+                            stem.to_string(),
+                            PaperOverride {
+                                file: display.clone(),
+                                front,
+                                aliases_line: key_line(text, body, "aliases"),
+                                authors_line: key_line(text, body, "authors"),
+                                note_html: render_markdown(body, body_line).0,
+                            },
+                        );
+                    }
+                    Err(d) => diagnostics.push(d),
+                },
+                None => diagnostics.push(Diagnostic::warning(
+                    display,
+                    0,
+                    "expected a per-paper override content/papers/<slug>.md, found a nested file; it is ignored",
+                )),
+            }
             continue;
         }
         if let Some(stem) = relative
@@ -158,12 +358,16 @@ pub fn load(
                             .unwrap_or(id)
                             .to_string()
                     });
+                    let (paths, names): (Vec<String>, Vec<String>) =
+                        front.aliases.into_iter().partition(|a| is_path_alias(a));
+                    front.aliases = paths;
                     content.profiles.insert(
                         stem.to_string(),
                         AuthorProfile {
                             file: display.clone(),
                             front,
                             aliases_line: key_line(text, body, "aliases"),
+                            name_variants: names,
                             html: render_markdown(body, 1).0,
                         },
                     );
@@ -185,7 +389,14 @@ pub fn load(
         let (path, is_section) = url_path(relative);
         let template_line = key_line(text, body, "template");
         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-        let (html, links) = render_markdown(body, body_line);
+        let (body, shortcodes) = match extract_shortcodes(body, body_line, display) {
+            Ok(found) => found,
+            Err(d) => {
+                diagnostics.push(d);
+                continue;
+            }
+        };
+        let (html, links) = render_markdown(&body, body_line);
         let title = front.title.clone().unwrap_or_else(|| {
             Path::new(relative)
                 .file_stem()
@@ -201,6 +412,7 @@ pub fn load(
             html,
             links,
             title,
+            shortcodes,
         };
         if let Some(first) = seen_paths.insert(path.clone(), display.clone()) {
             diagnostics.push(Diagnostic::error(
@@ -221,6 +433,37 @@ pub fn load(
     }
     content.pages.sort_by(|a, b| a.path.cmp(&b.path));
     content
+}
+
+/// `arXiv:2405.01234`, `https://arxiv.org/abs/2405.01234v2` → `2405.01234v2`.
+fn normalise_arxiv_id(id: &str) -> String {
+    let id = id.trim();
+    let id = id
+        .rsplit_once("arxiv.org/abs/")
+        .map_or(id, |(_, rest)| rest);
+    let id = id
+        .rsplit_once("arxiv.org/pdf/")
+        .map_or(id, |(_, rest)| rest);
+    let id = id
+        .strip_prefix("arXiv:")
+        .or_else(|| id.strip_prefix("arxiv:"))
+        .unwrap_or(id);
+    id.trim_end_matches(".pdf").to_string()
+}
+
+/// `https://doi.org/10.1/x`, `doi:10.1/x` → `10.1/x`.
+fn normalise_doi(doi: &str) -> String {
+    let doi = doi.trim();
+    [
+        "https://doi.org/",
+        "http://doi.org/",
+        "https://dx.doi.org/",
+        "doi:",
+    ]
+    .iter()
+    .find_map(|prefix| doi.strip_prefix(prefix))
+    .unwrap_or(doi)
+    .to_string()
 }
 
 /// The 1-based line of the front matter key `key`, 0 when absent; `body`

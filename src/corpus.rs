@@ -79,6 +79,50 @@ pub struct Paper {
     pub authors: Vec<AuthorId>,
     /// Every record of the paper, first the chosen one, then by file and position.
     pub sources: Vec<RecordSource>,
+    /// Citation key, unique in the corpus (`chu2024optimizing`); set by
+    /// [`crate::overrides::apply`].
+    pub key: String,
+    /// What a per-paper override adds; empty without one.
+    pub details: PaperDetails,
+}
+
+/// Identifiers, links and notes of a paper from its override
+/// (`content/papers/<slug>.md`); all empty without one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaperDetails {
+    /// arXiv identifier (`2405.01234`).
+    pub arxiv_id: Option<String>,
+    /// DOI (`10.1145/3600006.3613139`).
+    pub doi: Option<String>,
+    /// Publisher's page.
+    pub url: Option<String>,
+    /// PDF link.
+    pub pdf: Option<String>,
+    /// Code repository link.
+    pub code: Option<String>,
+    /// Venue (`NeurIPS 2024`).
+    pub venue: Option<String>,
+    /// The complete author list, when an override gives one; otherwise the
+    /// known authors are only the listing owners, and others exist.
+    pub complete_authors: Option<Vec<String>>,
+    /// Shown among selected publications.
+    pub selected: bool,
+    /// The override's note, rendered Markdown; empty when none.
+    pub note_html: String,
+}
+
+/// A name variant to merge: listings whose author is `variant` belong to
+/// the author whose name or slug is `canonical`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameVariant {
+    /// Canonical author: a display name or an author slug.
+    pub canonical: String,
+    /// The variant name as listings write it (`C. Wu`).
+    pub variant: String,
+    /// Where the variant is declared, for warnings.
+    pub file: PathBuf,
+    /// 1-based line of the declaration.
+    pub line: usize,
 }
 
 /// One listing page of an author, as found.
@@ -122,6 +166,8 @@ pub struct Category {
     pub code: String,
     /// Display name; the code when unknown.
     pub name: String,
+    /// Archive display name (`Computer Science`); empty when unknown.
+    pub archive: String,
     /// Group display name (`Computer Science`), `Other` when unknown.
     pub group: String,
     /// Whether the code is in the arXiv taxonomy.
@@ -161,12 +207,15 @@ struct Draft {
 }
 
 impl Corpus {
-    /// Merges listings into a corpus. The order of `listings` does not
-    /// matter. Warnings (unknown category codes, disagreeing duplicates,
-    /// missing or repeated listing pages) go to `diagnostics`.
+    /// Merges listings into a corpus, listings of a name variant into
+    /// their canonical author. The order of `listings` does not matter.
+    /// Warnings (unknown category codes, disagreeing duplicates, missing or
+    /// repeated listing pages, a name variant matching no listing) go to
+    /// `diagnostics`.
     pub fn build(
         listings: &[ParsedListing],
         taxonomy: &Taxonomy,
+        variants: &[NameVariant],
         diagnostics: &Diagnostics,
     ) -> Corpus {
         let mut listings: Vec<&ParsedListing> = listings.iter().collect();
@@ -180,6 +229,7 @@ impl Corpus {
                 .or_default()
                 .push(index);
         }
+        merge_variants(&mut by_name, &listings, variants, diagnostics);
         let author_pages: Vec<Vec<usize>> = by_name.into_values().collect();
         let mut author_of_listing = vec![0; listings.len()];
         for (author, pages) in author_pages.iter().enumerate() {
@@ -285,6 +335,57 @@ impl Corpus {
             authors,
             categories,
             years,
+        }
+    }
+}
+
+/// Moves the listings of each name variant into its canonical author's
+/// group (`by_name`: author sort key → listing indexes, canonical listings
+/// first). Names compare folded ([`fold`]); the canonical may be a slug.
+fn merge_variants(
+    by_name: &mut BTreeMap<String, Vec<usize>>,
+    listings: &[&ParsedListing],
+    variants: &[NameVariant],
+    diagnostics: &Diagnostics,
+) {
+    let name_of = |indexes: &Vec<usize>| &listings[indexes[0]].listing.author;
+    for v in variants {
+        let find = |wanted: &str, by_slug: bool| {
+            by_name
+                .iter()
+                .find(|(_, indexes)| {
+                    let name = name_of(indexes);
+                    fold(name) == fold(wanted) || (by_slug && slugify(name) == wanted)
+                })
+                .map(|(key, _)| key.clone())
+        };
+        let Some(variant_key) = find(&v.variant, false) else {
+            diagnostics.push(Diagnostic::warning(
+                &v.file,
+                v.line,
+                format!(
+                    "expected name variant `{}` of {} to match a listing's author, found none",
+                    v.variant, v.canonical
+                ),
+            ));
+            continue;
+        };
+        let Some(canonical_key) = find(&v.canonical, true) else {
+            diagnostics.push(Diagnostic::warning(
+                &v.file,
+                v.line,
+                format!(
+                    "expected `{}` to name a listed author, found none; variant `{}` is not merged",
+                    v.canonical, v.variant
+                ),
+            ));
+            continue;
+        };
+        if variant_key != canonical_key {
+            let moved = by_name.remove(&variant_key).unwrap_or_default();
+            if let Some(group) = by_name.get_mut(&canonical_key) {
+                group.extend(moved);
+            }
         }
     }
 }
@@ -412,6 +513,8 @@ fn make_paper<'a>(
         year: chosen.year,
         categories: Vec::new(),
         authors: Vec::new(),
+        key: String::new(),
+        details: PaperDetails::default(),
         sources: draft
             .records
             .iter()
@@ -444,6 +547,8 @@ fn build_authors(
     let mut authors: Vec<Author> = Vec::with_capacity(author_pages.len());
     let mut papers_authors: Vec<Vec<AuthorId>> = vec![Vec::new(); papers.len()];
     for (author_id, indexes) in author_pages.iter().enumerate() {
+        // The canonical name comes first in a group with name variants.
+        let name = listings[indexes[0]].listing.author.clone();
         let mut indexes = indexes.clone();
         indexes.sort_by_key(|&i| {
             (
@@ -452,8 +557,17 @@ fn build_authors(
             )
         });
         let pages: Vec<&ParsedListing> = indexes.iter().map(|&i| listings[i]).collect();
-        let name = pages[0].listing.author.clone();
-        check_pages(&name, &pages, diagnostics);
+        // Each name variant numbers its pages on its own.
+        let mut by_variant: BTreeMap<&str, Vec<&ParsedListing>> = BTreeMap::new();
+        for page in &pages {
+            by_variant
+                .entry(&page.listing.author)
+                .or_default()
+                .push(page);
+        }
+        for (variant, pages) in by_variant {
+            check_pages(variant, &pages, diagnostics);
+        }
         let mut own: Vec<PaperId> = Vec::new();
         let mut seen: HashSet<PaperId> = HashSet::new();
         for &listing in &indexes {
@@ -577,6 +691,7 @@ impl CategoryTable {
             slug: slugify(&info.code),
             code: info.code.clone(),
             name: info.name,
+            archive: info.archive,
             group: info.group,
             known: info.known,
             papers: Vec::new(),

@@ -9,6 +9,10 @@ use std::path::Path;
 /// `themes/default/`, contents). A test keeps it equal to the directory.
 pub const DEFAULT_THEME: &[(&str, &str)] = &[
     (
+        "static/cite.js",
+        include_str!("../themes/default/static/cite.js"),
+    ),
+    (
         "static/style.css",
         include_str!("../themes/default/static/style.css"),
     ),
@@ -55,6 +59,10 @@ pub const DEFAULT_THEME: &[(&str, &str)] = &[
     (
         "templates/partials/paper_item.html",
         include_str!("../themes/default/templates/partials/paper_item.html"),
+    ),
+    (
+        "templates/partials/paper_list.html",
+        include_str!("../themes/default/templates/partials/paper_list.html"),
     ),
     (
         "templates/redirect.html",

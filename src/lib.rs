@@ -6,13 +6,17 @@
 //! 2. [`listing`]: each `seeds/**/*.txt` → [`listing::Listing`];
 //! 3. [`corpus`]: all listings → one frozen [`corpus::Corpus`] (papers,
 //!    authors, years, categories; [`categories`] names the arXiv codes);
-//! 4. [`content`]: `content/**/*.md` → [`content::Content`];
-//! 5. [`render`]: a plan of [`render::Job`]s rendered through tera
+//! 4. [`content`]: `content/**/*.md` → [`content::Content`], read before
+//!    the corpus is merged (author profiles name variants to merge);
+//! 5. [`overrides`]: per-paper overrides applied, citation keys assigned;
+//! 6. [`render`]: a plan of [`render::Job`]s rendered through tera
 //!    templates in parallel;
-//! 6. [`output`]: the finished site to a [`output::Sink`] (disk, memory, nothing).
+//! 7. [`output`]: the finished site to a [`output::Sink`] (disk, memory, nothing).
 //!
 //! [`site::build`] drives them; [`permalink`] owns every URL and output
-//! path; [`text`] holds titles and abstracts in their renderings;
+//! path; [`text`] holds titles and abstracts in their renderings, made by
+//! [`latex`]; [`cite`] writes BibTeX, RIS and CSL-JSON; [`scholar`] the
+//! citation meta tags and JSON-LD; [`stats`] the term pages' statistics;
 //! [`diagnostics`] collects every problem with its `file:line`; [`names`]
 //! is the author name model and ordering rule. Beside the pipeline:
 //! [`feeds`] (Atom, sitemap, robots.txt), [`check`] (link checker),
@@ -21,18 +25,24 @@
 
 pub mod categories;
 pub mod check;
+pub mod cite;
 pub mod config;
 pub mod content;
 pub mod corpus;
 pub mod diagnostics;
+pub mod exports;
 pub mod feeds;
 pub mod init;
+pub mod latex;
 pub mod listing;
 pub mod names;
 pub mod output;
+pub mod overrides;
 pub mod permalink;
 pub mod render;
+pub mod scholar;
 pub mod serve;
 pub mod site;
+pub mod stats;
 pub mod text;
 pub mod watch;

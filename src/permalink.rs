@@ -12,6 +12,7 @@
 //! | category index / category | `/categories/`, `/categories/<slug>/`, `…/page/<n>/` | `…/index.html` |
 //! | paper | `/papers/<slug>/` | `papers/<slug>/index.html` |
 //! | paper export | `/papers/<slug>/<slug>.<ext>` | same |
+//! | author BibTeX | `/authors/<slug>/<slug>.bib` | same |
 //! | author / category feed | `/authors/<slug>/atom.xml`, `/categories/<slug>/atom.xml` | same |
 //! | site feed, search, sitemap, 404, corpus | `/atom.xml`, `/search/`, `/sitemap.xml`, `/404.html`, `/corpus.json` | same |
 //! | split sitemap part, robots | `/sitemap-<n>.xml`, `/robots.txt` | same |
@@ -72,6 +73,11 @@ pub enum Route {
     },
     /// The site-wide Atom feed.
     SiteFeed,
+    /// One author's BibTeX file of all their papers.
+    AuthorBib {
+        /// The author's slug.
+        slug: String,
+    },
     /// One author's Atom feed.
     AuthorFeed {
         /// The author's slug.
@@ -170,6 +176,7 @@ impl UrlMap {
             Route::PaperExport { slug, ext } => format!("papers/{slug}/{slug}.{ext}"),
             Route::SiteFeed => "atom.xml".into(),
             Route::AuthorFeed { slug } => format!("authors/{slug}/atom.xml"),
+            Route::AuthorBib { slug } => format!("authors/{slug}/{slug}.bib"),
             Route::CategoryFeed { slug } => format!("categories/{slug}/atom.xml"),
             Route::Search => "search/".into(),
             Route::Sitemap => "sitemap.xml".into(),

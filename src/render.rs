@@ -9,12 +9,14 @@
 //! receives is documented in `docs/templates.md`.
 
 use crate::config::Config;
-use crate::content::{Content, ContentPage};
+use crate::content::{shortcode_placeholder, Content, ContentPage, PaperQuery};
 use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::exports::Export;
 use crate::feeds::FeedKind;
 use crate::output::Sink;
 use crate::permalink::{Route, UrlMap};
+use crate::stats;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -56,6 +58,12 @@ pub enum Job {
     /// A redirect page at an alias path (normalised, see
     /// [`crate::permalink::normalise_alias`]) to a page.
     Alias(String, Route),
+    /// One paper's citation file.
+    PaperExport(PaperId, Export),
+    /// One author's BibTeX file of all their papers.
+    AuthorBib(AuthorId),
+    /// `corpus.json`: every paper, author, year and category as data.
+    CorpusJson,
 }
 
 impl Job {
@@ -63,7 +71,14 @@ impl Job {
     pub fn is_listed_page(&self) -> bool {
         !matches!(
             self,
-            Job::NotFound | Job::Feed(_) | Job::Sitemap | Job::Robots | Job::Alias(..)
+            Job::NotFound
+                | Job::Feed(_)
+                | Job::Sitemap
+                | Job::Robots
+                | Job::Alias(..)
+                | Job::PaperExport(..)
+                | Job::AuthorBib(_)
+                | Job::CorpusJson
         )
     }
 }
@@ -112,6 +127,14 @@ impl Site<'_> {
             Job::Sitemap => Route::Sitemap,
             Job::Robots => Route::Robots,
             Job::Alias(ref path, _) => Route::Alias { path: path.clone() },
+            Job::PaperExport(id, export) => Route::PaperExport {
+                slug: self.corpus.papers[id].slug.clone(),
+                ext: export.ext().to_string(),
+            },
+            Job::AuthorBib(id) => Route::AuthorBib {
+                slug: self.corpus.authors[id].slug.clone(),
+            },
+            Job::CorpusJson => Route::CorpusJson,
         }
     }
 
@@ -141,6 +164,13 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         jobs.extend((1..=site.pages_for(category.papers.len())).map(|p| Job::Category(id, p)));
     }
     jobs.extend((0..corpus.papers.len()).map(Job::Paper));
+    if site.config.paper_exports {
+        for id in 0..corpus.papers.len() {
+            jobs.extend(Export::ALL.map(|export| Job::PaperExport(id, export)));
+        }
+    }
+    jobs.extend((0..corpus.authors.len()).map(Job::AuthorBib));
+    jobs.push(Job::CorpusJson);
 
     let generated: BTreeMap<String, &Job> = jobs
         .iter()
@@ -174,36 +204,33 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         .iter()
         .map(|job| (site.urls.output_file(&site.route(job)), describe(site, job)))
         .collect();
-    for (slug, profile) in &site.content.profiles {
-        let Some(author) = corpus.authors.iter().find(|a| &a.slug == slug) else {
+    for alias in aliases(site) {
+        let Some(path) = crate::permalink::normalise_alias(alias.path) else {
+            errors.push(Diagnostic::error(
+                alias.file,
+                alias.line,
+                format!(
+                    "expected an alias to be a site path such as `people/name/`, found `{}`",
+                    alias.path
+                ),
+            ));
             continue;
         };
-        for alias in &profile.front.aliases {
-            let Some(path) = crate::permalink::normalise_alias(alias) else {
-                errors.push(Diagnostic::error(
-                    &profile.file,
-                    profile.aliases_line,
-                    format!("expected an alias to be a site path such as `people/name/`, found `{alias}`"),
-                ));
-                continue;
-            };
-            let target = Route::Author {
-                slug: author.slug.clone(),
-                page: 1,
-            };
-            let job = Job::Alias(path, target);
-            let file = site.urls.output_file(&site.route(&job));
-            if let Some(other) = taken.get(&file) {
-                errors.push(Diagnostic::error(
-                    &profile.file,
-                    profile.aliases_line,
-                    format!("expected alias `{alias}` to be a free path, found /{file} which is the {other}"),
-                ));
-                continue;
-            }
-            taken.insert(file, format!("alias of author {}", author.name));
-            jobs.push(job);
+        let job = Job::Alias(path, alias.target);
+        let file = site.urls.output_file(&site.route(&job));
+        if let Some(other) = taken.get(&file) {
+            errors.push(Diagnostic::error(
+                alias.file,
+                alias.line,
+                format!(
+                    "expected alias `{}` to be a free path, found /{file} which is the {other}",
+                    alias.path
+                ),
+            ));
+            continue;
         }
+        taken.insert(file, format!("alias of {}", alias.of));
+        jobs.push(job);
     }
     jobs.push(Job::Robots);
     jobs.push(Job::Sitemap);
@@ -212,6 +239,53 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
     } else {
         Err(errors)
     }
+}
+
+/// An old URL path of an author's or paper's page, as declared.
+struct AliasDecl<'a> {
+    path: &'a str,
+    target: Route,
+    of: String,
+    file: &'a std::path::Path,
+    line: usize,
+}
+
+/// Every declared alias: author profiles' (path entries), then per-paper
+/// overrides'. Aliases of unknown authors and of hidden papers are skipped
+/// (their files are warned about elsewhere).
+fn aliases<'a>(site: &Site<'a>) -> Vec<AliasDecl<'a>> {
+    let corpus = site.corpus;
+    let mut found = Vec::new();
+    for (slug, profile) in &site.content.profiles {
+        let Some(author) = corpus.authors.iter().find(|a| &a.slug == slug) else {
+            continue;
+        };
+        found.extend(profile.front.aliases.iter().map(|path| AliasDecl {
+            path,
+            target: Route::Author {
+                slug: author.slug.clone(),
+                page: 1,
+            },
+            of: format!("author {}", author.name),
+            file: &profile.file,
+            line: profile.aliases_line,
+        }));
+    }
+    for (slug, found_override) in &site.content.overrides {
+        let Some(paper) = corpus.papers.iter().find(|p| &p.slug == slug) else {
+            continue;
+        };
+        found.extend(found_override.front.aliases.iter().map(|path| AliasDecl {
+            path,
+            target: Route::Paper {
+                slug: paper.slug.clone(),
+            },
+            of: format!("paper `{}`", paper.title.plain),
+            file: &found_override.file,
+            line: found_override.aliases_line,
+        }));
+    }
+    found
 }
 
 fn describe(site: &Site, job: &Job) -> String {
@@ -342,6 +416,9 @@ struct CategoryLink<'a> {
 #[derive(Serialize)]
 struct PaperView<'a> {
     slug: &'a str,
+    key: &'a str,
+    selected: bool,
+    venue: Option<&'a str>,
     url: String,
     title: &'a str,
     title_html: &'a str,
@@ -367,6 +444,7 @@ struct AuthorView<'a> {
 struct TermView<'a> {
     name: String,
     code: String,
+    archive: &'a str,
     group: &'a str,
     url: String,
     paper_count: usize,
@@ -386,6 +464,7 @@ struct SiteView<'a> {
     category_count: usize,
     urls: SiteUrls,
     stylesheet: String,
+    cite_script: String,
     feed_url: Option<String>,
 }
 
@@ -447,6 +526,9 @@ impl Views {
             .map(|paper| {
                 Value::from_serializable(&PaperView {
                     slug: &paper.slug,
+                    key: &paper.key,
+                    selected: paper.details.selected,
+                    venue: paper.details.venue.as_deref(),
                     url: urls.url(&Route::Paper {
                         slug: paper.slug.clone(),
                     }),
@@ -500,6 +582,7 @@ impl Views {
                 Value::from_serializable(&TermView {
                     name: year.year.to_string(),
                     code: year.year.to_string(),
+                    archive: "",
                     group: "",
                     url: urls.url(&Route::Year {
                         year: year.year,
@@ -517,6 +600,7 @@ impl Views {
                 Value::from_serializable(&TermView {
                     name: category.name.clone(),
                     code: category.code.clone(),
+                    archive: &category.archive,
                     group: &category.group,
                     url: urls.url(&Route::Category {
                         slug: category.slug.clone(),
@@ -605,6 +689,9 @@ impl<'a> Renderer<'a> {
                 stylesheet: urls.url(&Route::Static {
                     path: "style.css".into(),
                 }),
+                cite_script: urls.url(&Route::Static {
+                    path: "cite.js".into(),
+                }),
                 feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
             },
         );
@@ -662,6 +749,21 @@ impl<'a> Renderer<'a> {
         match job {
             Job::Feed(kind) => return Ok(vec![file(&route, crate::feeds::atom(site, *kind))]),
             Job::Robots => return Ok(vec![file(&route, crate::feeds::robots(site))]),
+            Job::PaperExport(id, export) => {
+                return Ok(vec![file(
+                    &route,
+                    crate::exports::paper_export(site, *id, *export).into_bytes(),
+                )])
+            }
+            Job::AuthorBib(id) => {
+                let bib: Vec<String> = site.corpus.authors[*id]
+                    .papers
+                    .iter()
+                    .map(|&p| crate::exports::paper_export(site, p, Export::Bibtex))
+                    .collect();
+                return Ok(vec![file(&route, bib.join("\n").into_bytes())]);
+            }
+            Job::CorpusJson => return Ok(vec![file(&route, crate::exports::corpus_json(site))]),
             Job::Sitemap => {
                 let permalinks: Vec<String> = plan
                     .iter()
@@ -710,7 +812,8 @@ impl<'a> Renderer<'a> {
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
                 context.insert_value("recent", views.papers(&recent));
                 let intro = site.content.home.as_ref();
-                context.insert("intro", &intro.map(|p| p.html.as_str()));
+                let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
+                context.insert("intro", &intro_html);
                 let title = intro
                     .and_then(|p| p.front.title.clone())
                     .unwrap_or_else(|| site.config.title.clone());
@@ -756,6 +859,42 @@ impl<'a> Renderer<'a> {
                     &profile.and_then(|p| p.front.homepage.as_deref()),
                 );
                 context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
+                context.insert(
+                    "bib_url",
+                    &site.urls.url(&Route::AuthorBib {
+                        slug: author.slug.clone(),
+                    }),
+                );
+                let first_page = page == 1;
+                let coauthors: Vec<CountedLink> = if first_page {
+                    stats::coauthors(corpus, id)
+                        .into_iter()
+                        .map(|(a, count)| CountedLink::author(site, a, count))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                context.insert("coauthors", &coauthors);
+                let years = if first_page {
+                    stats::per_year(corpus, &author.papers)
+                } else {
+                    Vec::new()
+                };
+                context.insert(
+                    "year_chart",
+                    &stats::year_chart(&format!("Papers of {} per year", author.name), &years),
+                );
+                let year_counts: Vec<CountedLink> = years
+                    .iter()
+                    .map(|&(year, count)| CountedLink {
+                        name: year.to_string(),
+                        code: String::new(),
+                        url: site.urls.url(&Route::Year { year, page: 1 }),
+                        count,
+                    })
+                    .collect();
+                context.insert("year_counts", &year_counts);
+                self.insert_category_counts(context, first_page, &author.papers);
                 self.insert_paginator(context, job, author.papers.len(), page);
                 (
                     "author.html",
@@ -780,6 +919,7 @@ impl<'a> Renderer<'a> {
                 let range = self.page_range(year.papers.len(), page);
                 context.insert_value("year", views.years[index].clone());
                 context.insert_value("papers", views.papers(&year.papers[range]));
+                self.insert_category_counts(context, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
                     "year.html",
@@ -822,6 +962,15 @@ impl<'a> Renderer<'a> {
                 let range = self.page_range(category.papers.len(), page);
                 context.insert_value("category", views.categories[id].clone());
                 context.insert_value("papers", views.papers(&category.papers[range]));
+                let top: Vec<CountedLink> = if page == 1 {
+                    stats::top_authors(corpus, &category.papers)
+                        .into_iter()
+                        .map(|(a, count)| CountedLink::author(site, a, count))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                context.insert("top_authors", &top);
                 self.insert_paginator(context, job, category.papers.len(), page);
                 (
                     "category.html",
@@ -842,12 +991,14 @@ impl<'a> Renderer<'a> {
                 } else {
                     paper.abstract_text.summary(DESCRIPTION_CHARS)
                 };
+                self.insert_scholarly(context, id, &description);
                 ("paper.html", paper.title.plain.clone(), Some(description))
             }
             Job::Content(index) => {
                 let page = &site.content.pages[index];
                 let template = self.content_template(page)?;
-                context.insert("content", &ContentView::new(site, page));
+                let html = self.expand_shortcodes(page)?;
+                context.insert("content", &ContentView::new(site, page, &html));
                 (template, page.title.clone(), page.front.description.clone())
             }
             Job::NotFound => ("404.html", "Page not found".to_string(), None),
@@ -856,10 +1007,164 @@ impl<'a> Renderer<'a> {
                 context.insert("target", &permalink);
                 ("redirect.html", format!("Moved to {permalink}"), None)
             }
-            Job::Feed(_) | Job::Sitemap | Job::Robots => {
+            Job::Feed(_)
+            | Job::Sitemap
+            | Job::Robots
+            | Job::PaperExport(..)
+            | Job::AuthorBib(_)
+            | Job::CorpusJson => {
                 unreachable!("rendered without a template")
             }
         })
+    }
+
+    /// A content page's HTML with each `{{ papers(...) }}` shortcode
+    /// replaced by its list, rendered with `partials/paper_list.html`.
+    /// Errors: an unknown author slug or category code, at the shortcode's line.
+    fn expand_shortcodes(&self, page: &ContentPage) -> Result<String, Diagnostic> {
+        let mut html = page.html.clone();
+        for (n, query) in page.shortcodes.iter().enumerate() {
+            let ids = self
+                .query_papers(query)
+                .map_err(|message| Diagnostic::error(&page.file, query.line, message))?;
+            let mut context = Context::new();
+            context.insert_value("papers", self.views.papers(&ids));
+            let list = self
+                .templates
+                .tera
+                .render("partials/paper_list.html", &context)
+                .map_err(|e| {
+                    template_error(&e, &self.templates.files, Some("partials/paper_list.html"))
+                })?;
+            html = html.replacen(&shortcode_placeholder(n), &list, 1);
+        }
+        Ok(html)
+    }
+
+    /// The papers a shortcode lists, in paper order.
+    fn query_papers(&self, query: &PaperQuery) -> Result<Vec<PaperId>, String> {
+        let corpus = self.site.corpus;
+        let mut ids: Vec<PaperId> = match &query.author {
+            Some(slug) => {
+                let author = corpus
+                    .authors
+                    .iter()
+                    .find(|a| &a.slug == slug)
+                    .ok_or_else(|| {
+                        format!("expected an author slug in papers(author=...), found `{slug}`")
+                    })?;
+                let mut ids = author.papers.clone();
+                ids.sort_unstable();
+                ids
+            }
+            None => (0..corpus.papers.len()).collect(),
+        };
+        if let Some(code) = &query.category {
+            let category = corpus
+                .categories
+                .iter()
+                .position(|c| &c.code == code)
+                .ok_or_else(|| format!("expected a category code of the site in papers(category=...), found `{code}`"))?;
+            ids.retain(|&p| corpus.papers[p].categories.contains(&category));
+        }
+        if let Some(year) = query.year {
+            ids.retain(|&p| corpus.papers[p].year == year);
+        }
+        if query.selected {
+            ids.retain(|&p| corpus.papers[p].details.selected);
+        }
+        if let Some(limit) = query.limit {
+            ids.truncate(limit);
+        }
+        Ok(ids)
+    }
+
+    /// Categories of `papers` with counts, as `category_counts` (empty
+    /// unless on a term's first page).
+    fn insert_category_counts(&self, context: &mut Context, first_page: bool, papers: &[PaperId]) {
+        let site = &self.site;
+        let counts: Vec<CountedLink> = if first_page {
+            stats::per_category(site.corpus, papers)
+                .into_iter()
+                .map(|(c, count)| {
+                    let category = &site.corpus.categories[c];
+                    CountedLink {
+                        name: category.name.clone(),
+                        code: category.code.clone(),
+                        url: site.urls.url(&Route::Category {
+                            slug: category.slug.clone(),
+                            page: 1,
+                        }),
+                        count,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        context.insert("category_counts", &counts);
+    }
+
+    /// A paper page's identifiers and links, complete author list, Cite
+    /// block, and citation, OpenGraph and JSON-LD metadata.
+    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str) {
+        let site = &self.site;
+        let corpus = site.corpus;
+        let paper = &corpus.papers[id];
+        let details = &paper.details;
+        context.insert(
+            "details",
+            &DetailsView {
+                arxiv_id: details.arxiv_id.as_deref(),
+                arxiv_url: details
+                    .arxiv_id
+                    .as_ref()
+                    .map(|id| format!("https://arxiv.org/abs/{id}")),
+                doi: details.doi.as_deref(),
+                doi_url: details.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
+                url: details.url.as_deref(),
+                pdf: crate::scholar::pdf_url(paper),
+                code: details.code.as_deref(),
+                venue: details.venue.as_deref(),
+                note_html: &details.note_html,
+                selected: details.selected,
+            },
+        );
+        let complete: Option<Vec<PersonView>> = details.complete_authors.as_ref().map(|names| {
+            names
+                .iter()
+                .map(|name| PersonView {
+                    name,
+                    url: paper
+                        .authors
+                        .iter()
+                        .find(|&&a| corpus.authors[a].name == *name)
+                        .map(|&a| person_link(site, a).url),
+                })
+                .collect()
+        });
+        context.insert("complete_authors", &complete);
+        let files = site.config.paper_exports.then(|| {
+            Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))
+        });
+        context.insert(
+            "cite",
+            &CiteView {
+                key: &paper.key,
+                bibtex: crate::exports::paper_export(site, id, Export::Bibtex),
+                ris: crate::exports::paper_export(site, id, Export::Ris),
+                csl: crate::exports::paper_export(site, id, Export::Csl),
+                bib_url: files.as_ref().map(|f| f[0].clone()),
+                ris_url: files.as_ref().map(|f| f[1].clone()),
+                csl_url: files.as_ref().map(|f| f[2].clone()),
+            },
+        );
+        context.insert("citation_tags", &crate::scholar::citation_tags(site, paper));
+        context.insert(
+            "og_tags",
+            &crate::scholar::open_graph(site, paper, description),
+        );
+        context.insert("json_ld", &crate::scholar::json_ld(site, paper));
     }
 
     fn content_template<'j>(&'j self, page: &'j ContentPage) -> Result<&'j str, Diagnostic> {
@@ -958,6 +1263,58 @@ fn paged_title(title: &str, page: usize) -> String {
     }
 }
 
+/// A term with a count: a co-author, a year, a category, a top author.
+#[derive(Serialize)]
+struct CountedLink {
+    name: String,
+    code: String,
+    url: String,
+    count: usize,
+}
+
+impl CountedLink {
+    fn author(site: &Site, id: AuthorId, count: usize) -> CountedLink {
+        let link = person_link(site, id);
+        CountedLink {
+            name: link.name.to_string(),
+            code: String::new(),
+            url: link.url,
+            count,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct DetailsView<'a> {
+    arxiv_id: Option<&'a str>,
+    arxiv_url: Option<String>,
+    doi: Option<&'a str>,
+    doi_url: Option<String>,
+    url: Option<&'a str>,
+    pdf: Option<String>,
+    code: Option<&'a str>,
+    venue: Option<&'a str>,
+    note_html: &'a str,
+    selected: bool,
+}
+
+#[derive(Serialize)]
+struct PersonView<'a> {
+    name: &'a str,
+    url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CiteView<'a> {
+    key: &'a str,
+    bibtex: String,
+    ris: String,
+    csl: String,
+    bib_url: Option<String>,
+    ris_url: Option<String>,
+    csl_url: Option<String>,
+}
+
 #[derive(Serialize)]
 struct ContentView<'a> {
     title: &'a str,
@@ -976,7 +1333,7 @@ struct ChildView<'a> {
 }
 
 impl<'a> ContentView<'a> {
-    fn new(site: &Site<'a>, page: &'a ContentPage) -> ContentView<'a> {
+    fn new(site: &Site<'a>, page: &'a ContentPage, html: &'a str) -> ContentView<'a> {
         let children = if page.is_section {
             site.content
                 .section_children(&page.path)
@@ -995,7 +1352,7 @@ impl<'a> ContentView<'a> {
         };
         ContentView {
             title: &page.title,
-            html: &page.html,
+            html,
             date: page.front.date.map(|d| d.to_string()),
             is_section: page.is_section,
             children,

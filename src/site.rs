@@ -8,10 +8,12 @@
 use crate::categories::Taxonomy;
 use crate::config::{normalise_base_url, Config};
 use crate::content::{self, Content};
+use crate::corpus::NameVariant;
 use crate::corpus::{Corpus, ParsedListing};
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::listing;
 use crate::output::{Sink, WriteStats};
+use crate::overrides;
 use crate::permalink::{Route, UrlMap};
 use crate::render::{self, Renderer, Site, Templates, Views};
 use rayon::prelude::*;
@@ -145,9 +147,14 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let listings = timings.time("parse", || {
         parse_listings(&inputs.seeds, root, &diagnostics)
     });
+    let content = timings.time("content", || {
+        content::load(&inputs.content, options.drafts, &diagnostics)
+    });
+    let variants = name_variants(&inputs.config, &content);
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
-        Corpus::build(&listings, taxonomy, &diagnostics)
+        let corpus = Corpus::build(&listings, taxonomy, &variants, &diagnostics);
+        overrides::apply(corpus, &content.overrides, &diagnostics)
     });
     report.counts = [
         corpus.papers.len(),
@@ -155,9 +162,6 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         corpus.years.len(),
         corpus.categories.len(),
     ];
-    let content = timings.time("content", || {
-        content::load(&inputs.content, options.drafts, &diagnostics)
-    });
     check_profiles(&content, &corpus, &diagnostics);
     let templates = timings.time("templates", || Templates::load(inputs.templates));
     let templates = match templates {
@@ -285,6 +289,29 @@ fn render_site(
             false
         }
     }
+}
+
+/// Name variants from `[author_aliases]` in `site.toml` and from author
+/// profiles' `aliases` that are not paths.
+fn name_variants(config: &crate::config::Config, content: &Content) -> Vec<NameVariant> {
+    let from_config = config
+        .author_aliases
+        .iter()
+        .map(|(canonical, variant, line)| NameVariant {
+            canonical: canonical.clone(),
+            variant: variant.clone(),
+            file: PathBuf::from("site.toml"),
+            line: *line,
+        });
+    let from_profiles = content.profiles.iter().flat_map(|(slug, profile)| {
+        profile.name_variants.iter().map(|variant| NameVariant {
+            canonical: slug.clone(),
+            variant: variant.clone(),
+            file: profile.file.clone(),
+            line: profile.aliases_line,
+        })
+    });
+    from_config.chain(from_profiles).collect()
 }
 
 /// A profile whose file stem is no author's slug is a warning.

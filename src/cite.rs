@@ -1,0 +1,919 @@
+//! Citation export stage.
+//!
+//! Takes what the site knows about one paper (a [`CiteRecord`]) and renders it
+//! in the three formats reference managers import: BibTeX ([`bibtex`]), RIS
+//! ([`ris`]) and CSL-JSON ([`csl_json`]). It also makes the paper's citation
+//! key ([`citation_key`]). It hands on plain `String`s (BibTeX, RIS) and one
+//! `serde_json::Value` CSL item; writing files, wrapping items in arrays and
+//! making keys unique across the site are the caller's job.
+//!
+//! Honest citation metadata: the site only knows its own listed authors of a
+//! paper. When [`CiteRecord::authors_complete`] is false, every format says
+//! that more authors exist:
+//! - BibTeX: the author list ends with `and others` (rendered "et al." by
+//!   BibTeX/biblatex styles).
+//! - RIS: a final `AU  - others` line (Zotero and other importers take it as
+//!   one more author named "others").
+//! - CSL-JSON: a final `{"literal": "others"}` name, the form pandoc produces
+//!   from BibTeX's `and others`. CSL has no "et al." marker in item data;
+//!   citeproc-js renders the literal as a name, e.g. `Chu, X., Wu, C., &
+//!   others`.
+//!
+//! Format decisions:
+//! - BibTeX is always `@misc` (as arXiv's own export): the site has no
+//!   booktitle, pages or publisher for a venue, so the venue goes into `note`.
+//!   arXiv data goes into `eprint`, `archivePrefix`, `primaryClass`.
+//! - RIS uses `TY  - UNPB` (unpublished work), lines end with CRLF (`\r\n`) as
+//!   the RIS specification asks, and the arXiv id goes into `AN` (accession
+//!   number, `arXiv:ID`) with `DB  - arXiv` (database name).
+//! - CSL-JSON uses `type: "article"`, the CSL 1.0.2 type for preprints, with
+//!   `genre: "Preprint"`, `publisher: "arXiv"` and `number: "arXiv:ID"` when
+//!   the arXiv id is known (as Zotero exports its preprints).
+
+use deunicode::deunicode;
+use serde_json::{json, Map, Value};
+
+/// A person's name split as the site's name model does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// Given names, e.g. `"Anna"`; may be empty (mononyms).
+    pub given: String,
+    /// Lowercase name particles between given and family name, e.g. `"van der"`; may be empty.
+    pub particles: String,
+    /// Family name without particles, e.g. `"Berg"`.
+    pub family: String,
+}
+
+/// What an export needs to know of one paper.
+#[derive(Debug, Clone)]
+pub struct CiteRecord<'a> {
+    /// Citation key, from [`citation_key`] (made unique by the caller), e.g. `"chu2024optimizing"`.
+    pub key: &'a str,
+    /// The title as listed: arXiv-style LaTeX-ish text (may hold `$math$`, `\textbf{}`, bare `%`, `&`, `_`, `<`, `~`).
+    pub title_latex: &'a str,
+    /// Plain-text rendering of the title (no markup, `$` or backslashes), for RIS and CSL.
+    pub title_plain: &'a str,
+    /// Plain-text abstract; may be empty (then no abstract field is written).
+    pub abstract_plain: &'a str,
+    /// Known authors, in order.
+    pub authors: &'a [Person],
+    /// `false`: `authors` holds only the authors known to the site and others exist.
+    pub authors_complete: bool,
+    /// Year of the (first) version, e.g. `2024`.
+    pub year: u16,
+    /// arXiv identifier without prefix or version, e.g. `"2405.01234"`.
+    pub arxiv_id: Option<&'a str>,
+    /// arXiv primary category code, e.g. `"cs.DC"`.
+    pub primary_class: Option<&'a str>,
+    /// arXiv category codes, e.g. `["cs.DC", "cs.LG"]`, exported as keywords.
+    pub categories: &'a [&'a str],
+    /// DOI without resolver prefix, e.g. `"10.1145/3600006.3613145"`.
+    pub doi: Option<&'a str>,
+    /// Absolute URL of the paper's page on the site (always present).
+    pub url: &'a str,
+    /// Absolute URL of the PDF.
+    pub pdf: Option<&'a str>,
+    /// Where the paper appeared, e.g. `"NeurIPS 2024"`.
+    pub venue: Option<&'a str>,
+}
+
+/// Title words skipped when picking the key's title word.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "on", "of", "for", "in", "towards", "toward", "to", "and", "or", "with",
+    "at", "by", "from", "via", "into", "as", "is", "are", "do", "does", "how", "what", "why",
+    "when", "can", "we", "our", "your", "its", "be", "not",
+];
+
+/// Lowercase ASCII fold of `s`, keeping only `[a-z0-9]`.
+fn key_part(s: &str) -> String {
+    deunicode(s)
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        .collect()
+}
+
+/// Citation key: family name + year + first non-stop title word, e.g. `chu2024optimizing`.
+///
+/// - `first_author_family`: family name of the first author, without particles
+///   (any script; folded to ASCII with `deunicode`). Empty or unfoldable gives `anon`.
+/// - `year`: written in decimal.
+/// - `title_identity`: the title as lowercase words separated by spaces; the
+///   first word that is not in the stop-word list (`a`, `an`, `the`, `on`,
+///   `of`, `for`, `in`, `towards`, ...) is appended. No such word: nothing.
+///
+/// The result holds only `[a-z0-9]`.
+pub fn citation_key(first_author_family: &str, year: u16, title_identity: &str) -> String {
+    let mut family = key_part(first_author_family);
+    if family.is_empty() {
+        family = "anon".to_string();
+    }
+    let word = title_identity
+        .split_whitespace()
+        .map(key_part)
+        .find(|w| !w.is_empty() && !STOP_WORDS.contains(&w.as_str()))
+        .unwrap_or_default();
+    format!("{family}{year}{word}")
+}
+
+/// Collapses every run of whitespace (newlines included) into one space and trims.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Escapes plain text for a braced BibTeX field: every LaTeX special character
+/// becomes a command or escape, so the result has balanced braces.
+fn latex_plain(s: &str) -> String {
+    let mut out = String::new();
+    for c in one_line(s).chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '{' => out.push_str("\\textbraceleft{}"),
+            '}' => out.push_str("\\textbraceright{}"),
+            '<' => out.push_str("\\textless{}"),
+            '>' => out.push_str("\\textgreater{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '~' => out.push_str("\\textasciitilde{}"),
+            '%' | '&' | '#' | '_' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Finds `$...$` spans (non-empty content, unescaped dollars).
+/// Returns `ends[i] = Some(j)` when a span starts at `i` and its closing `$` is at `j`.
+fn math_spans(chars: &[char]) -> Vec<Option<usize>> {
+    let mut ends = vec![None; chars.len()];
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '$' => {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != '$' {
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                if j < chars.len() && j > i + 1 {
+                    ends[i] = Some(j);
+                    i = j + 1;
+                } else {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    ends
+}
+
+/// Marks the raw braces in `chars[from..to]` that have a partner (skipping
+/// `\{`, `\}` and the given math spans).
+fn matched_braces(chars: &[char], from: usize, to: usize, math: &[Option<usize>]) -> Vec<bool> {
+    let mut matched = vec![false; chars.len()];
+    let mut open = Vec::new();
+    let mut i = from;
+    while i < to {
+        match chars[i] {
+            '\\' => i += 1,
+            '$' => i = math[i].unwrap_or(i),
+            '{' => open.push(i),
+            '}' => {
+                if let Some(o) = open.pop() {
+                    matched[o] = true;
+                    matched[i] = true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    matched
+}
+
+/// Math content between the dollars, with braces made balanced and `%`, `&`, `#` escaped.
+fn latex_math(chars: &[char], from: usize, to: usize, math: &[Option<usize>]) -> String {
+    let matched = matched_braces(chars, from, to, math);
+    let mut out = String::new();
+    let mut i = from;
+    while i < to {
+        let c = chars[i];
+        match c {
+            '\\' if i + 1 < to => {
+                match chars[i + 1] {
+                    '{' => out.push_str("\\lbrace{}"),
+                    '}' => out.push_str("\\rbrace{}"),
+                    next => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                }
+                i += 1;
+            }
+            '\\' => out.push_str("\\backslash{}"),
+            '{' if !matched[i] => out.push_str("\\lbrace{}"),
+            '}' if !matched[i] => out.push_str("\\rbrace{}"),
+            '%' | '&' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Escapes a LaTeX-ish title for a braced BibTeX field and protects capitals.
+///
+/// Keeps `$math$` (wrapped in braces), commands and balanced brace groups;
+/// escapes `%`, `&`, `#`, `_`, `<`, `>`, `^`, stray `$`, a `~` that starts a
+/// word, and unbalanced braces. At brace level 0, a word (run of alphanumeric
+/// characters) is wrapped in braces when it has an uppercase letter after its
+/// first character, or when it is not the first word and starts uppercase.
+fn latex_title(src: &str) -> String {
+    let chars: Vec<char> = one_line(src).chars().collect();
+    let math = math_spans(&chars);
+    let matched = matched_braces(&chars, 0, chars.len(), &math);
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut seen_word = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(end) = math[i] {
+            let inner = latex_math(&chars, i + 1, end, &math);
+            if depth == 0 {
+                out.push_str(&format!("{{${inner}$}}"));
+            } else {
+                out.push_str(&format!("${inner}$"));
+            }
+            seen_word = true;
+            i = end + 1;
+            continue;
+        }
+        match c {
+            '\\' => match chars.get(i + 1) {
+                Some(n) if n.is_ascii_alphabetic() => {
+                    let mut j = i + 1;
+                    while j < chars.len() && chars[j].is_ascii_alphabetic() {
+                        j += 1;
+                    }
+                    let cmd: String = chars[i..j].iter().collect();
+                    // BibTeX leaves control sequences alone only inside `{\...}`.
+                    if depth == 0 && cmd.chars().any(|c| c.is_ascii_uppercase()) {
+                        out.push_str(&format!("{{{cmd}}}"));
+                    } else {
+                        out.push_str(&cmd);
+                    }
+                    i = j;
+                    continue;
+                }
+                Some('{') => out.push_str("\\textbraceleft{}"),
+                Some('}') => out.push_str("\\textbraceright{}"),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(*n);
+                }
+                None => out.push_str("\\textbackslash{}"),
+            },
+            '{' if matched[i] => {
+                depth += 1;
+                out.push('{');
+            }
+            '}' if matched[i] => {
+                depth -= 1;
+                out.push('}');
+            }
+            '{' => out.push_str("\\textbraceleft{}"),
+            '}' => out.push_str("\\textbraceright{}"),
+            '<' => out.push_str("\\textless{}"),
+            '>' => out.push_str("\\textgreater{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            // A `~` glued to the previous word is a LaTeX tie (`Fig.~1`); else "approximately".
+            '~' if i == 0 || chars[i - 1] == ' ' => out.push_str("\\textasciitilde{}"),
+            '%' | '&' | '#' | '_' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_alphanumeric() => {
+                let mut j = i;
+                while j < chars.len() && chars[j].is_alphanumeric() {
+                    j += 1;
+                }
+                let word: String = chars[i..j].iter().collect();
+                let inner_upper = word.chars().skip(1).any(char::is_uppercase);
+                let starts_upper = word.chars().next().is_some_and(char::is_uppercase);
+                if depth == 0 && (inner_upper || (seen_word && starts_upper)) {
+                    out.push_str(&format!("{{{word}}}"));
+                } else {
+                    out.push_str(&word);
+                }
+                seen_word = true;
+                i = j;
+                continue;
+            }
+            _ => out.push(c),
+        }
+        // Two-character escapes consumed their second character.
+        i += if c == '\\' { 2 } else { 1 };
+    }
+    out
+}
+
+/// A URL or DOI for a BibTeX field: braces, backslashes and spaces percent-encoded.
+fn bib_verbatim(s: &str) -> String {
+    s.trim()
+        .replace('\\', "%5C")
+        .replace('{', "%7B")
+        .replace('}', "%7D")
+        .replace(' ', "%20")
+}
+
+/// One author in BibTeX's `von Last, First` form.
+fn bib_name(p: &Person) -> String {
+    let family = latex_plain(&p.family);
+    // Braces keep commas, spaces and a lone "and" from splitting the family name.
+    let family = if family.contains([',', ' ']) {
+        format!("{{{family}}}")
+    } else {
+        family
+    };
+    let mut name = one_line(&format!("{} {family}", latex_plain(&p.particles)));
+    if !p.given.trim().is_empty() {
+        name.push_str(", ");
+        name.push_str(&latex_plain(&p.given));
+    }
+    name
+}
+
+/// BibTeX entry for one paper, e.g.
+///
+/// ```text
+/// @misc{chu2024optimizing,
+///   title = {Optimizing {LLM} Training},
+///   author = {Chu, Xiaowen and others},
+///   ...
+/// }
+/// ```
+///
+/// Always `@misc`; fields in this order when present: `title` (LaTeX kept,
+/// escaped, capitals protected), `author` (`von Last, First` joined with
+/// ` and `, ending `and others` when the list is incomplete; omitted when no
+/// author is known), `year`, `eprint`/`archivePrefix`/`primaryClass` (when the
+/// arXiv id is known), `doi`, `url`, `note` (venue), `abstract`. Values are in
+/// braces with balanced braces; two-space indent, `\n` line ends, no trailing
+/// newline after the closing `}`.
+pub fn bibtex(r: &CiteRecord) -> String {
+    let mut fields: Vec<(&str, String)> = vec![("title", latex_title(r.title_latex))];
+    let mut names: Vec<String> = r.authors.iter().map(bib_name).collect();
+    if !names.is_empty() {
+        if !r.authors_complete {
+            names.push("others".to_string());
+        }
+        fields.push(("author", names.join(" and ")));
+    }
+    fields.push(("year", r.year.to_string()));
+    if let Some(id) = r.arxiv_id {
+        fields.push(("eprint", bib_verbatim(id)));
+        fields.push(("archivePrefix", "arXiv".to_string()));
+        if let Some(class) = r.primary_class {
+            fields.push(("primaryClass", latex_plain(class)));
+        }
+    }
+    if let Some(doi) = r.doi {
+        fields.push(("doi", bib_verbatim(doi)));
+    }
+    fields.push(("url", bib_verbatim(r.url)));
+    if let Some(venue) = r.venue {
+        fields.push(("note", latex_plain(venue)));
+    }
+    if !r.abstract_plain.trim().is_empty() {
+        fields.push(("abstract", latex_plain(r.abstract_plain)));
+    }
+    let key: String = r
+        .key
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "-_:.".contains(*c))
+        .collect();
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(name, value)| format!("  {name} = {{{value}}}"))
+        .collect();
+    format!("@misc{{{key},\n{}\n}}", body.join(",\n"))
+}
+
+/// One person as RIS wants it: `von Last, First` (`Last` alone without given name).
+fn ris_name(p: &Person) -> String {
+    let family = one_line(&format!("{} {}", p.particles, p.family));
+    match one_line(&p.given) {
+        given if given.is_empty() => family,
+        given => format!("{family}, {given}"),
+    }
+}
+
+/// RIS record for one paper; lines end with CRLF (`\r\n`).
+///
+/// Tags in order when present: `TY  - UNPB`, `ID` (key), `TI` (plain title),
+/// `AU` per author (`von Last, First`; a final `AU  - others` when the list is
+/// incomplete), `PY` (year), `AB`, `T2` (venue), `KW` per category, `DO`,
+/// `UR` (site page), `L1` (PDF), `DB  - arXiv` and `AN  - arXiv:ID` (arXiv
+/// id), then `ER  - `. Values are folded to one line; empty values are left out.
+pub fn ris(r: &CiteRecord) -> String {
+    let mut lines: Vec<(&str, String)> = vec![("TY", "UNPB".into()), ("ID", r.key.into())];
+    lines.push(("TI", r.title_plain.into()));
+    for p in r.authors {
+        lines.push(("AU", ris_name(p)));
+    }
+    if !r.authors_complete {
+        lines.push(("AU", "others".into()));
+    }
+    lines.push(("PY", r.year.to_string()));
+    lines.push(("AB", r.abstract_plain.into()));
+    if let Some(venue) = r.venue {
+        lines.push(("T2", venue.into()));
+    }
+    for cat in r.categories {
+        lines.push(("KW", cat.to_string()));
+    }
+    lines.push(("DO", r.doi.unwrap_or_default().into()));
+    lines.push(("UR", r.url.into()));
+    lines.push(("L1", r.pdf.unwrap_or_default().into()));
+    if let Some(id) = r.arxiv_id {
+        lines.push(("DB", "arXiv".into()));
+        lines.push(("AN", format!("arXiv:{id}")));
+    }
+    let mut out = String::new();
+    for (tag, value) in lines {
+        let value = one_line(&value);
+        if !value.is_empty() {
+            out.push_str(&format!("{tag}  - {value}\r\n"));
+        }
+    }
+    out.push_str("ER  - \r\n");
+    out
+}
+
+/// One CSL-JSON name object: `family`, `given`, `non-dropping-particle`.
+fn csl_name(p: &Person) -> Value {
+    let mut name = Map::new();
+    name.insert("family".into(), one_line(&p.family).into());
+    if !p.given.trim().is_empty() {
+        name.insert("given".into(), one_line(&p.given).into());
+    }
+    if !p.particles.trim().is_empty() {
+        // "van der Berg" is cited and shown with its particle, so non-dropping.
+        name.insert(
+            "non-dropping-particle".into(),
+            one_line(&p.particles).into(),
+        );
+    }
+    Value::Object(name)
+}
+
+/// One CSL-JSON item (CSL 1.0.2) for the paper; the caller wraps items in an array.
+///
+/// Keys: `id` (key), `type: "article"`, `title` (plain), `author` (name
+/// objects; a final `{"literal": "others"}` when the list is incomplete),
+/// `issued: {"date-parts": [[year]]}`, `URL` (site page), and when known
+/// `abstract`, `DOI`, `container-title` (venue), `keyword` (categories joined
+/// with `", "`), and for arXiv papers `genre: "Preprint"`, `publisher:
+/// "arXiv"`, `number: "arXiv:ID"`.
+pub fn csl_json(r: &CiteRecord) -> Value {
+    let mut authors: Vec<Value> = r.authors.iter().map(csl_name).collect();
+    if !r.authors_complete {
+        authors.push(json!({ "literal": "others" }));
+    }
+    let mut item = Map::new();
+    item.insert("id".into(), r.key.into());
+    item.insert("type".into(), "article".into());
+    item.insert("title".into(), one_line(r.title_plain).into());
+    item.insert("author".into(), authors.into());
+    item.insert("issued".into(), json!({ "date-parts": [[r.year]] }));
+    item.insert("URL".into(), r.url.into());
+    let abstract_text = one_line(r.abstract_plain);
+    if !abstract_text.is_empty() {
+        item.insert("abstract".into(), abstract_text.into());
+    }
+    if let Some(doi) = r.doi {
+        item.insert("DOI".into(), doi.into());
+    }
+    if let Some(venue) = r.venue {
+        item.insert("container-title".into(), one_line(venue).into());
+    }
+    if !r.categories.is_empty() {
+        item.insert("keyword".into(), r.categories.join(", ").into());
+    }
+    if let Some(id) = r.arxiv_id {
+        item.insert("genre".into(), "Preprint".into());
+        item.insert("publisher".into(), "arXiv".into());
+        item.insert("number".into(), format!("arXiv:{id}").into());
+    }
+    Value::Object(item)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOSTILE: &str = r"50% of {GPUs} & <5% cost_x $O(n^2)$ \textbf{Fast}";
+
+    fn person(given: &str, particles: &str, family: &str) -> Person {
+        Person {
+            given: given.into(),
+            particles: particles.into(),
+            family: family.into(),
+        }
+    }
+
+    fn authors() -> Vec<Person> {
+        vec![
+            person("Xiaowen", "", "Chu"),
+            person("Anna", "van der", "Berg"),
+        ]
+    }
+
+    /// A paper with every field set and a complete author list.
+    fn full(authors: &[Person]) -> CiteRecord<'_> {
+        CiteRecord {
+            key: "chu2024fusionllm",
+            title_latex: "FusionLLM: Optimizing MoE Training on GPUs",
+            title_plain: "FusionLLM: Optimizing MoE Training on GPUs",
+            abstract_plain: "We train\nlarge models 50% cheaper & faster.",
+            authors,
+            authors_complete: true,
+            year: 2024,
+            arxiv_id: Some("2405.01234"),
+            primary_class: Some("cs.DC"),
+            categories: &["cs.DC", "cs.LG"],
+            doi: Some("10.48550/arXiv.2405.01234"),
+            url: "https://vellum.example/papers/chu2024fusionllm/",
+            pdf: Some("https://arxiv.org/pdf/2405.01234"),
+            venue: Some("NeurIPS 2024"),
+        }
+    }
+
+    /// The same paper known only through the site's authors, without DOI, PDF, venue or abstract.
+    fn partial(authors: &[Person]) -> CiteRecord<'_> {
+        CiteRecord {
+            authors_complete: false,
+            doi: None,
+            pdf: None,
+            venue: None,
+            abstract_plain: "",
+            ..full(authors)
+        }
+    }
+
+    /// A hostile LaTeX title, no arXiv data.
+    fn hostile(authors: &[Person]) -> CiteRecord<'_> {
+        CiteRecord {
+            key: "berg2023gpus",
+            title_latex: HOSTILE,
+            title_plain: "50% of GPUs & <5% cost_x O(n^2) Fast",
+            year: 2023,
+            arxiv_id: None,
+            primary_class: None,
+            categories: &[],
+            ..partial(authors)
+        }
+    }
+
+    #[test]
+    fn key_folds_family_and_skips_stop_words() {
+        assert_eq!(
+            citation_key("Chu", 2024, "optimizing moe training"),
+            "chu2024optimizing"
+        );
+        assert_eq!(
+            citation_key(
+                "Müller-Lüdenscheidt",
+                2023,
+                "towards a theory of everything"
+            ),
+            "mullerludenscheidt2023theory"
+        );
+        assert_eq!(
+            citation_key("O'Brien", 2022, "on the 3d case"),
+            "obrien20223d"
+        );
+        assert_eq!(citation_key("张", 2021, "the gpu’s day"), "zhang2021gpus");
+        assert_eq!(citation_key("", 2020, "an llm"), "anon2020llm");
+        assert_eq!(citation_key("  ", 2020, "of the"), "anon2020");
+        assert_eq!(citation_key("Ng", 1999, ""), "ng1999");
+    }
+
+    #[test]
+    fn bibtex_complete_authors() {
+        let a = authors();
+        assert_eq!(
+            bibtex(&full(&a)),
+            "@misc{chu2024fusionllm,\n\
+             \x20 title = {{FusionLLM}: {Optimizing} {MoE} {Training} on {GPUs}},\n\
+             \x20 author = {Chu, Xiaowen and van der Berg, Anna},\n\
+             \x20 year = {2024},\n\
+             \x20 eprint = {2405.01234},\n\
+             \x20 archivePrefix = {arXiv},\n\
+             \x20 primaryClass = {cs.DC},\n\
+             \x20 doi = {10.48550/arXiv.2405.01234},\n\
+             \x20 url = {https://vellum.example/papers/chu2024fusionllm/},\n\
+             \x20 note = {NeurIPS 2024},\n\
+             \x20 abstract = {We train large models 50\\% cheaper \\& faster.}\n\
+             }"
+        );
+    }
+
+    #[test]
+    fn bibtex_incomplete_authors() {
+        let a = authors();
+        assert_eq!(
+            bibtex(&partial(&a)),
+            "@misc{chu2024fusionllm,\n\
+             \x20 title = {{FusionLLM}: {Optimizing} {MoE} {Training} on {GPUs}},\n\
+             \x20 author = {Chu, Xiaowen and van der Berg, Anna and others},\n\
+             \x20 year = {2024},\n\
+             \x20 eprint = {2405.01234},\n\
+             \x20 archivePrefix = {arXiv},\n\
+             \x20 primaryClass = {cs.DC},\n\
+             \x20 url = {https://vellum.example/papers/chu2024fusionllm/}\n\
+             }"
+        );
+    }
+
+    #[test]
+    fn bibtex_hostile_title() {
+        let a = authors();
+        assert_eq!(
+            bibtex(&hostile(&a)),
+            "@misc{berg2023gpus,\n\
+             \x20 title = {50\\% of {GPUs} \\& \\textless{}5\\% cost\\_x {$O(n^2)$} \\textbf{Fast}},\n\
+             \x20 author = {Chu, Xiaowen and van der Berg, Anna and others},\n\
+             \x20 year = {2023},\n\
+             \x20 url = {https://vellum.example/papers/chu2024fusionllm/}\n\
+             }"
+        );
+    }
+
+    #[test]
+    fn title_edge_cases() {
+        let cases = [
+            (
+                "Unbalanced { brace and } stray }",
+                r"Unbalanced { brace and } stray \textbraceright{}",
+            ),
+            (
+                r"Costs $5 and \$6 ~10x less, see Fig.~2",
+                r"Costs \$5 and \$6 \textasciitilde{}10x less, see {Fig}.~2",
+            ),
+            (
+                r"The \LaTeX{} Companion^2",
+                r"The {\LaTeX}{} {Companion}\textasciicircum{}2",
+            ),
+            (
+                r"Sets \{x\} and $\{y$ # 100%",
+                r"Sets \textbraceleft{}x\textbraceright{} and {$\lbrace{}y$} \# 100\%",
+            ),
+            ("ends with \\", r"ends with \textbackslash{}"),
+            ("a\nmulti-line\r\n  title", "a multi-line title"),
+            ("3D Über-fast iPhone", "{3D} {Über}-fast {iPhone}"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(latex_title(input), want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn bibtex_names() {
+        assert_eq!(bib_name(&person("", "", "Sukarno")), "Sukarno");
+        assert_eq!(
+            bib_name(&person("", "de", "la Fontaine")),
+            "de {la Fontaine}"
+        );
+        assert_eq!(
+            bib_name(&person("J. R. R.", "", "Tolkien")),
+            "Tolkien, J. R. R."
+        );
+        assert_eq!(bib_name(&person("Ana", "", "Pérez_&")), r"Pérez\_\&, Ana");
+        assert_eq!(
+            bib_name(&person("Ana", "", "García Márquez")),
+            "{García Márquez}, Ana"
+        );
+    }
+
+    /// Raw `{`/`}` balance as BibTeX counts it (backslashes do not escape).
+    fn braces_balanced(s: &str) -> bool {
+        let mut depth = 0i32;
+        for c in s.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if depth < 0 {
+                return false;
+            }
+        }
+        depth == 0
+    }
+
+    #[test]
+    fn bibtex_parses_back() {
+        use biblatex::{Bibliography, ChunksExt, EntryType};
+        let a = authors();
+        let bib = Bibliography::parse(&bibtex(&partial(&a))).expect("parses");
+        assert_eq!(bib.len(), 1);
+        let entry = bib.get("chu2024fusionllm").expect("entry");
+        assert_eq!(entry.entry_type, EntryType::Misc);
+        assert_eq!(
+            entry.title().unwrap().format_verbatim(),
+            "FusionLLM: Optimizing MoE Training on GPUs"
+        );
+        let names: Vec<(String, String, String)> = entry
+            .author()
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.prefix, p.name, p.given_name))
+            .collect();
+        let own = |p: &str, n: &str, g: &str| (p.to_string(), n.to_string(), g.to_string());
+        assert_eq!(
+            names,
+            [
+                own("", "Chu", "Xiaowen"),
+                own("van der", "Berg", "Anna"),
+                own("", "others", "")
+            ]
+        );
+        assert_eq!(entry.get("year").unwrap().format_verbatim(), "2024");
+        assert_eq!(entry.eprint().unwrap(), "2405.01234");
+        assert_eq!(entry.eprint_type().unwrap().format_verbatim(), "arXiv");
+        assert_eq!(entry.eprint_class().unwrap().format_verbatim(), "cs.DC");
+
+        let complete = Bibliography::parse(&bibtex(&full(&a))).unwrap();
+        let entry = complete.get("chu2024fusionllm").unwrap();
+        assert_eq!(entry.author().unwrap().last().unwrap().name, "Berg");
+
+        let bib = Bibliography::parse(&bibtex(&hostile(&a))).unwrap();
+        let entry = bib.get("berg2023gpus").expect("hostile entry");
+        assert!(entry.title().unwrap().format_verbatim().contains("cost"));
+        assert_eq!(entry.author().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn bibtex_never_breaks_the_entry() {
+        let titles = [
+            "{",
+            "}",
+            "}{",
+            "a { b",
+            "$",
+            "$$",
+            "$$x$$",
+            "$a{$ b}",
+            "\\",
+            "\\{",
+            "x\\}",
+            "@misc{evil,",
+            "100%$",
+            "~",
+            "^_^",
+            "$x$$",
+            "{$}$",
+        ];
+        let a = authors();
+        for title in titles {
+            let r = CiteRecord {
+                title_latex: title,
+                abstract_plain: title,
+                ..full(&a)
+            };
+            let out = bibtex(&r);
+            assert!(braces_balanced(&out), "unbalanced for {title:?}: {out}");
+            let bib = biblatex::Bibliography::parse(&out)
+                .unwrap_or_else(|e| panic!("no parse for {title:?}: {e:?}\n{out}"));
+            assert_eq!(bib.len(), 1, "{title:?}");
+        }
+    }
+
+    #[test]
+    fn ris_complete_and_incomplete() {
+        let a = authors();
+        assert_eq!(
+            ris(&full(&a)),
+            "TY  - UNPB\r\n\
+             ID  - chu2024fusionllm\r\n\
+             TI  - FusionLLM: Optimizing MoE Training on GPUs\r\n\
+             AU  - Chu, Xiaowen\r\n\
+             AU  - van der Berg, Anna\r\n\
+             PY  - 2024\r\n\
+             AB  - We train large models 50% cheaper & faster.\r\n\
+             T2  - NeurIPS 2024\r\n\
+             KW  - cs.DC\r\n\
+             KW  - cs.LG\r\n\
+             DO  - 10.48550/arXiv.2405.01234\r\n\
+             UR  - https://vellum.example/papers/chu2024fusionllm/\r\n\
+             L1  - https://arxiv.org/pdf/2405.01234\r\n\
+             DB  - arXiv\r\n\
+             AN  - arXiv:2405.01234\r\n\
+             ER  - \r\n"
+        );
+        assert_eq!(
+            ris(&partial(&a)),
+            "TY  - UNPB\r\n\
+             ID  - chu2024fusionllm\r\n\
+             TI  - FusionLLM: Optimizing MoE Training on GPUs\r\n\
+             AU  - Chu, Xiaowen\r\n\
+             AU  - van der Berg, Anna\r\n\
+             AU  - others\r\n\
+             PY  - 2024\r\n\
+             KW  - cs.DC\r\n\
+             KW  - cs.LG\r\n\
+             UR  - https://vellum.example/papers/chu2024fusionllm/\r\n\
+             DB  - arXiv\r\n\
+             AN  - arXiv:2405.01234\r\n\
+             ER  - \r\n"
+        );
+    }
+
+    #[test]
+    fn ris_hostile_title_and_mononym() {
+        let a = [person("", "", "Sukarno")];
+        assert_eq!(
+            ris(&hostile(&a)),
+            "TY  - UNPB\r\n\
+             ID  - berg2023gpus\r\n\
+             TI  - 50% of GPUs & <5% cost_x O(n^2) Fast\r\n\
+             AU  - Sukarno\r\n\
+             AU  - others\r\n\
+             PY  - 2023\r\n\
+             UR  - https://vellum.example/papers/chu2024fusionllm/\r\n\
+             ER  - \r\n"
+        );
+    }
+
+    #[test]
+    fn csl_complete_authors() {
+        let a = authors();
+        assert_eq!(
+            csl_json(&full(&a)),
+            serde_json::json!({
+                "id": "chu2024fusionllm",
+                "type": "article",
+                "title": "FusionLLM: Optimizing MoE Training on GPUs",
+                "author": [
+                    {"family": "Chu", "given": "Xiaowen"},
+                    {"family": "Berg", "given": "Anna", "non-dropping-particle": "van der"}
+                ],
+                "issued": {"date-parts": [[2024]]},
+                "URL": "https://vellum.example/papers/chu2024fusionllm/",
+                "abstract": "We train large models 50% cheaper & faster.",
+                "DOI": "10.48550/arXiv.2405.01234",
+                "container-title": "NeurIPS 2024",
+                "keyword": "cs.DC, cs.LG",
+                "genre": "Preprint",
+                "publisher": "arXiv",
+                "number": "arXiv:2405.01234"
+            })
+        );
+    }
+
+    #[test]
+    fn csl_incomplete_authors_and_hostile_title() {
+        let a = authors();
+        assert_eq!(
+            csl_json(&hostile(&a)),
+            serde_json::json!({
+                "id": "berg2023gpus",
+                "type": "article",
+                "title": "50% of GPUs & <5% cost_x O(n^2) Fast",
+                "author": [
+                    {"family": "Chu", "given": "Xiaowen"},
+                    {"family": "Berg", "given": "Anna", "non-dropping-particle": "van der"},
+                    {"literal": "others"}
+                ],
+                "issued": {"date-parts": [[2023]]},
+                "URL": "https://vellum.example/papers/chu2024fusionllm/"
+            })
+        );
+    }
+
+    /// `tests/cite/fixtures/items.json` (read by `tests/cite/csl.test.mjs`) must equal the current
+    /// output. Regenerate with `UPDATE_CSL_FIXTURE=1 cargo test`.
+    #[test]
+    fn csl_fixture_is_current() {
+        let a = authors();
+        let items = serde_json::Value::Array(vec![csl_json(&full(&a)), csl_json(&hostile(&a))]);
+        let text = serde_json::to_string_pretty(&items).unwrap() + "\n";
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cite/fixtures/items.json"
+        );
+        if std::env::var_os("UPDATE_CSL_FIXTURE").is_some() {
+            std::fs::write(path, &text).expect("write fixture");
+        }
+        let on_disk = std::fs::read_to_string(path).expect("fixture exists");
+        assert_eq!(on_disk, text, "run UPDATE_CSL_FIXTURE=1 cargo test");
+    }
+}

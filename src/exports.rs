@@ -1,0 +1,233 @@
+//! Citation exports of the corpus: each paper as BibTeX, RIS or CSL-JSON
+//! (through [`crate::cite`]), and `corpus.json`, the whole corpus as data
+//! (documented in `docs/corpus-json.md`). Called by [`crate::render`] per
+//! job; hands back file text or bytes.
+
+use crate::cite::{bibtex, csl_json, ris, CiteRecord, Person};
+use crate::corpus::PaperId;
+use crate::names::NameParts;
+use crate::permalink::Route;
+use crate::render::Site;
+use serde::Serialize;
+
+/// A citation export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Export {
+    /// BibTeX, `.bib`.
+    Bibtex,
+    /// RIS, `.ris`.
+    Ris,
+    /// CSL-JSON (an array of one item), `.json`.
+    Csl,
+}
+
+impl Export {
+    /// Every format, in the order pages show them.
+    pub const ALL: [Export; 3] = [Export::Bibtex, Export::Ris, Export::Csl];
+
+    /// The file extension without the dot.
+    pub fn ext(self) -> &'static str {
+        match self {
+            Export::Bibtex => "bib",
+            Export::Ris => "ris",
+            Export::Csl => "json",
+        }
+    }
+}
+
+/// One paper in one format: a BibTeX entry, a RIS record, or a CSL-JSON
+/// array of one item (pretty-printed). Authors are the complete list when
+/// an override gives one, else the listed authors followed by "others".
+pub fn paper_export(site: &Site, id: PaperId, export: Export) -> String {
+    let corpus = site.corpus;
+    let paper = &corpus.papers[id];
+    let person = |name: &str| {
+        let parts = NameParts::split(name);
+        Person {
+            given: parts.given,
+            particles: parts.particles,
+            family: parts.family,
+        }
+    };
+    let authors: Vec<Person> = match &paper.details.complete_authors {
+        Some(names) => names.iter().map(|n| person(n)).collect(),
+        None => paper
+            .authors
+            .iter()
+            .map(|&a| person(&corpus.authors[a].name))
+            .collect(),
+    };
+    let categories: Vec<&str> = paper
+        .categories
+        .iter()
+        .map(|&c| corpus.categories[c].code.as_str())
+        .collect();
+    let url = site.urls.permalink(&Route::Paper {
+        slug: paper.slug.clone(),
+    });
+    let details = &paper.details;
+    let pdf = crate::scholar::pdf_url(paper);
+    let record = CiteRecord {
+        key: &paper.key,
+        title_latex: &paper.title.source,
+        title_plain: &paper.title.plain,
+        abstract_plain: &paper.abstract_text.plain,
+        authors: &authors,
+        authors_complete: details.complete_authors.is_some(),
+        year: paper.year,
+        arxiv_id: details.arxiv_id.as_deref(),
+        primary_class: categories.first().copied(),
+        categories: &categories,
+        doi: details.doi.as_deref(),
+        url: &url,
+        pdf: pdf.as_deref(),
+        venue: details.venue.as_deref(),
+    };
+    match export {
+        Export::Bibtex => bibtex(&record),
+        Export::Ris => ris(&record),
+        Export::Csl => {
+            let items = serde_json::Value::Array(vec![csl_json(&record)]);
+            serde_json::to_string_pretty(&items).unwrap_or_default() + "\n"
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CorpusFile<'a> {
+    version: u32,
+    base_url: &'a str,
+    papers: Vec<PaperEntry<'a>>,
+    authors: Vec<AuthorEntry<'a>>,
+    years: Vec<YearEntry>,
+    categories: Vec<CategoryEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct PaperEntry<'a> {
+    key: &'a str,
+    slug: &'a str,
+    url: String,
+    title: &'a str,
+    title_latex: &'a str,
+    #[serde(rename = "abstract")]
+    abstract_text: &'a str,
+    year: u16,
+    categories: Vec<&'a str>,
+    authors: Vec<&'a str>,
+    authors_complete: bool,
+    arxiv_id: Option<&'a str>,
+    doi: Option<&'a str>,
+    venue: Option<&'a str>,
+    selected: bool,
+}
+
+#[derive(Serialize)]
+struct AuthorEntry<'a> {
+    name: &'a str,
+    sort_name: &'a str,
+    slug: &'a str,
+    url: String,
+    papers: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct YearEntry {
+    year: u16,
+    papers: usize,
+}
+
+#[derive(Serialize)]
+struct CategoryEntry<'a> {
+    code: &'a str,
+    name: &'a str,
+    archive: &'a str,
+    group: &'a str,
+    slug: &'a str,
+    papers: usize,
+}
+
+/// `corpus.json`: every visible paper (global order), author, year and
+/// category; papers are referred to by citation key. Shape in `docs/corpus-json.md`.
+pub fn corpus_json(site: &Site) -> Vec<u8> {
+    let corpus = site.corpus;
+    let urls = site.urls;
+    let file = CorpusFile {
+        version: 1,
+        base_url: urls.base_url(),
+        papers: corpus
+            .papers
+            .iter()
+            .map(|p| PaperEntry {
+                key: &p.key,
+                slug: &p.slug,
+                url: urls.permalink(&Route::Paper {
+                    slug: p.slug.clone(),
+                }),
+                title: &p.title.plain,
+                title_latex: &p.title.source,
+                abstract_text: &p.abstract_text.plain,
+                year: p.year,
+                categories: p
+                    .categories
+                    .iter()
+                    .map(|&c| corpus.categories[c].code.as_str())
+                    .collect(),
+                authors: match &p.details.complete_authors {
+                    Some(names) => names.iter().map(String::as_str).collect(),
+                    None => p
+                        .authors
+                        .iter()
+                        .map(|&a| corpus.authors[a].name.as_str())
+                        .collect(),
+                },
+                authors_complete: p.details.complete_authors.is_some(),
+                arxiv_id: p.details.arxiv_id.as_deref(),
+                doi: p.details.doi.as_deref(),
+                venue: p.details.venue.as_deref(),
+                selected: p.details.selected,
+            })
+            .collect(),
+        authors: corpus
+            .authors
+            .iter()
+            .map(|a| AuthorEntry {
+                name: &a.name,
+                sort_name: &a.sort_name,
+                slug: &a.slug,
+                url: urls.permalink(&Route::Author {
+                    slug: a.slug.clone(),
+                    page: 1,
+                }),
+                papers: a
+                    .papers
+                    .iter()
+                    .map(|&p| corpus.papers[p].key.as_str())
+                    .collect(),
+            })
+            .collect(),
+        years: corpus
+            .years
+            .iter()
+            .map(|y| YearEntry {
+                year: y.year,
+                papers: y.papers.len(),
+            })
+            .collect(),
+        categories: corpus
+            .categories
+            .iter()
+            .map(|c| CategoryEntry {
+                code: &c.code,
+                name: &c.name,
+                archive: &c.archive,
+                group: &c.group,
+                slug: &c.slug,
+                papers: c.papers.len(),
+            })
+            .collect(),
+    };
+    let mut bytes = serde_json::to_vec(&file).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}

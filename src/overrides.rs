@@ -1,0 +1,204 @@
+//! Stage 2b: per-paper overrides (`content/papers/<slug>.md`) applied to
+//! the merged corpus, then citation keys.
+//!
+//! An override names its paper by slug. It may correct the title (the slug
+//! and key stay), add identifiers and links, give the complete author list,
+//! mark the paper `selected`, or `hidden` (a wrongly attributed record): a
+//! hidden paper is removed from the corpus, so no page, feed, index or
+//! export lists it, and emptied years and categories go with it. An
+//! override naming no paper is a warning. Hands on the same [`Corpus`]
+//! shape, ids renumbered when papers were removed.
+
+use crate::cite::citation_key;
+use crate::content::PaperOverride;
+use crate::corpus::{paper_identity, Corpus, PaperDetails, PaperId};
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::names::NameParts;
+use crate::text::Text;
+use std::collections::{BTreeMap, HashMap};
+
+/// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
+/// and assigns citation keys. Warnings: an override whose slug is no
+/// paper's, an empty `authors` list.
+pub fn apply(
+    mut corpus: Corpus,
+    overrides: &BTreeMap<String, PaperOverride>,
+    diagnostics: &Diagnostics,
+) -> Corpus {
+    // Keys come from the listed title, before any correction.
+    let identities: Vec<String> = corpus
+        .papers
+        .iter()
+        .map(|p| paper_identity(&p.title.source))
+        .collect();
+    let by_slug: HashMap<&str, PaperId> = corpus
+        .papers
+        .iter()
+        .enumerate()
+        .map(|(id, p)| (p.slug.as_str(), id))
+        .collect();
+    let mut changes: Vec<(PaperId, &PaperOverride)> = Vec::new();
+    for (slug, found) in overrides {
+        match by_slug.get(slug.as_str()) {
+            Some(&id) => changes.push((id, found)),
+            None => diagnostics.push(Diagnostic::warning(
+                &found.file,
+                1,
+                format!("expected the file name to be a paper's slug, found `{slug}`, which no paper has"),
+            )),
+        }
+    }
+    let mut pinned: Vec<Option<String>> = vec![None; corpus.papers.len()];
+    let mut hidden = vec![false; corpus.papers.len()];
+    for (id, found) in changes {
+        let front = &found.front;
+        let paper = &mut corpus.papers[id];
+        if let Some(title) = &front.title {
+            paper.title = Text::inline(title);
+        }
+        if front.authors.as_ref().is_some_and(Vec::is_empty) {
+            diagnostics.push(Diagnostic::warning(
+                &found.file,
+                found.authors_line,
+                "expected `authors` to list the complete author list, found an empty list; it is ignored",
+            ));
+        }
+        paper.details = PaperDetails {
+            arxiv_id: front.arxiv.clone(),
+            doi: front.doi.clone(),
+            url: front.url.clone(),
+            pdf: front.pdf.clone(),
+            code: front.code.clone(),
+            venue: front.venue.clone(),
+            complete_authors: front.authors.clone().filter(|a| !a.is_empty()),
+            selected: front.selected,
+            note_html: found.note_html.clone(),
+        };
+        pinned[id] = front.key.clone();
+        hidden[id] = front.hidden;
+    }
+    if hidden.contains(&true) {
+        remove_papers(&mut corpus, &hidden);
+    }
+    let kept = |id: &usize| !hidden[*id];
+    let identities: Vec<String> = (0..hidden.len())
+        .filter(kept)
+        .map(|id| identities[id].clone())
+        .collect();
+    let pinned = (0..hidden.len())
+        .filter(kept)
+        .map(|id| pinned[id].clone())
+        .collect();
+    assign_keys(&mut corpus, &identities, pinned);
+    corpus
+}
+
+/// Gives every paper its citation key: a pinned one as given, else
+/// [`citation_key`] of its first author's family name (the complete list's
+/// first when known, else the first listed author), its year and its listed
+/// title. Keys that would repeat get `a`, `b`, … in paper order.
+fn assign_keys(corpus: &mut Corpus, identities: &[String], pinned: Vec<Option<String>>) {
+    let bases: Vec<String> = corpus
+        .papers
+        .iter()
+        .zip(identities)
+        .zip(&pinned)
+        .map(|((paper, identity), pinned)| {
+            if let Some(key) = pinned {
+                return key.clone();
+            }
+            let first = match &paper.details.complete_authors {
+                Some(names) => names[0].clone(),
+                None => paper
+                    .authors
+                    .first()
+                    .map(|&a| corpus.authors[a].name.clone())
+                    .unwrap_or_default(),
+            };
+            citation_key(&NameParts::split(&first).family, paper.year, identity)
+        })
+        .collect();
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for base in &bases {
+        *uses.entry(base).or_default() += 1;
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for ((paper, base), pinned) in corpus.papers.iter_mut().zip(&bases).zip(&pinned) {
+        paper.key = if uses[base.as_str()] == 1 || pinned.is_some() {
+            base.clone()
+        } else {
+            let n = seen.entry(base).or_default();
+            *n += 1;
+            format!("{base}{}", suffix(*n))
+        };
+    }
+}
+
+/// `1` → `a`, `26` → `z`, `27` → `aa`.
+fn suffix(mut n: usize) -> String {
+    let mut letters = Vec::new();
+    while n > 0 {
+        n -= 1;
+        letters.push(b'a' + (n % 26) as u8);
+        n /= 26;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
+}
+
+/// Removes the papers marked in `hidden`, renumbering paper and category
+/// ids and dropping years and categories left without papers. Authors stay,
+/// even with no papers left.
+fn remove_papers(corpus: &mut Corpus, hidden: &[bool]) {
+    let mut new_id: Vec<Option<PaperId>> = Vec::with_capacity(hidden.len());
+    let mut next = 0;
+    for &gone in hidden {
+        new_id.push((!gone).then(|| {
+            next += 1;
+            next - 1
+        }));
+    }
+    let remap = |ids: &mut Vec<PaperId>| {
+        *ids = ids.iter().filter_map(|&id| new_id[id]).collect();
+    };
+    let mut index = 0;
+    corpus.papers.retain(|_| {
+        index += 1;
+        !hidden[index - 1]
+    });
+    corpus.authors.iter_mut().for_each(|a| remap(&mut a.papers));
+    corpus.years.iter_mut().for_each(|y| remap(&mut y.papers));
+    corpus.years.retain(|y| !y.papers.is_empty());
+    corpus
+        .categories
+        .iter_mut()
+        .for_each(|c| remap(&mut c.papers));
+    let mut category_id: Vec<Option<usize>> = Vec::with_capacity(corpus.categories.len());
+    let mut next = 0;
+    for category in &corpus.categories {
+        category_id.push((!category.papers.is_empty()).then(|| {
+            next += 1;
+            next - 1
+        }));
+    }
+    corpus.categories.retain(|c| !c.papers.is_empty());
+    for paper in &mut corpus.papers {
+        paper.categories = paper
+            .categories
+            .iter()
+            .filter_map(|&c| category_id[c])
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_suffixes() {
+        assert_eq!(suffix(1), "a");
+        assert_eq!(suffix(26), "z");
+        assert_eq!(suffix(27), "aa");
+    }
+}

@@ -1,0 +1,143 @@
+//! Term statistics for the first page of each term: an author's
+//! co-authors, papers per year (with a small server-rendered SVG bar
+//! chart) and categories; a category's most frequent authors; a year's
+//! papers per category. Pure functions over the frozen corpus, called by
+//! [`crate::render`] per page; each costs time linear in the term's papers
+//! and their authors or categories.
+
+use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
+use crate::text::escape_html;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Most frequent authors shown on a category page.
+pub const TOP_AUTHORS: usize = 10;
+
+/// Co-authors of `author`: every other author of their papers, with the
+/// number of shared papers, most shared first, then in author order.
+pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Vec<(AuthorId, usize)> {
+    count_by(
+        corpus.authors[author]
+            .papers
+            .iter()
+            .flat_map(|&p| corpus.papers[p].authors.iter().copied())
+            .filter(|&a| a != author),
+    )
+}
+
+/// Papers per year of `papers`, oldest first: `(year, count)`.
+pub fn per_year(corpus: &Corpus, papers: &[PaperId]) -> Vec<(u16, usize)> {
+    let mut years: BTreeMap<u16, usize> = BTreeMap::new();
+    for &p in papers {
+        *years.entry(corpus.papers[p].year).or_default() += 1;
+    }
+    years.into_iter().collect()
+}
+
+/// Categories of `papers` (primary and secondary), with counts, most
+/// papers first, then in category order.
+pub fn per_category(corpus: &Corpus, papers: &[PaperId]) -> Vec<(CategoryId, usize)> {
+    count_by(
+        papers
+            .iter()
+            .flat_map(|&p| corpus.papers[p].categories.iter().copied()),
+    )
+}
+
+/// The [`TOP_AUTHORS`] authors with most papers among `papers`, with counts.
+pub fn top_authors(corpus: &Corpus, papers: &[PaperId]) -> Vec<(AuthorId, usize)> {
+    let mut all = count_by(
+        papers
+            .iter()
+            .flat_map(|&p| corpus.papers[p].authors.iter().copied()),
+    );
+    all.truncate(TOP_AUTHORS);
+    all
+}
+
+/// Counts ids; sorted by count descending, then id ascending (ids are in
+/// display order).
+fn count_by(ids: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
+    let mut counts: BTreeMap<usize, usize> = BTreeMap::new();
+    for id in ids {
+        *counts.entry(id).or_default() += 1;
+    }
+    let mut counts: Vec<(usize, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
+}
+
+/// Bar width and gap, chart height and label band, in SVG user units (px).
+const BAR: usize = 28;
+const GAP: usize = 8;
+const HEIGHT: usize = 80;
+const LABEL: usize = 16;
+
+/// An accessible inline SVG bar chart of papers per year (`years` oldest
+/// first, as from [`per_year`]): `role="img"`, a `<title>` and a `<desc>`
+/// naming every number, the count above each bar and the year below it.
+/// Years without papers between the first and last get an empty slot, so
+/// the x axis is even. The page shows the same numbers as a table.
+pub fn year_chart(title: &str, years: &[(u16, usize)]) -> String {
+    let (Some(&(first, _)), Some(&(last, _))) = (years.first(), years.last()) else {
+        return String::new();
+    };
+    let slots = usize::from(last - first) + 1;
+    let max = years.iter().map(|&(_, n)| n).max().unwrap_or(1).max(1);
+    let width = slots * (BAR + GAP) + GAP;
+    let total_height = HEIGHT + 2 * LABEL;
+    let description = years
+        .iter()
+        .map(|(y, n)| format!("{y}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        "<svg class=\"year-chart\" role=\"img\" aria-labelledby=\"chart-title chart-desc\" viewBox=\"0 0 {width} {total_height}\" width=\"{width}\" height=\"{total_height}\" xmlns=\"http://www.w3.org/2000/svg\">\
+<title id=\"chart-title\">{}</title><desc id=\"chart-desc\">Papers per year: {description}.</desc>",
+        escape_html(title)
+    );
+    for &(year, n) in years {
+        let x = GAP + usize::from(year - first) * (BAR + GAP);
+        let bar = n * HEIGHT / max;
+        let top = LABEL + HEIGHT - bar;
+        let _ = write!(
+            svg,
+            "<g><rect x=\"{x}\" y=\"{top}\" width=\"{BAR}\" height=\"{bar}\"></rect>\
+<text x=\"{cx}\" y=\"{ny}\" text-anchor=\"middle\">{n}</text>\
+<text x=\"{cx}\" y=\"{yy}\" text-anchor=\"middle\">{short}</text></g>",
+            cx = x + BAR / 2,
+            ny = top - 4,
+            yy = total_height - 3,
+            short = year,
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_sort_by_count_then_id() {
+        assert_eq!(
+            count_by([3, 1, 3, 2, 1, 3].into_iter()),
+            [(3, 3), (1, 2), (2, 1)]
+        );
+    }
+
+    #[test]
+    fn chart_has_a_bar_per_year_and_names_the_numbers() {
+        let svg = year_chart("Papers of A & B", &[(2019, 1), (2021, 4)]);
+        assert_eq!(svg.matches("<rect").count(), 2);
+        assert!(svg.contains("<title id=\"chart-title\">Papers of A &amp; B</title>"));
+        assert!(svg.contains("<desc id=\"chart-desc\">Papers per year: 2019: 1, 2021: 4.</desc>"));
+        // 2021 is the third slot; the tallest bar is the full height.
+        assert!(svg.contains("<rect x=\"80\" y=\"16\" width=\"28\" height=\"80\">"));
+        assert!(svg.contains("<rect x=\"8\" y=\"76\" width=\"28\" height=\"20\">"));
+        assert_eq!(year_chart("t", &[]), "");
+    }
+}
