@@ -1,0 +1,499 @@
+//! Scholarly pages: per-paper overrides, honest citation metadata
+//! (Scholar tags, JSON-LD) parsed back, BibTeX/RIS/CSL-JSON exports,
+//! co-authors and charts, name variants, the `papers()` shortcode.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use vellum::diagnostics::Severity;
+use vellum::output::SiteOutput;
+
+fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
+}
+
+fn listing(author: &str, records: &[(&str, u16, &str, &str)]) -> Vec<u8> {
+    let mut out = format!(
+        "{author}\n\nPublications and source records attributed to {author}.\n\nAt least {} records · Page 1\n\nLinked to original sources\n",
+        records.len()
+    );
+    for (title, year, abstract_text, categories) in records {
+        out.push_str(&format!(
+            "\narXiv{year}\n\n{title}\n\n{abstract_text}\n\n{categories}\n"
+        ));
+    }
+    out.into_bytes()
+}
+
+/// Two authors sharing one paper, one author with two more.
+fn two_author_site() -> tempfile::TempDir {
+    temp_site(
+        &[
+            (
+                "ana.txt",
+                &listing(
+                    "Ana Lima",
+                    &[
+                        ("Shared Systems Paper", 2024, "We share it.", "cs.DC"),
+                        ("Fast Graphs", 2023, "Graphs, fast.", "cs.DS"),
+                        ("Wrongly Attributed Paper", 2022, "Not by Ana.", "cs.CR"),
+                    ],
+                ),
+            ),
+            (
+                "ben.txt",
+                &listing(
+                    "Ben van der Berg",
+                    &[("Shared Systems Paper", 2024, "We share it.", "cs.DC")],
+                ),
+            ),
+        ],
+        "",
+    )
+}
+
+/// `(name or property, content)` of every `<meta>` in a page.
+fn metas(html: &str) -> Vec<(String, String)> {
+    let doc = scraper::Html::parse_document(html);
+    let selector = scraper::Selector::parse("meta[content]").unwrap();
+    doc.select(&selector)
+        .map(|e| {
+            let v = e.value();
+            let key = v.attr("name").or(v.attr("property")).unwrap_or("");
+            (key.to_string(), v.attr("content").unwrap().to_string())
+        })
+        .collect()
+}
+
+fn meta_values(html: &str, name: &str) -> Vec<String> {
+    metas(html)
+        .into_iter()
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// The JSON-LD blocks of a page, parsed.
+fn json_ld(html: &str) -> Vec<serde_json::Value> {
+    let doc = scraper::Html::parse_document(html);
+    let selector = scraper::Selector::parse("script[type=\"application/ld+json\"]").unwrap();
+    doc.select(&selector)
+        .map(|e| serde_json::from_str(&e.text().collect::<String>()).unwrap())
+        .collect()
+}
+
+#[test]
+fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
+    let dir = two_author_site();
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page = text(&site, "papers/shared-systems-paper/index.html");
+    assert_eq!(
+        meta_values(page, "citation_title"),
+        ["Shared Systems Paper"]
+    );
+    assert!(meta_values(page, "citation_author").is_empty());
+    assert_eq!(meta_values(page, "citation_publication_date"), ["2024"]);
+    assert_eq!(meta_values(page, "citation_abstract"), ["We share it."]);
+    assert!(meta_values(page, "citation_arxiv_id").is_empty());
+    assert_eq!(meta_values(page, "og:type"), ["article"]);
+    assert_eq!(
+        meta_values(page, "og:url"),
+        ["https://example.org/papers/shared-systems-paper/"]
+    );
+    let ld = json_ld(page);
+    assert_eq!(ld.len(), 1);
+    let article = &ld[0];
+    assert_eq!(article["@type"], "ScholarlyArticle");
+    assert_eq!(article["headline"], "Shared Systems Paper");
+    assert_eq!(article["datePublished"], "2024");
+    assert_eq!(article["abstract"], "We share it.");
+    assert_eq!(
+        article["keywords"],
+        serde_json::json!(["Distributed, Parallel, and Cluster Computing"])
+    );
+    assert_eq!(
+        article["author"],
+        serde_json::json!([
+            {"@type": "Person", "name": "Ben van der Berg", "url": "https://example.org/authors/ben-van-der-berg/"},
+            {"@type": "Person", "name": "Ana Lima", "url": "https://example.org/authors/ana-lima/"},
+        ])
+    );
+    assert!(page.contains("<dt>Listed by</dt>"));
+    assert!(page.contains("other co-authors may be missing"));
+
+    write(
+        dir.path(),
+        "content/papers/shared-systems-paper.md",
+        "+++\narxiv = \"arXiv:2405.01234\"\ndoi = \"https://doi.org/10.1145/3600006.3613139\"\nauthors = [\"Ana Lima\", \"Carla Souza\", \"Ben van der Berg\"]\nvenue = \"SOSP 2024\"\ncode = \"https://github.com/lab/shared\"\n+++\nThe *artifact* won a badge.\n".as_bytes(),
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page = text(&site, "papers/shared-systems-paper/index.html");
+    assert_eq!(
+        meta_values(page, "citation_author"),
+        ["Ana Lima", "Carla Souza", "Ben van der Berg"]
+    );
+    assert_eq!(meta_values(page, "citation_arxiv_id"), ["2405.01234"]);
+    assert_eq!(
+        meta_values(page, "citation_doi"),
+        ["10.1145/3600006.3613139"]
+    );
+    assert_eq!(
+        meta_values(page, "citation_pdf_url"),
+        ["https://arxiv.org/pdf/2405.01234"]
+    );
+    let article = &json_ld(page)[0];
+    assert_eq!(
+        article["author"][1],
+        serde_json::json!({"@type": "Person", "name": "Carla Souza"})
+    );
+    assert_eq!(
+        article["author"][2]["url"],
+        "https://example.org/authors/ben-van-der-berg/"
+    );
+    assert_eq!(article["identifier"][0]["value"], "2405.01234");
+    assert_eq!(article["identifier"][1]["propertyID"], "DOI");
+    assert!(page.contains("<dt>Authors</dt>"));
+    assert!(page.contains("Carla Souza"));
+    assert!(!page.contains("other co-authors may be missing"));
+    assert!(page.contains("<a href=\"https://arxiv.org/abs/2405.01234\">arXiv:2405.01234</a>"));
+    assert!(page.contains("<a href=\"https://github.com/lab/shared\">Code</a>"));
+    assert!(page.contains("<p>The <em>artifact</em> won a badge.</p>"));
+}
+
+#[test]
+fn a_hostile_abstract_leaves_one_valid_json_ld_element() {
+    let hostile = "</script><script>alert(1)</script> & <b>bold</b>";
+    let dir = temp_site(
+        &[(
+            "x.txt",
+            &listing("Ana Lima", &[("Hostile Paper", 2024, hostile, "cs.CR")]),
+        )],
+        "",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page = text(&site, "papers/hostile-paper/index.html");
+    let ld = json_ld(page);
+    assert_eq!(ld.len(), 1);
+    assert_eq!(ld[0]["abstract"], hostile);
+    assert_eq!(
+        page.matches("<script").count(),
+        2,
+        "JSON-LD and cite.js only"
+    );
+    assert_eq!(meta_values(page, "citation_abstract"), [hostile]);
+}
+
+#[test]
+fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {
+    let dir = two_author_site();
+    write(
+        dir.path(),
+        "content/papers/fast-graphs.md",
+        b"+++\narxiv = \"2301.00001\"\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let bib = text(&site, "papers/fast-graphs/fast-graphs.bib");
+    let parsed = biblatex::Bibliography::parse(bib).unwrap();
+    let entry = parsed.iter().next().unwrap();
+    assert_eq!(entry.key, "lima2023fast");
+    assert_eq!(entry.entry_type, biblatex::EntryType::Misc);
+    let authors = entry.author().unwrap();
+    assert_eq!(authors.len(), 2);
+    assert_eq!(
+        (authors[0].name.as_str(), authors[0].given_name.as_str()),
+        ("Lima", "Ana")
+    );
+    assert_eq!(authors[1].name, "others");
+    let field = |name: &str| {
+        use biblatex::ChunksExt;
+        entry.get(name).map(|c| c.format_verbatim())
+    };
+    assert_eq!(field("eprint").as_deref(), Some("2301.00001"));
+    assert_eq!(field("archiveprefix").as_deref(), Some("arXiv"));
+    assert_eq!(field("primaryclass").as_deref(), Some("cs.DS"));
+    assert_eq!(field("year").as_deref(), Some("2023"));
+
+    let keys = |file: &str| -> BTreeSet<String> {
+        biblatex::Bibliography::parse(text(&site, file))
+            .unwrap()
+            .iter()
+            .map(|e| e.key.clone())
+            .collect()
+    };
+    assert_eq!(
+        keys("authors/ana-lima/ana-lima.bib"),
+        BTreeSet::from([
+            "lima2022wrongly".to_string(),
+            "lima2023fast".to_string(),
+            "berg2024shared".to_string()
+        ])
+    );
+    assert_eq!(
+        keys("authors/ben-van-der-berg/ben-van-der-berg.bib"),
+        BTreeSet::from(["berg2024shared".to_string()])
+    );
+
+    let ris = text(&site, "papers/fast-graphs/fast-graphs.ris");
+    let tags: Vec<&str> = ris.lines().map(|l| &l[..l.len().min(6)]).collect();
+    assert_eq!(tags[0], "TY  - ");
+    assert_eq!(*tags.last().unwrap(), "ER  - ");
+    assert!(ris.contains("TI  - Fast Graphs\r\n"));
+    assert!(ris.contains("AU  - Lima, Ana\r\nAU  - others\r\n"));
+    assert!(ris.contains("PY  - 2023\r\n"));
+    assert!(ris.contains("UR  - https://example.org/papers/fast-graphs/\r\n"));
+
+    let csl: serde_json::Value =
+        serde_json::from_str(text(&site, "papers/fast-graphs/fast-graphs.json")).unwrap();
+    assert_eq!(csl[0]["id"], "lima2023fast");
+    assert_eq!(csl[0]["issued"]["date-parts"][0][0], 2023);
+    assert_eq!(csl[0]["author"][1]["literal"], "others");
+
+    let page = text(&site, "papers/fast-graphs/index.html");
+    assert!(page.contains("Citation key <code>lima2023fast</code>"));
+    assert!(page.contains("href=\"/papers/fast-graphs/fast-graphs.bib\" download"));
+    assert!(page.contains("data-copy=\"cite-bibtex-text\""));
+}
+
+#[test]
+fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
+    let dir = temp_site(
+        &[(
+            "ana.txt",
+            &listing("Ana Lima", &[("Fast Graphs", 2023, "x", "cs.DS")]),
+        )],
+        "paper_exports = false\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert!(!site.contains_key("papers/fast-graphs/fast-graphs.bib"));
+    assert!(site.contains_key("authors/ana-lima/ana-lima.bib"));
+    let page = text(&site, "papers/fast-graphs/index.html");
+    assert!(page.contains("@misc{lima2023fast,"));
+    assert!(!page.contains(".bib\" download"));
+}
+
+#[test]
+fn a_hidden_paper_is_gone_from_every_output_and_aliases_redirect() {
+    let dir = two_author_site();
+    write(
+        dir.path(),
+        "content/papers/wrongly-attributed-paper.md",
+        b"+++\nhidden = true\naliases = [\"old/wrong/\"]\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/papers/fast-graphs.md",
+        b"+++\naliases = [\"old/graphs/\"]\nselected = true\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/papers/no-such-paper.md",
+        b"+++\nselected = true\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let warnings: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| d.to_string())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("content/papers/no-such-paper.md:1: warning: expected the file name to be a paper's slug")),
+        "{warnings:?}"
+    );
+    for (file, bytes) in &site {
+        let body = String::from_utf8_lossy(bytes);
+        assert!(
+            !body.contains("Wrongly Attributed") && !body.contains("wrongly-attributed"),
+            "{file} still mentions the hidden paper"
+        );
+    }
+    assert!(
+        !site.contains_key("years/2022/index.html"),
+        "its only year is gone"
+    );
+    assert!(!site.contains_key("categories/cs-cr/index.html"));
+    assert!(!site.contains_key("old/wrong/index.html"));
+    let redirect = text(&site, "old/graphs/index.html");
+    assert!(redirect.contains("https://example.org/papers/fast-graphs/"));
+    let corpus: serde_json::Value = serde_json::from_str(text(&site, "corpus.json")).unwrap();
+    assert_eq!(corpus["papers"].as_array().unwrap().len(), 2);
+    assert_eq!(corpus["papers"][1]["selected"], true);
+    assert_eq!(
+        corpus["authors"][1]["papers"],
+        serde_json::json!(["berg2024shared", "lima2023fast"])
+    );
+    assert!(text(&site, "authors/ana-lima/index.html").contains("2 papers."));
+}
+
+#[test]
+fn co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture() {
+    let fixture = project().join("tests/fixtures/listings/valid/pages-and-coauthors");
+    let seeds: Vec<(String, Vec<u8>)> = std::fs::read_dir(&fixture)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    let seeds: Vec<(&str, &[u8])> = seeds
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let dir = temp_site(&seeds, "");
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let kenji = text(&site, "authors/kenji-sato/index.html");
+    let doc = scraper::Html::parse_document(kenji);
+    let select = |css: &str| -> Vec<String> {
+        let selector = scraper::Selector::parse(css).unwrap();
+        doc.select(&selector)
+            .map(|e| {
+                e.text()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    assert_eq!(select("h2#coauthors + ul li"), ["Mei Lin 1 paper"]);
+    assert_eq!(
+        select("table.counts tbody tr"),
+        ["2019 1", "2023 1", "2024 1"]
+    );
+    assert_eq!(select("svg.year-chart rect").len(), 3);
+    assert_eq!(
+        select("svg.year-chart desc"),
+        ["Papers per year: 2019: 1, 2023: 1, 2024: 1."]
+    );
+    assert_eq!(
+        select("h2#author-categories + ul li"),
+        [
+            "Programming Languages cs.PL 2",
+            "Data Structures and Algorithms cs.DS 1"
+        ]
+    );
+    let mei = text(&site, "authors/mei-lin/index.html");
+    assert!(mei.contains(
+        "<a href=\"/authors/kenji-sato/\">Kenji Satō</a> <span class=\"count\">1 paper</span>"
+    ));
+
+    let category = text(&site, "categories/cs-pl/index.html");
+    assert!(category.contains("Archive Computer Science, group Computer Science"));
+    assert!(category.contains(
+        "<a href=\"/authors/kenji-sato/\">Kenji Satō</a> <span class=\"count\">2 papers</span>"
+    ));
+    let year = text(&site, "years/2019/index.html");
+    assert!(year.contains(
+        "Data Structures and Algorithms</a> <code>cs.DS</code> <span class=\"count\">1</span>"
+    ));
+}
+
+#[test]
+fn name_variants_merge_listings_from_a_profile_or_site_toml() {
+    let seeds = [
+        (
+            "wu.txt",
+            listing("Chuan Wu", &[("Paper One", 2024, "a", "cs.DC")]),
+        ),
+        (
+            "cwu.txt",
+            listing("C. Wu", &[("Paper Two", 2023, "b", "cs.DC")]),
+        ),
+    ];
+    let seeds: Vec<(&str, &[u8])> = seeds.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+
+    let dir = temp_site(&seeds, "");
+    write(
+        dir.path(),
+        "content/authors/chuan-wu.md",
+        b"+++\naliases = [\"C. Wu\", \"Wu Chuan\", \"people/wu/\"]\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(report.counts[1], 1, "one author");
+    assert!(!site.contains_key("authors/c-wu/index.html"));
+    assert!(text(&site, "authors/chuan-wu/index.html").contains("2 papers."));
+    assert!(
+        site.contains_key("people/wu/index.html"),
+        "path aliases still redirect"
+    );
+    let unmatched: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        unmatched.iter().any(|d| d.starts_with("content/authors/chuan-wu.md:2: warning: expected name variant `Wu Chuan` of chuan-wu to match a listing's author, found none")),
+        "{unmatched:?}"
+    );
+
+    let dir = temp_site(&seeds, "[author_aliases]\n\"Chuan Wu\" = [\"C. Wu\"]\n");
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(report.counts[1], 1);
+    let corpus: serde_json::Value = serde_json::from_str(text(&site, "corpus.json")).unwrap();
+    assert_eq!(corpus["authors"][0]["name"], "Chuan Wu");
+    assert_eq!(
+        corpus["authors"][0]["papers"],
+        serde_json::json!(["wu2023paper", "wu2024paper"]),
+        "listing order: both are page 1, C. Wu's file first"
+    );
+}
+
+#[test]
+fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
+    let dir = two_author_site();
+    write(
+        dir.path(),
+        "content/papers/fast-graphs.md",
+        b"+++\nselected = true\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nSelected work:\n{{ papers(selected=true) }}\n\nBy Ben:\n\n{{ papers(author=\"ben-van-der-berg\", limit=5) }}\n\n[home](/)\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page = text(&site, "about/index.html");
+    let doc = scraper::Html::parse_document(page);
+    let selector = scraper::Selector::parse("ul.papers").unwrap();
+    let lists: Vec<Vec<String>> = doc
+        .select(&selector)
+        .map(|ul| {
+            let title = scraper::Selector::parse("a.paper-title").unwrap();
+            ul.select(&title).map(|a| a.text().collect()).collect()
+        })
+        .collect();
+    assert_eq!(
+        lists,
+        [
+            vec!["Fast Graphs".to_string()],
+            vec!["Shared Systems Paper".to_string()]
+        ]
+    );
+    assert_eq!(
+        report.content_links["about/index.html"].1,
+        [("/".to_string(), 11)]
+    );
+
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n\n{{ papers(author=\"nobody\") }}\n{{ papers(colour=\"red\") }}\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let errors: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        errors.contains(&"content/about.md:6: error: expected one of author, year, category, selected, limit in papers(...), found `colour`".to_string()),
+        "{errors:?}"
+    );
+}
