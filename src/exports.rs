@@ -1,6 +1,6 @@
 //! Citation exports of the corpus: each paper as BibTeX, RIS or CSL-JSON
 //! (through [`crate::cite`]), and `corpus.json`, the whole corpus as data
-//! (documented in `docs/corpus-json.md`). Called by [`crate::render`] per
+//! (documented in `docs/scholarly.md`). Called by [`crate::render`] per
 //! job; hands back file text or bytes.
 
 use crate::cite::{bibtex, csl_json, ris, CiteRecord, Person};
@@ -148,7 +148,7 @@ struct CategoryEntry<'a> {
 }
 
 /// `corpus.json`: every visible paper (global order), author, year and
-/// category; papers are referred to by citation key. Shape in `docs/corpus-json.md`.
+/// category; papers are referred to by citation key. Shape in `docs/scholarly.md`.
 pub fn corpus_json(site: &Site) -> Vec<u8> {
     let corpus = site.corpus;
     let urls = site.urls;
