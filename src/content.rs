@@ -94,6 +94,8 @@ pub struct PaperOverride {
     pub aliases_line: usize,
     /// 1-based line of `authors =` in the file, 0 when absent.
     pub authors_line: usize,
+    /// 1-based line of `title =` in the file, 0 when absent.
+    pub title_line: usize,
     /// The rendered note; empty when the body is blank.
     pub note_html: String,
 }
@@ -330,6 +332,7 @@ pub fn load(
                                 front,
                                 aliases_line: key_line(text, body, "aliases"),
                                 authors_line: key_line(text, body, "authors"),
+                                title_line: key_line(text, body, "title"),
                                 note_html: render_markdown(body, body_line).0,
                             },
                         );

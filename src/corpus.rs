@@ -504,12 +504,21 @@ fn make_paper<'a>(
             ));
         }
     }
-    let title = Text::inline(&chosen.title);
+    let mut problems = Vec::new();
+    let title = Text::inline(&chosen.title, &mut problems);
+    let abstract_text = Text::paragraphs(&chosen.abstract_paragraphs, &mut problems);
+    for problem in problems {
+        diagnostics.push(Diagnostic::warning(
+            &first_listing.file,
+            chosen.line,
+            format!("{problem}; it is shown as written"),
+        ));
+    }
     let key = fold(&title.plain);
     let paper = Paper {
         slug: String::new(),
         title,
-        abstract_text: Text::paragraphs(&chosen.abstract_paragraphs),
+        abstract_text,
         year: chosen.year,
         categories: Vec::new(),
         authors: Vec::new(),

@@ -54,7 +54,15 @@ pub fn apply(
         let front = &found.front;
         let paper = &mut corpus.papers[id];
         if let Some(title) = &front.title {
-            paper.title = Text::inline(title);
+            let mut problems = Vec::new();
+            paper.title = Text::inline(title, &mut problems);
+            for problem in problems {
+                diagnostics.push(Diagnostic::warning(
+                    &found.file,
+                    found.title_line,
+                    format!("{problem}; it is shown as written"),
+                ));
+            }
         }
         if front.authors.as_ref().is_some_and(Vec::is_empty) {
             diagnostics.push(Diagnostic::warning(

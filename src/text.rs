@@ -1,9 +1,9 @@
 //! The text type for titles and abstracts: the source text as listed, its
-//! HTML rendering and its plain-text rendering, made once so every page,
-//! feed and index escapes the same way. LaTeX is kept verbatim for now: the
-//! HTML rendering is the escaped source (paragraphs in `<p>`), the plain
-//! rendering is the source with whitespace folded.
+//! HTML rendering and its plain-text rendering, made once (LaTeX converted
+//! by [`crate::latex`]) so every page, feed, export and index shows the
+//! same text.
 
+use crate::latex;
 use serde::Serialize;
 
 /// A title or an abstract in its three renderings.
@@ -21,30 +21,33 @@ pub struct Text {
 
 impl Text {
     /// An inline text such as a title: HTML without a wrapping element.
-    pub fn inline(source: &str) -> Text {
+    /// Problems (a malformed formula, shown as its source) are pushed to
+    /// `problems` as messages without a location.
+    pub fn inline(source: &str, problems: &mut Vec<String>) -> Text {
+        let rendered = latex::render(source);
+        problems.extend(rendered.problems);
         Text {
             source: source.to_string(),
-            html: escape_html(source),
-            plain: fold_whitespace(source),
+            html: rendered.html,
+            plain: rendered.plain,
         }
     }
 
     /// A block text such as an abstract: each paragraph in `<p>…</p>`.
-    pub fn paragraphs(paragraphs: &[String]) -> Text {
-        let html = paragraphs
-            .iter()
-            .map(|p| format!("<p>{}</p>", escape_html(p)))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let plain = paragraphs
-            .iter()
-            .map(|p| fold_whitespace(p))
-            .collect::<Vec<_>>()
-            .join(" ");
+    /// Problems as for [`Text::inline`].
+    pub fn paragraphs(paragraphs: &[String], problems: &mut Vec<String>) -> Text {
+        let mut html = Vec::with_capacity(paragraphs.len());
+        let mut plain = Vec::with_capacity(paragraphs.len());
+        for paragraph in paragraphs {
+            let rendered = latex::render(paragraph);
+            problems.extend(rendered.problems);
+            html.push(format!("<p>{}</p>", rendered.html));
+            plain.push(rendered.plain);
+        }
         Text {
             source: paragraphs.join("\n\n"),
-            html,
-            plain,
+            html: html.join("\n"),
+            plain: plain.join(" "),
         }
     }
 
@@ -73,47 +76,33 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// Trims and turns every run of whitespace into one space. Listing text
-/// is usually folded already (the parser joins trimmed lines with single
-/// spaces), so that case is a plain copy.
-fn fold_whitespace(text: &str) -> String {
-    let folded = !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !text.contains("  ")
-        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
-    if folded {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn title_with_markup_is_shown_literally() {
-        let t = Text::inline("A <script> & B");
+        let mut problems = Vec::new();
+        let t = Text::inline("A <script> & B", &mut problems);
         assert_eq!(t.html, "A &lt;script&gt; &amp; B");
         assert_eq!(t.plain, "A <script> & B");
+        assert!(problems.is_empty());
     }
 
     #[test]
     fn paragraphs_and_summary() {
-        let t = Text::paragraphs(&["One two.".into(), "Three \"four\".".into()]);
-        assert_eq!(t.html, "<p>One two.</p>\n<p>Three &quot;four&quot;.</p>");
-        assert_eq!(t.plain, "One two. Three \"four\".");
-        assert_eq!(t.source, "One two.\n\nThree \"four\".");
+        let mut problems = Vec::new();
+        let t = Text::paragraphs(
+            &["One  two.".into(), "Three \"four\" $\\frac{a$.".into()],
+            &mut problems,
+        );
+        assert_eq!(
+            t.html,
+            "<p>One two.</p>\n<p>Three &quot;four&quot; <code class=\"latex-source\">$\\frac{a$</code>.</p>"
+        );
+        assert_eq!(problems.len(), 1);
+        assert_eq!(t.source, "One  two.\n\nThree \"four\" $\\frac{a$.");
         assert_eq!(t.summary(10), "One two.…");
-        assert_eq!(fold_whitespace(" a \t b\n\nc  "), "a b c");
-        assert_eq!(fold_whitespace("a b c"), "a b c");
-        assert!(Text::paragraphs(&[]).is_empty());
+        assert!(Text::paragraphs(&[], &mut problems).is_empty());
     }
 }

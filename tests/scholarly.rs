@@ -533,3 +533,100 @@ fn every_csl_export_renders_with_citeproc_js() {
     );
     assert!(report.contains("# pass 3"), "{report}");
 }
+
+/// Alphanumeric words of a text, with the names of LaTeX commands that
+/// vanish in rendering (`\textbf`, `\times`) and math markers removed.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut word = String::new();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let mut name = String::new();
+            while let Some(&n) = chars.peek().filter(|n| n.is_ascii_alphabetic()) {
+                name.push(n);
+                chars.next();
+            }
+            // Unknown macros stay visible by name; known ones vanish.
+            if name == "modelname" {
+                word.push_str(&name);
+            }
+            continue;
+        }
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else if !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+#[test]
+fn every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml() {
+    let (report, site) = build_memory(&project(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let corpus: serde_json::Value = serde_json::from_str(text(&site, "corpus.json")).unwrap();
+    let mut sources: std::collections::HashMap<String, String> = Default::default();
+    for file in [
+        "seeds/000_a6125076a0f68246.txt",
+        "seeds/002_6e23376fd8dff3a4.txt",
+    ] {
+        let listing =
+            vellum::listing::parse(&std::fs::read(project().join(file)).unwrap()).unwrap();
+        for record in listing.records {
+            sources.insert(record.title, record.abstract_paragraphs.join("\n\n"));
+        }
+    }
+    let mut checked = 0;
+    let mut with_math = 0;
+    for paper in corpus["papers"].as_array().unwrap() {
+        let slug = paper["slug"].as_str().unwrap();
+        let page = text(&site, &format!("papers/{slug}/index.html"));
+        let doc = scraper::Html::parse_document(page);
+        let selector = scraper::Selector::parse("div.abstract").unwrap();
+        let div = doc.select(&selector).next().unwrap();
+        let html = div.inner_html();
+        if html.contains("<math") {
+            with_math += 1;
+        }
+        let outside_math: String = html
+            .split("<math")
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    part
+                } else {
+                    part.split_once("</math>").map_or("", |(_, rest)| rest)
+                }
+            })
+            .collect();
+        assert!(
+            !outside_math.contains('\\') && !outside_math.contains('$'),
+            "{slug}: {outside_math}"
+        );
+        let plain = paper["abstract"].as_str().unwrap();
+        assert!(
+            !plain.contains('\\') && !plain.contains('$'),
+            "{slug}: {plain}"
+        );
+        let source = &sources[paper["title_latex"].as_str().unwrap()];
+        let visible: String = div.text().collect();
+        assert_eq!(words(&visible), words(source), "{slug}");
+        assert_eq!(words(plain), words(source), "{slug}");
+        checked += 1;
+    }
+    assert_eq!(checked, 36);
+    assert_eq!(with_math, 5, "abstracts with a formula");
+    let all: String = site
+        .iter()
+        .filter(|(f, _)| f.starts_with("papers/") && f.ends_with("index.html"))
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    for number in ["75.67%", "&lt;5%", "1.53", "20.57"] {
+        assert!(all.contains(number), "{number}");
+    }
+}
