@@ -630,3 +630,49 @@ fn every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml() {
         assert!(all.contains(number), "{number}");
     }
 }
+
+#[test]
+fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
+    let dir = temp_site(
+        &[(
+            "ana.txt",
+            &listing(
+                "Ana Lima",
+                &[(
+                    "Bounds for $\\frac{a$ Things",
+                    2024,
+                    "We show \\textbf{tight} bounds of $O(n^2)$.",
+                    "cs.DS",
+                )],
+            ),
+        )],
+        "",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let warnings: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\frac{a$`"),
+        "{warnings:?}"
+    );
+    let page = text(&site, "papers/bounds-for-frac-a-things/index.html");
+    assert!(
+        page.contains("<h1>Bounds for <code class=\"latex-source\">$\\frac{a$</code> Things</h1>"),
+        "{page}"
+    );
+    assert!(page.contains("We show <strong>tight</strong> bounds of <math>"));
+    let title = page
+        .split("<title>")
+        .nth(1)
+        .unwrap()
+        .split("</title>")
+        .next()
+        .unwrap();
+    assert!(!title.contains('$') && !title.contains('\\'), "{title}");
+    assert!(
+        title.starts_with("Bounds for ") && title.ends_with(" Things · Test"),
+        "{title}"
+    );
+}
