@@ -24,6 +24,11 @@ struct RawConfig {
     feeds: Option<bool>,
     sitemap_max_urls: Option<Spanned<usize>>,
     paper_exports: Option<bool>,
+    search: Option<bool>,
+    search_term_shard_bytes: Option<Spanned<usize>>,
+    search_metadata_documents: Option<Spanned<usize>>,
+    search_facet_documents: Option<Spanned<usize>>,
+    search_excerpt_chars: Option<usize>,
     author_aliases: Option<BTreeMap<String, Spanned<Vec<String>>>>,
 }
 
@@ -57,6 +62,12 @@ pub struct Config {
     /// Whether to write per-paper BibTeX, RIS and CSL-JSON files (the Cite
     /// block on paper pages stays either way). Default true.
     pub paper_exports: bool,
+    /// Whether to write the search index and the search page. Default true.
+    pub search: bool,
+    /// Search index shard sizes (`search_term_shard_bytes`,
+    /// `search_metadata_documents`, `search_facet_documents`, each at least
+    /// 1) and `search_excerpt_chars`.
+    pub search_settings: crate::search::SearchSettings,
     /// Name variants from the `[author_aliases]` table: (canonical author
     /// name or slug, variant name, 1-based line), e.g. `"Chuan Wu" = ["C. Wu"]`.
     pub author_aliases: Vec<(String, String, usize)>,
@@ -102,6 +113,7 @@ impl Config {
             None => Ok(default),
         };
         let paginate_by = at_least_one(raw.paginate_by, "paginate_by", 20)?;
+        let search_defaults = crate::search::SearchSettings::default();
         let sitemap_max_urls = at_least_one(raw.sitemap_max_urls, "sitemap_max_urls", 50_000)?;
         let base_url = match raw.base_url {
             None => "http://localhost/".to_string(),
@@ -135,6 +147,27 @@ impl Config {
             feeds: raw.feeds.unwrap_or(true),
             sitemap_max_urls,
             paper_exports: raw.paper_exports.unwrap_or(true),
+            search: raw.search.unwrap_or(true),
+            search_settings: crate::search::SearchSettings {
+                term_shard_bytes: at_least_one(
+                    raw.search_term_shard_bytes,
+                    "search_term_shard_bytes",
+                    search_defaults.term_shard_bytes,
+                )?,
+                metadata_documents: at_least_one(
+                    raw.search_metadata_documents,
+                    "search_metadata_documents",
+                    search_defaults.metadata_documents,
+                )?,
+                facet_documents: at_least_one(
+                    raw.search_facet_documents,
+                    "search_facet_documents",
+                    search_defaults.facet_documents,
+                )?,
+                excerpt_chars: raw
+                    .search_excerpt_chars
+                    .unwrap_or(search_defaults.excerpt_chars),
+            },
             author_aliases: raw
                 .author_aliases
                 .unwrap_or_default()

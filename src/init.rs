@@ -13,6 +13,14 @@ pub const DEFAULT_THEME: &[(&str, &str)] = &[
         include_str!("../themes/default/static/cite.js"),
     ),
     (
+        "static/search-engine.js",
+        include_str!("../themes/default/static/search-engine.js"),
+    ),
+    (
+        "static/search-ui.js",
+        include_str!("../themes/default/static/search-ui.js"),
+    ),
+    (
         "static/style.css",
         include_str!("../themes/default/static/style.css"),
     ),
@@ -67,6 +75,10 @@ pub const DEFAULT_THEME: &[(&str, &str)] = &[
     (
         "templates/redirect.html",
         include_str!("../themes/default/templates/redirect.html"),
+    ),
+    (
+        "templates/search.html",
+        include_str!("../themes/default/templates/search.html"),
     ),
     (
         "templates/section.html",

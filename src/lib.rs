@@ -41,6 +41,7 @@ pub mod overrides;
 pub mod permalink;
 pub mod render;
 pub mod scholar;
+pub mod search;
 pub mod serve;
 pub mod site;
 pub mod stats;

@@ -64,6 +64,8 @@ pub enum Job {
     AuthorBib(AuthorId),
     /// `corpus.json`: every paper, author, year and category as data.
     CorpusJson,
+    /// `/search/`: the search page (the index is built by [`crate::search`]).
+    Search,
 }
 
 impl Job {
@@ -79,6 +81,7 @@ impl Job {
                 | Job::PaperExport(..)
                 | Job::AuthorBib(_)
                 | Job::CorpusJson
+                | Job::Search
         )
     }
 }
@@ -135,6 +138,7 @@ impl Site<'_> {
                 slug: self.corpus.authors[id].slug.clone(),
             },
             Job::CorpusJson => Route::CorpusJson,
+            Job::Search => Route::Search,
         }
     }
 
@@ -171,6 +175,9 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
     }
     jobs.extend((0..corpus.authors.len()).map(Job::AuthorBib));
     jobs.push(Job::CorpusJson);
+    if site.config.search {
+        jobs.push(Job::Search);
+    }
 
     let generated: BTreeMap<String, &Job> = jobs
         .iter()
@@ -465,6 +472,9 @@ struct SiteView<'a> {
     urls: SiteUrls,
     stylesheet: String,
     cite_script: String,
+    search_url: Option<String>,
+    search_index: String,
+    search_script: String,
     feed_url: Option<String>,
 }
 
@@ -691,6 +701,13 @@ impl<'a> Renderer<'a> {
                 }),
                 cite_script: urls.url(&Route::Static {
                     path: "cite.js".into(),
+                }),
+                search_url: config.search.then(|| urls.url(&Route::Search)),
+                search_index: urls.url(&Route::Static {
+                    path: "search/index.json".into(),
+                }),
+                search_script: urls.url(&Route::Static {
+                    path: "search-ui.js".into(),
                 }),
                 feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
             },
@@ -1002,6 +1019,11 @@ impl<'a> Renderer<'a> {
                 (template, page.title.clone(), page.front.description.clone())
             }
             Job::NotFound => ("404.html", "Page not found".to_string(), None),
+            Job::Search => (
+                "search.html",
+                "Search".to_string(),
+                Some(format!("Search {}.", count(corpus.papers.len(), "paper"))),
+            ),
             Job::Alias(_, ref target) => {
                 let permalink = site.urls.permalink(target);
                 context.insert("target", &permalink);

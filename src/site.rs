@@ -282,6 +282,20 @@ fn render_site(
         }
         Renderer::new(*site, templates, views).render_all(&jobs, sink, progress)
     });
+    if site.config.search {
+        let files = timings.time("search", || {
+            crate::search::build_index(site.corpus, site.config, site.urls)
+        });
+        for (file, bytes) in files {
+            if let Err(e) = sink.put(&file, bytes) {
+                diagnostics.push(Diagnostic::error(
+                    "output",
+                    0,
+                    format!("expected to stage {file}, found {e}"),
+                ));
+            }
+        }
+    }
     match rendered {
         Ok(()) => true,
         Err(errors) => {

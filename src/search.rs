@@ -1,0 +1,555 @@
+//! The search index stage: tokenises every visible paper (title, authors,
+//! categories, plain abstract), computes each document's BM25F impact per
+//! term, and writes a sharded static index under `search/`: a small entry
+//! file, term-range shards, facet and metadata shards by document range,
+//! and author-name shards, all content-hashed. The format is specified in
+//! `docs/search-index.md`; `themes/default/static/search-engine.js` reads
+//! it. Hands the files, `(output path, bytes)`, to the build driver.
+
+use crate::config::Config;
+use crate::corpus::{Corpus, Paper};
+use crate::permalink::{Route, UrlMap};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Words never indexed or searched for.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "is",
+    "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "which", "with",
+];
+
+/// Field weights: title, authors, categories, abstract.
+const WEIGHTS: [f64; 4] = [3.0, 2.5, 1.5, 1.0];
+const TITLE: usize = 0;
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Weight of a prefix match relative to an exact one (read by the engine).
+const PREFIX_WEIGHT: f64 = 0.7;
+
+/// Index settings from `site.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchSettings {
+    /// A term shard is closed once it holds this many bytes. Default 65,536.
+    pub term_shard_bytes: usize,
+    /// Documents per metadata shard. Default 256.
+    pub metadata_documents: usize,
+    /// Documents per facet shard. Default 2,048.
+    pub facet_documents: usize,
+    /// Abstract characters kept in metadata for snippets. Default 400.
+    pub excerpt_chars: usize,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings {
+            term_shard_bytes: 65_536,
+            metadata_documents: 256,
+            facet_documents: 2_048,
+            excerpt_chars: 400,
+        }
+    }
+}
+
+/// Letters that do not decompose under NFKD, folded to ASCII.
+fn fold_letter(c: char, out: &mut String) {
+    match c {
+        'ø' => out.push('o'),
+        'đ' | 'ð' => out.push('d'),
+        'ł' => out.push('l'),
+        'ı' => out.push('i'),
+        'ħ' => out.push('h'),
+        'ŧ' => out.push('t'),
+        'ß' => out.push_str("ss"),
+        'æ' => out.push_str("ae"),
+        'œ' => out.push_str("oe"),
+        'þ' => out.push_str("th"),
+        _ => out.push(c),
+    }
+}
+
+fn is_hyphen(c: char) -> bool {
+    matches!(c, '-' | '\u{2010}' | '\u{2011}')
+}
+
+/// Tokenises index or query text by the rules of `docs/search-index.md`:
+/// NFKD without combining marks, lowercase, letter folding, alphanumeric
+/// words, hyphenated compounds (parts and their concatenation), stop words
+/// dropped, Harman's S-stemmer. `zoë` → `zoe`, `fine-grained` → `fine`,
+/// `grained`, `finegrained`; `networks` → `network`.
+pub fn tokenize(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    for_each_token(text, |t| tokens.push(t.to_string()));
+    tokens
+}
+
+/// Calls `emit` with each token of `text`, in order (see [`tokenize`]).
+fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
+    let normal: String = if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        let stripped: String = text.nfkd().filter(|&c| !is_combining_mark(c)).collect();
+        let mut folded = String::with_capacity(stripped.len());
+        for c in stripped.to_lowercase().chars() {
+            fold_letter(c, &mut folded);
+        }
+        folded
+    };
+    let mut words: Vec<&str> = Vec::new();
+    let mut rest = normal.as_str();
+    while let Some(start) = rest.find(char::is_alphanumeric) {
+        rest = &rest[start..];
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        words.push(&rest[..end]);
+        rest = &rest[end..];
+        // A single hyphen between two words continues a compound.
+        let mut chars = rest.chars();
+        let joined = chars.next().is_some_and(is_hyphen)
+            && chars.next().is_some_and(char::is_alphanumeric);
+        if !joined {
+            emit_words(&words, &mut emit);
+            words.clear();
+        } else {
+            rest = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
+        }
+    }
+    emit_words(&words, &mut emit);
+}
+
+/// Emits a compound's parts, then (for two or more parts) their concatenation.
+fn emit_words(words: &[&str], emit: &mut impl FnMut(&str)) {
+    for word in words {
+        emit_word(word, emit);
+    }
+    if words.len() > 1 {
+        emit_word(&words.concat(), emit);
+    }
+}
+
+fn emit_word(word: &str, emit: &mut impl FnMut(&str)) {
+    if word.is_empty() || STOP_WORDS.contains(&word) {
+        return;
+    }
+    emit(&stem(word));
+}
+
+/// Harman's S-stemmer, for words of more than 3 characters without digits.
+fn stem(word: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if word.chars().count() <= 3 || word.chars().any(|c| c.is_numeric()) {
+        return Cow::Borrowed(word);
+    }
+    if let Some(base) = word.strip_suffix("ies") {
+        if !word.ends_with("eies") && !word.ends_with("aies") {
+            return Cow::Owned(format!("{base}y"));
+        }
+    }
+    if let Some(base) = word.strip_suffix("es") {
+        if !word.ends_with("aes") && !word.ends_with("ees") && !word.ends_with("oes") {
+            return Cow::Owned(format!("{base}e"));
+        }
+    }
+    if let Some(base) = word.strip_suffix('s') {
+        if !word.ends_with("us") && !word.ends_with("ss") {
+            return Cow::Borrowed(base);
+        }
+    }
+    Cow::Borrowed(word)
+}
+
+/// Appends `n` in the index's base-32 string encoding (least significant
+/// digit first; the last digit from the `A…f` alphabet, others from `g…_`).
+pub fn encode_number(mut n: u64, out: &mut String) {
+    const LAST: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef";
+    const MORE: &[u8; 32] = b"ghijklmnopqrstuvwxyz0123456789-_";
+    while n >= 32 {
+        out.push(MORE[(n % 32) as usize] as char);
+        n /= 32;
+    }
+    out.push(LAST[n as usize] as char);
+}
+
+/// The texts of a document's four fields.
+fn fields(corpus: &Corpus, paper: &Paper) -> [String; 4] {
+    let authors = match &paper.details.complete_authors {
+        Some(names) => names.join(" "),
+        None => paper
+            .authors
+            .iter()
+            .map(|&a| corpus.authors[a].name.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    let categories = paper
+        .categories
+        .iter()
+        .map(|&c| {
+            let category = &corpus.categories[c];
+            format!("{} {}", category.code, category.name)
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    [
+        paper.title.plain.clone(),
+        authors,
+        categories,
+        paper.abstract_text.plain.clone(),
+    ]
+}
+
+/// One document's terms with their impacts (BM25F term-frequency part
+/// × 100, rounded), title bigrams included.
+fn impacts(fields: &[String; 4], average: &[f64; 4]) -> Vec<(String, u32)> {
+    let mut tf: HashMap<String, [u32; 4]> = HashMap::new();
+    let mut lengths = [0usize; 4];
+    let mut bigrams: HashMap<String, u32> = HashMap::new();
+    for (f, text) in fields.iter().enumerate() {
+        let mut previous: Option<String> = None;
+        for_each_token(text, |token| {
+            lengths[f] += 1;
+            tf.entry(token.to_string()).or_default()[f] += 1;
+            if f == TITLE {
+                if let Some(before) = previous.replace(token.to_string()) {
+                    *bigrams.entry(format!("{before} {token}")).or_default() += 1;
+                }
+            }
+        });
+    }
+    let part = |f: usize, count: u32| {
+        let count = f64::from(count);
+        let norm = 1.0 - B + B * lengths[f] as f64 / average[f].max(1e-9);
+        WEIGHTS[f] * count * (K1 + 1.0) / (count + K1 * norm)
+    };
+    let mut out: Vec<(String, u32)> = tf
+        .into_iter()
+        .map(|(term, counts)| {
+            let impact: f64 = (0..4)
+                .filter(|&f| counts[f] > 0)
+                .map(|f| part(f, counts[f]))
+                .sum();
+            (term, (impact * 100.0).round().max(1.0) as u32)
+        })
+        .collect();
+    out.extend(
+        bigrams
+            .into_iter()
+            .map(|(term, count)| (term, (part(TITLE, count) * 100.0).round().max(1.0) as u32)),
+    );
+    out
+}
+
+/// Token count of each field of each document.
+fn field_lengths(texts: &[[String; 4]]) -> [f64; 4] {
+    let totals = texts
+        .par_iter()
+        .map(|fields| {
+            let mut lengths = [0usize; 4];
+            for (f, text) in fields.iter().enumerate() {
+                for_each_token(text, |_| lengths[f] += 1);
+            }
+            lengths
+        })
+        .reduce(
+            || [0; 4],
+            |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]],
+        );
+    let n = texts.len().max(1) as f64;
+    totals.map(|t| t as f64 / n)
+}
+
+#[derive(Serialize)]
+struct Entry<'a> {
+    version: u32,
+    documents: usize,
+    prefix_weight: f64,
+    terms: Vec<(String, String)>,
+    facets: Ranges,
+    metadata: Ranges,
+    authors: AuthorFiles,
+    years: Vec<(u16, usize)>,
+    categories: Vec<(&'a str, &'a str)>,
+    urls: Urls,
+}
+
+#[derive(Serialize)]
+struct Ranges {
+    documents: usize,
+    files: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct AuthorFiles {
+    count: usize,
+    per_file: usize,
+    files: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Urls {
+    papers: String,
+}
+
+/// Authors per author-name file.
+const AUTHORS_PER_FILE: usize = 4096;
+
+/// Builds the whole index: `(output path, bytes)` for the entry file and
+/// every shard, in a fixed order. Deterministic: the same corpus and
+/// settings give the same bytes.
+pub fn build_index(
+    corpus: &Corpus,
+    config: &Config,
+    urls: &UrlMap,
+) -> Vec<(String, Vec<u8>)> {
+    let settings = config.search_settings;
+    let texts: Vec<[String; 4]> = corpus
+        .papers
+        .par_iter()
+        .map(|p| fields(corpus, p))
+        .collect();
+    let average = field_lengths(&texts);
+    let per_document: Vec<Vec<(String, u32)>> = texts
+        .par_iter()
+        .map(|fields| impacts(fields, &average))
+        .collect();
+    drop(texts);
+    let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+    for (doc, terms) in per_document.into_iter().enumerate() {
+        for (term, impact) in terms {
+            postings.entry(term).or_default().push((doc as u32, impact));
+        }
+    }
+    let mut terms: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
+    terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let encoded: Vec<(String, String)> = terms
+        .into_par_iter()
+        .map(|(term, list)| {
+            let mut text = String::with_capacity(list.len() * 3);
+            let mut previous = 0;
+            for (doc, impact) in list {
+                encode_number(u64::from(doc - previous), &mut text);
+                encode_number(u64::from(impact), &mut text);
+                previous = doc;
+            }
+            (term, text)
+        })
+        .collect();
+
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut put = |prefix: &str, bytes: Vec<u8>| {
+        let name = format!("{prefix}-{:016x}.json", xxh3_64(&bytes));
+        files.push((format!("search/{name}"), bytes));
+        name
+    };
+
+    // Term shards: closed once past the byte budget.
+    let mut term_files = Vec::new();
+    let mut shard: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut shard_bytes = 0;
+    let mut first = String::new();
+    for (term, list) in &encoded {
+        if shard_bytes >= settings.term_shard_bytes && !shard.is_empty() {
+            let name = put("t", json_terms(&shard));
+            term_files.push((std::mem::take(&mut first), name));
+            shard.clear();
+            shard_bytes = 0;
+        }
+        if shard.is_empty() {
+            first = if term_files.is_empty() {
+                String::new()
+            } else {
+                term.clone()
+            };
+        }
+        shard_bytes += term.len() + list.len() + 6;
+        shard.insert(term, list);
+    }
+    if !shard.is_empty() || term_files.is_empty() {
+        let name = put("t", json_terms(&shard));
+        term_files.push((first, name));
+    }
+
+    // Facet shards: categories and listed authors by document.
+    let facet_files: Vec<String> = corpus
+        .papers
+        .chunks(settings.facet_documents)
+        .map(|chunk| {
+            let documents: Vec<String> = chunk
+                .iter()
+                .map(|paper| {
+                    let mut text = String::new();
+                    encode_number(paper.categories.len() as u64, &mut text);
+                    for &c in &paper.categories {
+                        encode_number(c as u64, &mut text);
+                    }
+                    for &a in &paper.authors {
+                        encode_number(a as u64, &mut text);
+                    }
+                    text
+                })
+                .collect();
+            put("f", json_documents(&documents))
+        })
+        .collect();
+
+    // Metadata shards: what a result shows.
+    let metadata_files: Vec<String> = corpus
+        .papers
+        .chunks(settings.metadata_documents)
+        .map(|chunk| {
+            let documents: Vec<serde_json::Value> = chunk
+                .iter()
+                .map(|paper| {
+                    let authors: Vec<&str> = match &paper.details.complete_authors {
+                        Some(names) => names.iter().map(String::as_str).collect(),
+                        None => paper
+                            .authors
+                            .iter()
+                            .map(|&a| corpus.authors[a].name.as_str())
+                            .collect(),
+                    };
+                    let categories: Vec<&str> = paper
+                        .categories
+                        .iter()
+                        .map(|&c| corpus.categories[c].code.as_str())
+                        .collect();
+                    serde_json::json!([
+                        paper.slug,
+                        paper.title.plain,
+                        paper.year,
+                        authors,
+                        categories,
+                        excerpt(&paper.abstract_text.plain, settings.excerpt_chars),
+                    ])
+                })
+                .collect();
+            put("m", json_documents(&documents))
+        })
+        .collect();
+
+    let author_files: Vec<String> = corpus
+        .authors
+        .chunks(AUTHORS_PER_FILE)
+        .map(|chunk| {
+            let names: Vec<&str> = chunk.iter().map(|a| a.name.as_str()).collect();
+            let bytes = serde_json::to_vec(&serde_json::json!({ "authors": names }))
+                .unwrap_or_default();
+            put("a", bytes)
+        })
+        .collect();
+
+    let mut years = Vec::new();
+    let mut start = 0;
+    for year in &corpus.years {
+        years.push((year.year, start));
+        start += year.papers.len();
+    }
+    let papers_url = urls.url(&Route::Paper {
+        slug: String::new(),
+    });
+    let entry = Entry {
+        version: 1,
+        documents: corpus.papers.len(),
+        prefix_weight: PREFIX_WEIGHT,
+        terms: term_files,
+        facets: Ranges {
+            documents: settings.facet_documents,
+            files: facet_files,
+        },
+        metadata: Ranges {
+            documents: settings.metadata_documents,
+            files: metadata_files,
+        },
+        authors: AuthorFiles {
+            count: corpus.authors.len(),
+            per_file: AUTHORS_PER_FILE,
+            files: author_files,
+        },
+        years,
+        categories: corpus
+            .categories
+            .iter()
+            .map(|c| (c.code.as_str(), c.name.as_str()))
+            .collect(),
+        urls: Urls {
+            papers: papers_url.trim_end_matches('/').to_string() + "/",
+        },
+    };
+    files.push((
+        "search/index.json".to_string(),
+        serde_json::to_vec(&entry).unwrap_or_default(),
+    ));
+    files
+}
+
+fn json_terms(shard: &BTreeMap<&str, &str>) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({ "terms": shard })).unwrap_or_default()
+}
+
+fn json_documents<T: Serialize>(documents: &[T]) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({ "documents": documents })).unwrap_or_default()
+}
+
+/// `text` cut at a word boundary to at most `max` characters, `…` added when cut.
+fn excerpt(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let at = cut.rfind(' ').unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tests/search/tokens.json`: the vectors the JavaScript tokenizer
+    /// is tested against too.
+    #[test]
+    fn token_vectors() {
+        let text = include_str!("../tests/search/tokens.json");
+        let vectors: Vec<(String, Vec<String>)> = serde_json::from_str(text).unwrap();
+        assert!(vectors.len() >= 20);
+        for (input, expected) in vectors {
+            assert_eq!(tokenize(&input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn numbers_encode_least_significant_digit_first() {
+        let encode = |n| {
+            let mut s = String::new();
+            encode_number(n, &mut s);
+            s
+        };
+        assert_eq!(encode(0), "A");
+        assert_eq!(encode(31), "f");
+        assert_eq!(encode(32), "gB");
+        assert_eq!(encode(100), "kD");
+        assert_eq!(encode(1_000_000), "gywe");
+    }
+
+    #[test]
+    fn impacts_favour_short_fields_and_title_bigrams() {
+        let fields = [
+            "Serverless Computing".to_string(),
+            "Ana Lima".to_string(),
+            "cs.DC Distributed".to_string(),
+            "We study serverless systems and serverless costs.".to_string(),
+        ];
+        let average = [2.0, 2.0, 2.0, 6.0];
+        let found: HashMap<String, u32> = impacts(&fields, &average).into_iter().collect();
+        // Title (3.0, tf 1, len = avg) + abstract (1.0, tf 2, len 6 = avg).
+        let title: f64 = 3.0 * 2.2 / (1.0 + 1.2);
+        let abstract_part: f64 = 2.0 * 2.2 / (2.0 + 1.2);
+        assert_eq!(found["serverless"], ((title + abstract_part) * 100.0).round() as u32);
+        assert_eq!(found["serverless computing"], 300);
+        assert_eq!(found["ana"], 250);
+        assert!(!found.contains_key("and"));
+    }
+}
