@@ -5,7 +5,8 @@ For each corpus size it generates (once, cached in bench/work/) a synthetic
 corpus with ../shared/tools/gen-corpus, including its --hugo copy, then
 builds it alternately with Vellum and Hugo, RUNS times each, into fresh
 output directories, measuring every build with /usr/bin/time -v. Vellum is
-built twice per run: like with like (feeds off, so both write the same
+built twice per run: like with like (feeds, search index and per-paper
+export files off, so both write the same
 kinds of pages: paper, term, list and home pages plus a sitemap) and full.
 Prints medians of wall time, CPU time (user+sys), peak RSS, files and bytes
 written, the Vellum/Hugo ratios, and the physical floor: the time `cp -r`
@@ -74,7 +75,7 @@ def vellum_site(corpus_dir, like_with_like):
         shutil.copytree(ROOT / "themes", site / "themes")
     (site / "site.toml").write_text(
         'title = "Corpus"\nbase_url = "https://example.org/"\npaginate_by = 20\n'
-        + ("feeds = false\n" if like_with_like else ""))
+        + ("feeds = false\nsearch = false\npaper_exports = false\n" if like_with_like else ""))
     return site
 
 

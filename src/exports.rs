@@ -35,10 +35,20 @@ impl Export {
     }
 }
 
+/// Whether an export carries the abstract: the files do; the Cite block
+/// on the paper page, which shows the abstract beside it, does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Abstract {
+    /// With the abstract.
+    Included,
+    /// Without it.
+    Left,
+}
+
 /// One paper in one format: a BibTeX entry, a RIS record, or a CSL-JSON
 /// array of one item (pretty-printed). Authors are the complete list when
 /// an override gives one, else the listed authors followed by "others".
-pub fn paper_export(site: &Site, id: PaperId, export: Export) -> String {
+pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) -> String {
     let corpus = site.corpus;
     let paper = &corpus.papers[id];
     let person = |name: &str| {
@@ -71,7 +81,10 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export) -> String {
         key: &paper.key,
         title_latex: &paper.title.source,
         title_plain: &paper.title.plain,
-        abstract_plain: &paper.abstract_text.plain,
+        abstract_plain: match with {
+            Abstract::Included => &paper.abstract_text.plain,
+            Abstract::Left => "",
+        },
         authors: &authors,
         authors_complete: details.complete_authors.is_some(),
         year: paper.year,

@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::content::{shortcode_placeholder, Content, ContentPage, PaperQuery};
 use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::exports::Export;
+use crate::exports::{Abstract, Export};
 use crate::feeds::FeedKind;
 use crate::output::Sink;
 use crate::permalink::{Route, UrlMap};
@@ -769,14 +769,17 @@ impl<'a> Renderer<'a> {
             Job::PaperExport(id, export) => {
                 return Ok(vec![file(
                     &route,
-                    crate::exports::paper_export(site, *id, *export).into_bytes(),
+                    crate::exports::paper_export(site, *id, *export, Abstract::Included)
+                        .into_bytes(),
                 )])
             }
             Job::AuthorBib(id) => {
                 let bib: Vec<String> = site.corpus.authors[*id]
                     .papers
                     .iter()
-                    .map(|&p| crate::exports::paper_export(site, p, Export::Bibtex))
+                    .map(|&p| {
+                        crate::exports::paper_export(site, p, Export::Bibtex, Abstract::Included)
+                    })
                     .collect();
                 return Ok(vec![file(&route, bib.join("\n").into_bytes())]);
             }
@@ -1173,9 +1176,9 @@ impl<'a> Renderer<'a> {
             "cite",
             &CiteView {
                 key: &paper.key,
-                bibtex: crate::exports::paper_export(site, id, Export::Bibtex),
-                ris: crate::exports::paper_export(site, id, Export::Ris),
-                csl: crate::exports::paper_export(site, id, Export::Csl),
+                bibtex: crate::exports::paper_export(site, id, Export::Bibtex, Abstract::Left),
+                ris: crate::exports::paper_export(site, id, Export::Ris, Abstract::Left),
+                csl: crate::exports::paper_export(site, id, Export::Csl, Abstract::Left),
                 bib_url: files.as_ref().map(|f| f[0].clone()),
                 ris_url: files.as_ref().map(|f| f[1].clone()),
                 csl_url: files.as_ref().map(|f| f[2].clone()),

@@ -43,8 +43,14 @@ fn all_terms(site: &SiteOutput) -> std::collections::BTreeMap<String, Vec<(u64, 
         let next = shards.get(i + 1).map(|s| s[0].as_str().unwrap());
         let file = json(site, &format!("search/{}", shard[1].as_str().unwrap()));
         for (term, postings) in file["terms"].as_object().unwrap() {
-            assert!(term.as_str() >= first, "{term} before its shard's first {first}");
-            assert!(next.is_none_or(|n| term.as_str() < n), "{term} past its shard");
+            assert!(
+                term.as_str() >= first,
+                "{term} before its shard's first {first}"
+            );
+            assert!(
+                next.is_none_or(|n| term.as_str() < n),
+                "{term} past its shard"
+            );
             let numbers = decode(postings.as_str().unwrap());
             let mut doc = 0;
             let list = numbers
@@ -75,7 +81,8 @@ fn bundled_with_zoe(extra_config: &str) -> tempfile::TempDir {
     dir
 }
 
-const TINY: &str = "search_term_shard_bytes = 2000\nsearch_metadata_documents = 5\nsearch_facet_documents = 7\n";
+const TINY: &str =
+    "search_term_shard_bytes = 2000\nsearch_metadata_documents = 5\nsearch_facet_documents = 7\n";
 
 #[test]
 fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
@@ -85,7 +92,10 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let entry = json(&site, "search/index.json");
     assert_eq!(entry["version"], 1);
     assert_eq!(entry["documents"], 37);
-    assert_eq!(entry["years"], serde_json::json!([[2025, 0], [2024, 2], [2022, 36]]));
+    assert_eq!(
+        entry["years"],
+        serde_json::json!([[2025, 0], [2024, 2], [2022, 36]])
+    );
     let listed: Vec<String> = site
         .keys()
         .filter(|f| f.starts_with("search/") && f.ends_with(".json") && *f != "search/index.json")
@@ -105,15 +115,27 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let xiaowen: Vec<u64> = papers
         .iter()
         .enumerate()
-        .filter(|(_, p)| p["authors"].as_array().unwrap().iter().any(|a| a == "Xiaowen Chu"))
+        .filter(|(_, p)| {
+            p["authors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a == "Xiaowen Chu")
+        })
         .map(|(i, _)| i as u64)
         .collect();
     assert_eq!(xiaowen.len(), 18);
     assert_eq!(docs_of("xiaowen"), xiaowen);
-    let zoe = papers.iter().position(|p| p["title"] == "Accents in Author Names").unwrap();
+    let zoe = papers
+        .iter()
+        .position(|p| p["title"] == "Accents in Author Names")
+        .unwrap();
     assert_eq!(docs_of("zoe"), [zoe as u64]);
     assert!(terms.contains_key("serverless computing"), "a title bigram");
-    assert!(terms.contains_key("mixtureofexpert"), "a hyphenated compound");
+    assert!(
+        terms.contains_key("mixtureofexpert"),
+        "a hyphenated compound"
+    );
     assert!(!terms.contains_key("the"), "stop word");
     // A title word outweighs the same word in an abstract only.
     let serverless = &terms["serverless"];
@@ -122,14 +144,20 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
         .position(|p| p["title"].as_str().unwrap().contains("Serverless"))
         .unwrap() as u64;
     let max = serverless.iter().map(|&(_, i)| i).max().unwrap();
-    assert_eq!(serverless.iter().find(|&&(d, _)| d == in_title).unwrap().1, max);
+    assert_eq!(
+        serverless.iter().find(|&&(d, _)| d == in_title).unwrap().1,
+        max
+    );
 
-    let metadata = json(&site, &format!("search/{}", entry["metadata"]["files"][0].as_str().unwrap()));
+    let metadata = json(
+        &site,
+        &format!("search/{}", entry["metadata"]["files"][0].as_str().unwrap()),
+    );
     let first = &metadata["documents"][0];
     assert_eq!(first[0], papers[0]["slug"]);
     assert_eq!(first[1], papers[0]["title"]);
     assert_eq!(first[2], 2025);
-    assert!(first[5].as_str().unwrap().chars().count() <= 401);
+    assert!(first[5].as_str().unwrap().chars().count() <= 301);
 }
 
 #[test]
@@ -140,8 +168,16 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let entry = json(&tiny, "search/index.json");
     assert!(entry["terms"].as_array().unwrap().len() > 10);
-    assert_eq!(entry["metadata"]["files"].as_array().unwrap().len(), 8, "37 documents by 5");
-    assert_eq!(entry["facets"]["files"].as_array().unwrap().len(), 6, "37 documents by 7");
+    assert_eq!(
+        entry["metadata"]["files"].as_array().unwrap().len(),
+        8,
+        "37 documents by 5"
+    );
+    assert_eq!(
+        entry["facets"]["files"].as_array().unwrap().len(),
+        6,
+        "37 documents by 7"
+    );
     assert_eq!(all_terms(&tiny), all_terms(&default));
     let (_, again) = build_memory(tiny_dir.path(), None);
     let search_files = |site: &SiteOutput| -> Vec<(String, Vec<u8>)> {
@@ -159,5 +195,7 @@ fn search_can_be_switched_off() {
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     assert!(!site.keys().any(|f| f.starts_with("search/")));
-    assert!(!std::str::from_utf8(&site["index.html"]).unwrap().contains("header-search"));
+    assert!(!std::str::from_utf8(&site["index.html"])
+        .unwrap()
+        .contains("header-search"));
 }

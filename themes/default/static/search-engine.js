@@ -1,1 +1,575 @@
-// placeholder
+// Vellum search engine: reads the sharded static index written by
+// src/search.rs (format: docs/search-index.md) and answers queries.
+// Plain ES module, no DOM access, no dependencies: the search page and the
+// Node tests (tests/search/engine.test.mjs) both import it.
+
+// ---------------------------------------------------------------- tokenizer
+
+const STOP_WORDS = new Set([
+  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'has', 'have', 'in', 'is',
+  'it', 'its', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'were', 'which', 'with',
+]);
+
+// Letters that do not decompose under NFKD, folded to ASCII.
+const FOLD = {
+  'ø': 'o', 'đ': 'd', 'ð': 'd', 'ł': 'l', 'ı': 'i', 'ħ': 'h', 'ŧ': 't',
+  'ß': 'ss', 'æ': 'ae', 'œ': 'oe', 'þ': 'th',
+};
+const FOLD_RE = /[øđðłıħŧßæœþ]/g;
+const MARK_RE = /\p{M}/gu;
+// Rust's char::is_alphanumeric: Alphabetic or a numeric category (Nd, Nl, No).
+const WORD_SOURCE = '[\\p{Alphabetic}\\p{Nd}\\p{Nl}\\p{No}]+';
+const STARTS_ALNUM_RE = /^[\p{Alphabetic}\p{Nd}\p{Nl}\p{No}]/u;
+const NUMERIC_RE = /[\p{Nd}\p{Nl}\p{No}]/u;
+const ASCII_RE = /^[\x00-\x7f]*$/;
+const HYPHENS = new Set(['-', '\u2010', '\u2011']);
+
+/** Text normalised as the Rust tokenizer does: NFKD, marks removed, lowercase, folded. */
+function normalizeText(text) {
+  if (ASCII_RE.test(text)) return text.toLowerCase();
+  return text.normalize('NFKD').replace(MARK_RE, '').toLowerCase().replace(FOLD_RE, (c) => FOLD[c]);
+}
+
+/** Harman's S-stemmer, for words of more than 3 code points without a numeric character. */
+function stem(word) {
+  let count = 0;
+  for (const _ of word) if (++count > 3) break; // eslint-disable-line no-unused-vars
+  if (count <= 3 || NUMERIC_RE.test(word)) return word;
+  if (word.endsWith('ies') && !word.endsWith('eies') && !word.endsWith('aies')) {
+    return word.slice(0, -3) + 'y';
+  }
+  if (word.endsWith('es') && !word.endsWith('aes') && !word.endsWith('ees') && !word.endsWith('oes')) {
+    return word.slice(0, -2) + 'e';
+  }
+  if (word.endsWith('s') && !word.endsWith('us') && !word.endsWith('ss')) {
+    return word.slice(0, -1);
+  }
+  return word;
+}
+
+/**
+ * Calls emit(token, compound) for each token of text, in order; compound is
+ * true for the concatenation of a hyphenated compound when at least one of
+ * its parts was emitted itself.
+ */
+function forEachToken(text, emit) {
+  const normal = normalizeText(String(text ?? ''));
+  const words = [];
+  const flush = () => {
+    let emitted = 0;
+    for (const w of words) {
+      if (w && !STOP_WORDS.has(w)) { emit(stem(w), false); emitted += 1; }
+    }
+    if (words.length > 1) {
+      const joined = words.join('');
+      if (!STOP_WORDS.has(joined)) emit(stem(joined), emitted > 0);
+    }
+    words.length = 0;
+  };
+  const re = new RegExp(WORD_SOURCE, 'gu');
+  let m;
+  while ((m = re.exec(normal)) !== null) {
+    words.push(m[0]);
+    const end = m.index + m[0].length;
+    // A single hyphen between two words continues a compound.
+    const joined = HYPHENS.has(normal[end]) && STARTS_ALNUM_RE.test(normal.slice(end + 1, end + 3));
+    if (!joined) flush();
+  }
+  flush();
+}
+
+/** The tokens of text, by the rules of docs/search-index.md (same as src/search.rs). */
+export function tokenize(text) {
+  const tokens = [];
+  forEachToken(text, (t) => tokens.push(t));
+  return tokens;
+}
+
+// ----------------------------------------------------------------- numbers
+
+const LAST = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef';
+const MORE = 'ghijklmnopqrstuvwxyz0123456789-_';
+const DIGIT = new Int8Array(128).fill(-1);
+const IS_LAST = new Uint8Array(128);
+for (let i = 0; i < 32; i++) {
+  DIGIT[LAST.charCodeAt(i)] = i; IS_LAST[LAST.charCodeAt(i)] = 1;
+  DIGIT[MORE.charCodeAt(i)] = i;
+}
+
+/** Decodes a string of numbers in the index's base-32 encoding. */
+export function decodeNumbers(text) {
+  const out = [];
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const d = c < 128 ? DIGIT[c] : -1;
+    if (d < 0) throw new Error(`bad character in number string: ${JSON.stringify(text[i])}`);
+    value += d * scale;
+    if (IS_LAST[c]) { out.push(value); value = 0; scale = 1; } else scale *= 32;
+  }
+  if (scale !== 1) throw new Error('number string ends inside a number');
+  return out;
+}
+
+/** How many numbers an encoded string holds (without decoding it). */
+function countNumbers(text) {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && IS_LAST[c]) n += 1;
+  }
+  return n;
+}
+
+// ------------------------------------------------------------------ strings
+
+/** Compares strings in code-point order (= UTF-8 byte order), not UTF-16 order. */
+export function compareCodePoints(a, b) {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      // Surrogates (U+D800–DFFF) stand for code points above U+FFFF.
+      if (x >= 0xd800 && y >= 0xd800) {
+        x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+        y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+      }
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Text escaped for HTML content and attribute values. */
+export function escapeHtml(text) {
+  return String(text ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+// Words of original (unnormalised) text, with marks kept inside and
+// hyphenated compounds as one span.
+const SPAN_PART = '[\\p{Alphabetic}\\p{N}\\p{M}]+';
+const SPAN_SOURCE = `${SPAN_PART}(?:[-\\u2010\\u2011]${SPAN_PART})*`;
+const SPLIT_HYPHEN_RE = /([-\u2010\u2011])/;
+
+/**
+ * Ranges [start, end) of text to highlight: words (or compound parts)
+ * whose token satisfies isMatch.
+ */
+function highlightRanges(text, isMatch) {
+  const ranges = [];
+  const re = new RegExp(SPAN_SOURCE, 'gu');
+  let m;
+  while ((m = re.exec(text)) !== null) {
+    const span = m[0];
+    const pieces = span.split(SPLIT_HYPHEN_RE);
+    if (pieces.length > 1 && tokenize(pieces.filter((_, i) => i % 2 === 0).join('')).some(isMatch)) {
+      ranges.push([m.index, m.index + span.length]);
+      continue;
+    }
+    let at = m.index;
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i];
+      if (i % 2 === 0 && tokenize(piece).some(isMatch)) ranges.push([at, at + piece.length]);
+      at += piece.length;
+    }
+  }
+  return ranges;
+}
+
+/** text[start, end) as HTML, ranges (sorted, disjoint) wrapped in <mark>. */
+function markHtml(text, ranges, start = 0, end = text.length) {
+  let html = '';
+  let at = start;
+  for (const [s, e] of ranges) {
+    if (e <= start || s >= end) continue;
+    const from = Math.max(s, start);
+    const to = Math.min(e, end);
+    html += escapeHtml(text.slice(at, from)) + '<mark>' + escapeHtml(text.slice(from, to)) + '</mark>';
+    at = to;
+  }
+  return html + escapeHtml(text.slice(at, end));
+}
+
+/** An excerpt of text around its first highlighted range, as HTML. */
+function snippetHtml(text, ranges, size) {
+  if (!text) return '';
+  if (text.length <= size) return markHtml(text, ranges);
+  let start = 0;
+  if (ranges.length && ranges[0][1] > size - 40) {
+    start = Math.max(0, ranges[0][0] - Math.floor(size / 4));
+    const space = text.indexOf(' ', start);
+    start = space >= 0 && space < ranges[0][0] ? space + 1 : Math.min(start, ranges[0][0]);
+  }
+  let end = Math.min(text.length, start + size);
+  if (end < text.length) {
+    const space = text.lastIndexOf(' ', end);
+    if (space > start + size / 2) end = space;
+  }
+  // Do not cut a surrogate pair.
+  const isLow = (i) => i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+  if (isLow(start)) start -= 1;
+  if (isLow(end)) end += 1;
+  const head = start > 0 ? '…' : '';
+  const body = markHtml(text, ranges, start, end).trim();
+  const tail = end < text.length ? '…' : '';
+  return head + body + tail;
+}
+
+// ------------------------------------------------------------------- index
+
+const DEFAULT_PREFIX_LIMIT = 100;
+const DEFAULT_AUTHOR_FACETS = 20;
+const SNIPPET_CHARS = 240;
+
+function defaultFetchJson(url) {
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+    return r.json();
+  });
+}
+
+function resolve(name, base) {
+  try {
+    return new URL(name, base).href;
+  } catch {
+    // A relative base without a document: resolve by hand.
+    if (name.startsWith('/')) return name;
+    return base.replace(/[^/]*$/, '') + name;
+  }
+}
+
+/** Index of the last element of sorted whose key is ≤ value (−1 if none). */
+function lastAtMost(sorted, value, key) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareCodePoints(key(sorted[mid]), value) <= 0) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
+
+/** The index (entry file plus shards), fetched lazily and cached. */
+export class SearchIndex {
+  /**
+   * @param {string} indexUrl URL of search/index.json (shards are resolved against it)
+   * @param {(url: string) => Promise<object>} fetchJson loads and parses one JSON file
+   * @param {{prefixLimit?: number, authorFacets?: number, snippetChars?: number}} options
+   */
+  constructor(indexUrl, fetchJson = defaultFetchJson, options = {}) {
+    this.indexUrl = indexUrl;
+    this.fetchJson = fetchJson;
+    this.prefixLimit = options.prefixLimit ?? DEFAULT_PREFIX_LIMIT;
+    this.authorFacets = options.authorFacets ?? DEFAULT_AUTHOR_FACETS;
+    this.snippetChars = options.snippetChars ?? SNIPPET_CHARS;
+    this.files = new Map(); // url → Promise<object>
+    this.sortedTerms = new Map(); // term shard index → sorted term list
+    this.postings = new Map(); // term → {docs, impacts}
+    this.facetRows = new Map(); // document → {categories, authors}
+  }
+
+  /** One file, fetched once (a failed fetch is retried next time). */
+  load(name) {
+    const url = name === null ? this.indexUrl : resolve(name, this.indexUrl);
+    let promise = this.files.get(url);
+    if (!promise) {
+      promise = Promise.resolve().then(() => this.fetchJson(url));
+      this.files.set(url, promise);
+      promise.catch(() => this.files.delete(url));
+    }
+    return promise;
+  }
+
+  /** The entry file (search/index.json). */
+  async entry() {
+    const entry = await this.load(null);
+    if (entry.version !== 1) throw new Error(`unsupported search index version ${entry.version}`);
+    return entry;
+  }
+
+  async termShard(entry, i) {
+    const shard = await this.load(entry.terms[i][1]);
+    let sorted = this.sortedTerms.get(i);
+    if (!sorted) {
+      // Object key order is not term order (integer-like keys come first).
+      sorted = Object.keys(shard.terms).sort(compareCodePoints);
+      this.sortedTerms.set(i, sorted);
+    }
+    return { terms: shard.terms, sorted };
+  }
+
+  decodePostings(term, text) {
+    let p = this.postings.get(term);
+    if (!p) {
+      const numbers = decodeNumbers(text);
+      const docs = new Array(numbers.length / 2);
+      const impacts = new Array(numbers.length / 2);
+      let doc = 0;
+      for (let i = 0; i < numbers.length; i += 2) {
+        doc += numbers[i];
+        docs[i / 2] = doc;
+        impacts[i / 2] = numbers[i + 1];
+      }
+      p = { docs, impacts };
+      this.postings.set(term, p);
+    }
+    return p;
+  }
+
+  /** The postings of term, or null when the index lacks it. */
+  async exact(entry, term) {
+    const i = lastAtMost(entry.terms, term, (t) => t[0]);
+    if (i < 0) return null;
+    const { terms } = await this.termShard(entry, i);
+    const text = Object.prototype.hasOwnProperty.call(terms, term) ? terms[term] : undefined;
+    return text === undefined ? null : this.decodePostings(term, text);
+  }
+
+  /**
+   * Terms (not bigrams) that start with prefix and are longer than it, the
+   * prefixLimit most frequent (ties in term order), with their postings.
+   * Terms with a prefix are contiguous but may span several shards.
+   */
+  async expand(entry, prefix) {
+    const found = [];
+    const first = Math.max(0, lastAtMost(entry.terms, prefix, (t) => t[0]));
+    for (let i = first; i < entry.terms.length; i++) {
+      // A later shard holds prefixed terms only if its first term has the prefix.
+      if (i > first && !entry.terms[i][0].startsWith(prefix)) break;
+      const { terms, sorted } = await this.termShard(entry, i);
+      let j = lastAtMost(sorted, prefix, (t) => t) + 1; // first term > prefix
+      for (; j < sorted.length && sorted[j].startsWith(prefix); j++) {
+        if (!sorted[j].includes(' ')) found.push([sorted[j], terms[sorted[j]]]);
+      }
+      if (j < sorted.length) break; // the run ended inside this shard
+    }
+    const ranked = found
+      .map(([term, text]) => ({ term, text, df: countNumbers(text) / 2 }))
+      .sort((a, b) => b.df - a.df || compareCodePoints(a.term, b.term))
+      .slice(0, this.prefixLimit);
+    return ranked.map(({ term, text }) => ({ term, postings: this.decodePostings(term, text) }));
+  }
+
+  /** Categories and authors of the given documents (fetching their facet shards). */
+  async facetsOf(entry, docs) {
+    const size = entry.facets.documents;
+    const needed = new Set();
+    for (const d of docs) if (!this.facetRows.has(d)) needed.add(Math.floor(d / size));
+    await Promise.all([...needed].map(async (s) => {
+      const shard = await this.load(entry.facets.files[s]);
+      shard.documents.forEach((text, k) => {
+        const d = s * size + k;
+        if (this.facetRows.has(d)) return;
+        const n = decodeNumbers(text);
+        const count = n[0] ?? 0;
+        this.facetRows.set(d, { categories: n.slice(1, 1 + count), authors: n.slice(1 + count) });
+      });
+    }));
+    return (d) => this.facetRows.get(d) ?? { categories: [], authors: [] };
+  }
+
+  /** Metadata rows of the given documents (fetching their metadata shards). */
+  async metadataOf(entry, docs) {
+    const size = entry.metadata.documents;
+    const shards = new Map();
+    await Promise.all([...new Set(docs.map((d) => Math.floor(d / size)))].map(async (s) => {
+      shards.set(s, await this.load(entry.metadata.files[s]));
+    }));
+    return (d) => shards.get(Math.floor(d / size)).documents[d % size];
+  }
+
+  /** Names of the given author ids (fetching their author-name shards). */
+  async authorNames(entry, ids) {
+    const per = entry.authors.per_file;
+    const shards = new Map();
+    await Promise.all([...new Set(ids.map((a) => Math.floor(a / per)))].map(async (s) => {
+      if (entry.authors.files[s]) shards.set(s, await this.load(entry.authors.files[s]));
+    }));
+    return (a) => shards.get(Math.floor(a / per))?.authors[a % per] ?? `#${a}`;
+  }
+
+  /**
+   * Answers a query. Every query token must match (an exact term, or for
+   * the last token and any token without an exact term, the terms it
+   * prefixes); a hyphenated compound's concatenation only adds to the score.
+   *
+   * @returns {Promise<{total, results, facets: {years, categories, authors}, tokens}>}
+   */
+  async search(query, { year = null, category = null, author = null, offset = 0, limit = 10 } = {}) {
+    const entry = await this.entry();
+    const N = entry.documents;
+    const prefixWeight = entry.prefix_weight ?? 0.7;
+    const idf = (df) => Math.log(1 + (N - df + 0.5) / (df + 0.5));
+
+    // Query tokens: parts are required, compound concatenations optional.
+    const sequence = [];
+    forEachToken(query, (token, compound) => sequence.push({ token, compound }));
+    const lastIndex = sequence.length - 1;
+    const prefixAt = new Set();
+    if (lastIndex >= 0) {
+      prefixAt.add(lastIndex);
+      // A compound at the end: its last part is being typed too.
+      if (sequence[lastIndex].compound && lastIndex > 0) prefixAt.add(lastIndex - 1);
+    }
+    const clauses = new Map(); // token → {required, prefix}
+    sequence.forEach(({ token, compound }, i) => {
+      const c = clauses.get(token) ?? { required: false, prefix: false };
+      c.required ||= !compound;
+      c.prefix ||= prefixAt.has(i);
+      clauses.set(token, c);
+    });
+
+    const filters = {
+      year: year === null || year === undefined || year === '' ? null : Number(year),
+      category: category === null || category === undefined || category === '' ? null : String(category),
+      author: author === null || author === undefined || author === '' ? null : Number(author),
+    };
+    const categoryId = filters.category === null ? null
+      : entry.categories.findIndex(([code]) => code === filters.category);
+
+    // Scores of the documents matching every required token.
+    let scores = null; // Map doc → score; null = every document (no token)
+    const highlight = { exact: new Set(), prefixes: [] };
+    const matchedClauses = await Promise.all([...clauses].map(async ([token, c]) => {
+      const exact = await this.exact(entry, token);
+      const parts = [];
+      if (exact) parts.push({ postings: exact, weight: 1 });
+      if (c.prefix || !exact) {
+        for (const { postings } of await this.expand(entry, token)) parts.push({ postings, weight: prefixWeight });
+      }
+      return { token, ...c, exact: !!exact, parts };
+    }));
+    const tokenScores = (clause) => {
+      const best = new Map();
+      for (const { postings: { docs, impacts }, weight } of clause.parts) {
+        const w = weight * idf(docs.length) / 100;
+        for (let k = 0; k < docs.length; k++) {
+          const s = w * impacts[k];
+          const before = best.get(docs[k]);
+          if (before === undefined || s > before) best.set(docs[k], s);
+        }
+      }
+      return best;
+    };
+    const required = matchedClauses.filter((c) => c.required || matchedClauses.every((o) => !o.required));
+    const optional = matchedClauses.filter((c) => !required.includes(c));
+    for (const c of [...required, ...optional]) {
+      if (!c.parts.length) continue;
+      if (c.exact) highlight.exact.add(c.token);
+      if (c.prefix || !c.exact) highlight.prefixes.push(c.token);
+    }
+    if (required.length) {
+      const perToken = required.map(tokenScores);
+      // Intersect, smallest first; sum in query order for stable scores.
+      const order = perToken.map((m, i) => i).sort((a, b) => perToken[a].size - perToken[b].size);
+      scores = new Map();
+      for (const d of perToken[order[0]].keys()) {
+        if (order.every((i) => perToken[i].has(d))) {
+          let s = 0;
+          for (const m of perToken) s += m.get(d);
+          scores.set(d, s);
+        }
+      }
+      for (const c of optional) {
+        for (const [d, s] of tokenScores(c)) if (scores.has(d)) scores.set(d, scores.get(d) + s);
+      }
+      // Phrase boost: adjacent query tokens that are adjacent in a title.
+      const pairs = new Set();
+      for (let i = 0; i + 1 < sequence.length; i++) pairs.add(`${sequence[i].token} ${sequence[i + 1].token}`);
+      await Promise.all([...pairs].map(async (pair) => {
+        const p = await this.exact(entry, pair);
+        if (!p) return;
+        const w = idf(p.docs.length) / 100;
+        for (let k = 0; k < p.docs.length; k++) {
+          const d = p.docs[k];
+          if (scores.has(d)) scores.set(d, scores.get(d) + w * p.impacts[k]);
+        }
+      }));
+    } else if (filters.year === null && filters.category === null && filters.author === null) {
+      return { total: 0, results: [], facets: { years: [], categories: [], authors: [] }, tokens: [] };
+    }
+    const matched = scores ? [...scores.keys()] : Array.from({ length: N }, (_, d) => d);
+
+    // Facets: each counted over the matches with the other facets applied.
+    const years = entry.years;
+    const yearOf = (d) => {
+      let lo = 0;
+      let hi = years.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (years[mid][1] <= d) lo = mid + 1; else hi = mid;
+      }
+      return lo > 0 ? years[lo - 1][0] : null;
+    };
+    const facetOf = await this.facetsOf(entry, matched);
+    const yearCounts = new Map();
+    const categoryCounts = new Map();
+    const authorCounts = new Map();
+    const hits = [];
+    for (const d of matched) {
+      const y = yearOf(d);
+      const { categories, authors } = facetOf(d);
+      const okYear = filters.year === null || y === filters.year;
+      const okCategory = categoryId === null || categories.includes(categoryId);
+      const okAuthor = filters.author === null || authors.includes(filters.author);
+      if (okCategory && okAuthor) yearCounts.set(y, (yearCounts.get(y) ?? 0) + 1);
+      if (okYear && okAuthor) for (const c of new Set(categories)) categoryCounts.set(c, (categoryCounts.get(c) ?? 0) + 1);
+      if (okYear && okCategory) for (const a of new Set(authors)) authorCounts.set(a, (authorCounts.get(a) ?? 0) + 1);
+      if (okYear && okCategory && okAuthor) hits.push(d);
+    }
+    const score = (d) => (scores ? scores.get(d) : 0);
+    hits.sort((a, b) => score(b) - score(a) || a - b);
+
+    const facetYears = years
+      .filter(([y]) => yearCounts.has(y) || y === filters.year)
+      .map(([y]) => ({ value: y, count: yearCounts.get(y) ?? 0 }));
+    const facetCategories = entry.categories
+      .map(([code, name], id) => ({ id, value: code, name, count: categoryCounts.get(id) ?? 0 }))
+      .filter((c) => c.count > 0 || c.id === categoryId)
+      .sort((a, b) => b.count - a.count || compareCodePoints(a.value, b.value))
+      .map(({ value, name, count }) => ({ value, name, count }));
+    let topAuthors = [...authorCounts]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, this.authorFacets);
+    if (filters.author !== null && !topAuthors.some(([a]) => a === filters.author)) {
+      topAuthors.push([filters.author, authorCounts.get(filters.author) ?? 0]);
+    }
+    topAuthors = topAuthors.filter(([a]) => a >= 0 && a < entry.authors.count);
+
+    const page = hits.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit));
+    const [rowOf, nameOf] = await Promise.all([
+      this.metadataOf(entry, page),
+      this.authorNames(entry, topAuthors.map(([a]) => a)),
+    ]);
+    const isMatch = (t) => highlight.exact.has(t) || highlight.prefixes.some((p) => t.startsWith(p));
+    const papersUrl = entry.urls?.papers ?? '/papers/';
+    const results = page.map((d) => {
+      const [slug, title, y, authors, categories, abstract] = rowOf(d);
+      return {
+        id: d,
+        slug,
+        url: resolve(papersUrl + slug + '/', this.indexUrl),
+        title,
+        titleHtml: markHtml(title, highlightRanges(title, isMatch)),
+        year: y,
+        authors,
+        categories,
+        snippetHtml: snippetHtml(abstract ?? '', highlightRanges(abstract ?? '', isMatch), this.snippetChars),
+        score: score(d),
+      };
+    });
+    return {
+      total: hits.length,
+      results,
+      facets: {
+        years: facetYears,
+        categories: facetCategories,
+        authors: topAuthors.map(([a, count]) => ({ value: a, name: nameOf(a), count })),
+      },
+      tokens: sequence.map(({ token }) => token),
+    };
+  }
+}
