@@ -244,13 +244,14 @@ fn impacts(fields: &[String; 4], average: &[f64; 4]) -> Vec<(String, u32)> {
     out
 }
 
-/// Token count of each field of each document.
-fn field_lengths(texts: &[[String; 4]]) -> [f64; 4] {
-    let totals = texts
+/// Average token count of each field over all documents.
+fn average_lengths(corpus: &Corpus) -> [f64; 4] {
+    let totals = corpus
+        .papers
         .par_iter()
-        .map(|fields| {
+        .map(|paper| {
             let mut lengths = [0usize; 4];
-            for (f, text) in fields.iter().enumerate() {
+            for (f, text) in fields(corpus, paper).iter().enumerate() {
                 for_each_token(text, |_| lengths[f] += 1);
             }
             lengths
@@ -259,9 +260,12 @@ fn field_lengths(texts: &[[String; 4]]) -> [f64; 4] {
             || [0; 4],
             |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]],
         );
-    let n = texts.len().max(1) as f64;
+    let n = corpus.papers.len().max(1) as f64;
     totals.map(|t| t as f64 / n)
 }
+
+/// Documents whose token lists are made at once.
+const BATCH: usize = 8192;
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -303,21 +307,20 @@ const AUTHORS_PER_FILE: usize = 4096;
 /// settings give the same bytes.
 pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(String, Vec<u8>)> {
     let settings = config.search_settings;
-    let texts: Vec<[String; 4]> = corpus
-        .papers
-        .par_iter()
-        .map(|p| fields(corpus, p))
-        .collect();
-    let average = field_lengths(&texts);
-    let per_document: Vec<Vec<(String, u32)>> = texts
-        .par_iter()
-        .map(|fields| impacts(fields, &average))
-        .collect();
-    drop(texts);
+    let average = average_lengths(corpus);
+    // Documents in batches: impacts in parallel, postings appended in
+    // document order, so only one batch's token lists are alive at a time.
     let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-    for (doc, terms) in per_document.into_iter().enumerate() {
-        for (term, impact) in terms {
-            postings.entry(term).or_default().push((doc as u32, impact));
+    for (batch, papers) in corpus.papers.chunks(BATCH).enumerate() {
+        let per_document: Vec<Vec<(String, u32)>> = papers
+            .par_iter()
+            .map(|p| impacts(&fields(corpus, p), &average))
+            .collect();
+        for (offset, terms) in per_document.into_iter().enumerate() {
+            let doc = (batch * BATCH + offset) as u32;
+            for (term, impact) in terms {
+                postings.entry(term).or_default().push((doc, impact));
+            }
         }
     }
     let mut terms: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
