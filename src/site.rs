@@ -37,6 +37,25 @@ pub struct BuildOptions {
     pub keep_going: bool,
     /// Advanced once per rendered job; hidden unless the caller shows it.
     pub progress: Option<indicatif::ProgressBar>,
+    /// Parsed listings kept between builds (`vellum serve`): a listing
+    /// whose bytes are unchanged is not parsed again.
+    pub listing_cache: Option<std::sync::Arc<ListingCache>>,
+}
+
+/// Parsed listings by path, with the XXH3-64 hash of the bytes they were
+/// parsed from. Only files that parsed are kept; a build drops the entries
+/// of files that are gone.
+#[derive(Debug, Default)]
+pub struct ListingCache {
+    entries: std::sync::Mutex<std::collections::HashMap<PathBuf, (u64, crate::listing::Listing)>>,
+    parsed: std::sync::atomic::AtomicUsize,
+}
+
+impl ListingCache {
+    /// How many listings were parsed (not taken from the cache) so far.
+    pub fn parsed_count(&self) -> usize {
+        self.parsed.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// Wall time of each stage, in order.
@@ -145,7 +164,12 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         ));
     }
     let listings = timings.time("parse", || {
-        parse_listings(&inputs.seeds, root, &diagnostics)
+        parse_listings(
+            &inputs.seeds,
+            root,
+            options.listing_cache.as_deref(),
+            &diagnostics,
+        )
     });
     let content = timings.time("content", || {
         content::load(&inputs.content, options.drafts, &diagnostics)
@@ -461,10 +485,17 @@ fn read_templates(dir: &Path, root: &Path) -> Result<Vec<(String, PathBuf, Strin
 
 /// Reads and parses every listing in parallel, one file's bytes at a time
 /// per thread, so the raw listings are never all in memory; errors go to
-/// `diagnostics`.
-fn parse_listings(paths: &[PathBuf], root: &Path, diagnostics: &Diagnostics) -> Vec<ParsedListing> {
+/// `diagnostics`. With a `cache`, a file whose bytes hash as before is
+/// taken from it instead of being parsed.
+fn parse_listings(
+    paths: &[PathBuf],
+    root: &Path,
+    cache: Option<&ListingCache>,
+    diagnostics: &Diagnostics,
+) -> Vec<ParsedListing> {
+    use std::sync::atomic::Ordering;
     let dir = root.join("seeds");
-    paths
+    let parsed: Vec<(ParsedListing, u64, bool)> = paths
         .par_iter()
         .filter_map(|path| match read_file(path, &dir, root) {
             Ok(file) => Some(file),
@@ -473,15 +504,47 @@ fn parse_listings(paths: &[PathBuf], root: &Path, diagnostics: &Diagnostics) -> 
                 None
             }
         })
-        .filter_map(|(_, shown, bytes)| match listing::parse(&bytes) {
-            Ok(listing) => Some(ParsedListing {
-                file: shown,
-                listing,
-            }),
-            Err(e) => {
-                diagnostics.push(Diagnostic::error(&shown, e.line(), e.to_string()));
-                None
-            }
+        .filter_map(|(_, shown, bytes)| {
+            let hash = cache.map_or(0, |_| xxhash_rust::xxh3::xxh3_64(&bytes));
+            let cached = cache.and_then(|c| {
+                let entries = c.entries.lock().ok()?;
+                entries
+                    .get(&shown)
+                    .filter(|(h, _)| *h == hash)
+                    .map(|(_, listing)| listing.clone())
+            });
+            let fresh = cached.is_none();
+            let listing = match cached {
+                Some(listing) => listing,
+                None => {
+                    if let Some(c) = cache {
+                        c.parsed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    match listing::parse(&bytes) {
+                        Ok(listing) => listing,
+                        Err(e) => {
+                            diagnostics.push(Diagnostic::error(&shown, e.line(), e.to_string()));
+                            return None;
+                        }
+                    }
+                }
+            };
+            Some((
+                ParsedListing {
+                    file: shown,
+                    listing,
+                },
+                hash,
+                fresh,
+            ))
         })
-        .collect()
+        .collect();
+    if let Some(Ok(mut entries)) = cache.map(|c| c.entries.lock()) {
+        let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _, _)| &p.file).collect();
+        entries.retain(|file, _| present.contains(file));
+        for (p, hash, _) in parsed.iter().filter(|(_, _, fresh)| *fresh) {
+            entries.insert(p.file.clone(), (*hash, p.listing.clone()));
+        }
+    }
+    parsed.into_iter().map(|(p, _, _)| p).collect()
 }

@@ -237,3 +237,82 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
     let (status, _) = get(server.port, "/atom.xml");
     assert_eq!(status, 200);
 }
+
+/// Builds `root` in memory with `cache` (as `vellum serve` does) and, for
+/// comparison, afresh without one; the two must be byte-identical.
+fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::site::ListingCache>) {
+    use vellum::output::MemorySink;
+    use vellum::site::{build, BuildOptions};
+    let options = BuildOptions {
+        root: root.to_path_buf(),
+        listing_cache: Some(cache.clone()),
+        ..BuildOptions::default()
+    };
+    let mut cached = MemorySink::default();
+    let report = build(&options, &mut cached);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let mut fresh = MemorySink::default();
+    build(
+        &BuildOptions {
+            listing_cache: None,
+            ..options
+        },
+        &mut fresh,
+    );
+    assert_eq!(cached.site.len(), fresh.site.len());
+    for (file, bytes) in &fresh.site {
+        assert!(
+            cached.site.get(file) == Some(bytes),
+            "{file} differs from a full build"
+        );
+    }
+}
+
+#[test]
+fn rebuilds_with_the_listing_cache_equal_full_builds_and_parse_only_changed_listings() {
+    let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
+    let site = temp_site(
+        &[("olumide.txt", &olumide_listing()), ("mei.txt", other)],
+        "",
+    );
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::site::ListingCache::default());
+    cached_equals_fresh(root, &cache);
+    assert_eq!(cache.parsed_count(), 2, "first build parses everything");
+
+    // A listing edit: one file parsed again.
+    let edited = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("Routing Tokens", "Steering Tokens");
+    write(root, "seeds/olumide.txt", edited.as_bytes());
+    cached_equals_fresh(root, &cache);
+    assert_eq!(cache.parsed_count(), 3);
+
+    // A template, a content page, a new listing, a deleted listing.
+    let paper = root.join("themes/default/templates/paper.html");
+    let template = std::fs::read_to_string(&paper).unwrap().replace(
+        "<h2 id=\"abstract-heading\">Abstract</h2>",
+        "<h2 id=\"abstract-heading\">Summary</h2>",
+    );
+    std::fs::write(&paper, template).unwrap();
+    cached_equals_fresh(root, &cache);
+    assert_eq!(cache.parsed_count(), 3, "a template change parses nothing");
+    write(
+        root,
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n{{ papers(limit=1) }}\n",
+    );
+    cached_equals_fresh(root, &cache);
+    write(
+        root,
+        "seeds/sub/ana.txt",
+        &String::from_utf8_lossy(other)
+            .replace("Mei Lin", "Ana Lima")
+            .into_bytes(),
+    );
+    cached_equals_fresh(root, &cache);
+    assert_eq!(cache.parsed_count(), 4);
+    std::fs::remove_file(root.join("seeds/mei.txt")).unwrap();
+    cached_equals_fresh(root, &cache);
+    assert_eq!(cache.parsed_count(), 4, "a deletion parses nothing");
+}
