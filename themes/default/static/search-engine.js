@@ -32,9 +32,7 @@ function normalizeText(text) {
 
 /** Harman's S-stemmer, for words of more than 3 code points without a numeric character. */
 function stem(word) {
-  let count = 0;
-  for (const _ of word) if (++count > 3) break; // eslint-disable-line no-unused-vars
-  if (count <= 3 || NUMERIC_RE.test(word)) return word;
+  if ([...word].length <= 3 || NUMERIC_RE.test(word)) return word;
   if (word.endsWith('ies') && !word.endsWith('eies') && !word.endsWith('aies')) {
     return word.slice(0, -3) + 'y';
   }
@@ -164,16 +162,17 @@ function highlightRanges(text, isMatch) {
   let m;
   while ((m = re.exec(text)) !== null) {
     const span = m[0];
-    const pieces = span.split(SPLIT_HYPHEN_RE);
-    if (pieces.length > 1 && tokenize(pieces.filter((_, i) => i % 2 === 0).join('')).some(isMatch)) {
-      ranges.push([m.index, m.index + span.length]);
-      continue;
-    }
+    const pieces = span.split(SPLIT_HYPHEN_RE); // words at even positions, hyphens between
+    const found = [];
     let at = m.index;
     for (let i = 0; i < pieces.length; i++) {
-      const piece = pieces[i];
-      if (i % 2 === 0 && tokenize(piece).some(isMatch)) ranges.push([at, at + piece.length]);
-      at += piece.length;
+      if (i % 2 === 0 && tokenize(pieces[i]).some(isMatch)) found.push([at, at + pieces[i].length]);
+      at += pieces[i].length;
+    }
+    if (found.length) ranges.push(...found);
+    else if (pieces.length > 1 && tokenize(pieces.filter((_, i) => i % 2 === 0).join('')).some(isMatch)) {
+      // Only the compound's concatenation matched (a query like `finegrained`).
+      ranges.push([m.index, m.index + span.length]);
     }
   }
   return ranges;
@@ -257,12 +256,16 @@ export class SearchIndex {
   /**
    * @param {string} indexUrl URL of search/index.json (shards are resolved against it)
    * @param {(url: string) => Promise<object>} fetchJson loads and parses one JSON file
-   * @param {{prefixLimit?: number, authorFacets?: number, snippetChars?: number}} options
+   * @param {{prefixLimit?: number, minPrefix?: number, authorFacets?: number, snippetChars?: number}} options
+   *   prefixLimit: most frequent terms a prefix expands to (100); minPrefix: shortest
+   *   token (code points) expanded as a prefix (2); authorFacets: authors listed in
+   *   the author facet (20, plus the selected one); snippetChars: snippet length (240)
    */
   constructor(indexUrl, fetchJson = defaultFetchJson, options = {}) {
     this.indexUrl = indexUrl;
     this.fetchJson = fetchJson;
     this.prefixLimit = options.prefixLimit ?? DEFAULT_PREFIX_LIMIT;
+    this.minPrefix = options.minPrefix ?? 2;
     this.authorFacets = options.authorFacets ?? DEFAULT_AUTHOR_FACETS;
     this.snippetChars = options.snippetChars ?? SNIPPET_CHARS;
     this.files = new Map(); // url → Promise<object>
@@ -422,10 +425,12 @@ export class SearchIndex {
       clauses.set(token, c);
     });
 
+    const given = (v) => v !== null && v !== undefined && v !== '';
+    const integer = (v) => (given(v) && Number.isInteger(Number(v)) ? Number(v) : null);
     const filters = {
-      year: year === null || year === undefined || year === '' ? null : Number(year),
-      category: category === null || category === undefined || category === '' ? null : String(category),
-      author: author === null || author === undefined || author === '' ? null : Number(author),
+      year: integer(year),
+      category: given(category) ? String(category) : null,
+      author: integer(author),
     };
     const categoryId = filters.category === null ? null
       : entry.categories.findIndex(([code]) => code === filters.category);
@@ -437,7 +442,8 @@ export class SearchIndex {
       const exact = await this.exact(entry, token);
       const parts = [];
       if (exact) parts.push({ postings: exact, weight: 1 });
-      if (c.prefix || !exact) {
+      // Prefixes of one character would fetch a large part of a big index.
+      if ((c.prefix || !exact) && [...token].length >= this.minPrefix) {
         for (const { postings } of await this.expand(entry, token)) parts.push({ postings, weight: prefixWeight });
       }
       return { token, ...c, exact: !!exact, parts };
@@ -523,21 +529,25 @@ export class SearchIndex {
     const score = (d) => (scores ? scores.get(d) : 0);
     hits.sort((a, b) => score(b) - score(a) || a - b);
 
+    // A selected value is always listed (so that it can be unselected).
     const facetYears = years
       .filter(([y]) => yearCounts.has(y) || y === filters.year)
       .map(([y]) => ({ value: y, count: yearCounts.get(y) ?? 0 }));
+    if (filters.year !== null && !facetYears.some((f) => f.value === filters.year)) {
+      facetYears.push({ value: filters.year, count: 0 });
+    }
     const facetCategories = entry.categories
       .map(([code, name], id) => ({ id, value: code, name, count: categoryCounts.get(id) ?? 0 }))
       .filter((c) => c.count > 0 || c.id === categoryId)
       .sort((a, b) => b.count - a.count || compareCodePoints(a.value, b.value))
       .map(({ value, name, count }) => ({ value, name, count }));
+    if (categoryId === -1) facetCategories.push({ value: filters.category, name: filters.category, count: 0 });
     let topAuthors = [...authorCounts]
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, this.authorFacets);
     if (filters.author !== null && !topAuthors.some(([a]) => a === filters.author)) {
       topAuthors.push([filters.author, authorCounts.get(filters.author) ?? 0]);
     }
-    topAuthors = topAuthors.filter(([a]) => a >= 0 && a < entry.authors.count);
 
     const page = hits.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit));
     const [rowOf, nameOf] = await Promise.all([

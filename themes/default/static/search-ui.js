@@ -110,10 +110,10 @@ function start(root) {
     // Every text from the index is escaped: titleHtml and snippetHtml are
     // built escaped by the engine, the rest here.
     item.innerHTML = `<a class="search-hit" role="option" id="${id}" href="${escapeHtml(result.url)}"`
-      + ` tabindex="-1" aria-selected="false" aria-labelledby="${id}-title" aria-describedby="${id}-meta ${id}-snippet">`
-      + `<span class="search-hit-title" id="${id}-title">${result.titleHtml}</span>`
-      + `<span class="search-hit-meta" id="${id}-meta">${meta}</span>`
-      + `<span class="search-hit-snippet" id="${id}-snippet">${result.snippetHtml}</span></a>`;
+      + ` tabindex="-1" aria-selected="false">`
+      + `<span class="search-hit-title">${result.titleHtml}</span>`
+      + `<span class="search-hit-meta">${meta}</span>`
+      + `<span class="search-hit-snippet">${result.snippetHtml}</span></a>`;
     item.firstElementChild.addEventListener('mousemove', () => { if (active !== n) setActive(n, false); });
     return item;
   }
@@ -122,7 +122,10 @@ function start(root) {
     const focused = document.activeElement?.closest?.('.search-facet-button');
     const focusKey = focused ? `${focused.dataset.facet}=${focused.dataset.value}` : null;
     facetsBox.textContent = '';
-    if (!facets || (!total && !hasFilters())) return;
+    if (!facets || (!total && !hasFilters())) {
+      if (focusKey) input.focus();
+      return;
+    }
     const groups = [
       ['year', facets.years.map((f) => ({ value: String(f.value), label: String(f.value), count: f.count }))],
       ['category', facets.categories.map((f) => ({ value: f.value, label: f.name, code: f.value, count: f.count }))],
@@ -146,9 +149,9 @@ function start(root) {
       facetsBox.append(group);
     }
     if (focusKey) {
-      for (const button of facetsBox.querySelectorAll('.search-facet-button')) {
-        if (`${button.dataset.facet}=${button.dataset.value}` === focusKey) button.focus();
-      }
+      const same = [...facetsBox.querySelectorAll('.search-facet-button')]
+        .find((button) => `${button.dataset.facet}=${button.dataset.value}` === focusKey);
+      (same ?? input).focus();
     }
   }
 

@@ -1,0 +1,310 @@
+// Tests of themes/default/static/search-engine.js against the token vectors
+// and against built sites' search indexes.
+//   VELLUM_SEARCH_SITE=<public dir> VELLUM_SEARCH_TINY=<public dir, tiny shards> node --test tests/search/
+// The index tests are skipped when the variables are unset.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  tokenize, decodeNumbers, compareCodePoints, escapeHtml, SearchIndex,
+} from '../../themes/default/static/search-engine.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const SITE = process.env.VELLUM_SEARCH_SITE;
+const TINY = process.env.VELLUM_SEARCH_TINY;
+const ORIGIN = 'http://site.test';
+
+/** An index over a public dir, served as if at ORIGIN; records the files fetched. */
+function openIndex(dir) {
+  const fetched = [];
+  const fetchJson = async (url) => {
+    const path = decodeURIComponent(new URL(url).pathname);
+    fetched.push(path);
+    return JSON.parse(await readFile(join(dir, path), 'utf8'));
+  };
+  return { index: new SearchIndex(`${ORIGIN}/search/index.json`, fetchJson), fetched };
+}
+
+/** Kind of a fetched index file: index, t, f, m or a. */
+const kind = (path) => (path.endsWith('/index.json') ? 'index' : path.split('/').pop()[0]);
+
+const SERVERLESS_MOE = 'Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing';
+
+test('tokenizer reproduces every vector of tokens.json', async () => {
+  const vectors = JSON.parse(await readFile(join(here, 'tokens.json'), 'utf8'));
+  assert.ok(vectors.length >= 20);
+  for (const [input, expected] of vectors) assert.deepEqual(tokenize(input), expected, input);
+});
+
+test('numbers decode least significant digit first', () => {
+  assert.deepEqual(decodeNumbers('AfgBkDgywe'), [0, 31, 32, 100, 1000000]);
+  assert.deepEqual(decodeNumbers(''), []);
+  assert.throws(() => decodeNumbers('g'));
+});
+
+test('strings compare in code-point (UTF-8 byte) order', () => {
+  assert.ok(compareCodePoints('a', 'b') < 0);
+  assert.ok(compareCodePoints('learn', 'learn model') < 0);
+  // U+FF21 sorts before U+1F600 in UTF-8, after it in UTF-16 units.
+  assert.ok(compareCodePoints('\uff21', '\u{1f600}') < 0);
+  assert.equal(compareCodePoints('\u{1f600}', '\u{1f600}'), 0);
+});
+
+test('HTML escaping', () => {
+  assert.equal(escapeHtml(`<a href="x">&'</a>`), '&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;');
+});
+
+/** Encodes numbers as the Rust builder does (encode_number). */
+function encodeNumbers(numbers) {
+  const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef';
+  const more = 'ghijklmnopqrstuvwxyz0123456789-_';
+  let out = '';
+  for (let n of numbers) {
+    while (n >= 32) { out += more[n % 32]; n = Math.floor(n / 32); }
+    out += last[n];
+  }
+  return out;
+}
+
+test('number encoding round trip', () => {
+  const numbers = [0, 1, 31, 32, 33, 1023, 1024, 99999, 2 ** 40];
+  assert.deepEqual(decodeNumbers(encodeNumbers(numbers)), numbers);
+});
+
+/** A hand-made index: two documents, terms split over three shards. */
+function syntheticIndex() {
+  const postings = (pairs) => encodeNumbers(pairs.flatMap(([d, i], k) => [k ? d - pairs[k - 1][0] : d, i]));
+  const files = {
+    'index.json': {
+      version: 1,
+      documents: 2,
+      prefix_weight: 0.7,
+      terms: [['', 't0.json'], ['ranker', 't1.json'], ['ranking', 't2.json']],
+      facets: { documents: 1, files: ['f0.json', 'f1.json'] },
+      metadata: { documents: 1, files: ['m0.json', 'm1.json'] },
+      authors: { count: 2, per_file: 4096, files: ['a0.json'] },
+      years: [[2024, 0]],
+      categories: [['cs.XX', 'X <y>']],
+      urls: { papers: '/sub/papers/' },
+    },
+    // Integer-like keys first, as a JSON object may list them in any order.
+    't0.json': { terms: { 2: postings([[1, 100]]), b: postings([[0, 400]]), bold: postings([[0, 300]]),
+      model: postings([[1, 300]]), rank: postings([[1, 300]]) } },
+    't1.json': { terms: { ranker: postings([[0, 200]]) } },
+    't2.json': { terms: { ranking: postings([[0, 300]]), 'ranking b': postings([[0, 300]]) } },
+    'f0.json': { documents: [encodeNumbers([1, 0, 0])] },
+    'f1.json': { documents: [encodeNumbers([0, 1])] },
+    'm0.json': { documents: [['ranking', 'Ranking <b>bold</b> & rankers', 2024, ['Ana <Lima>'], ['cs.XX'],
+      'About <script>alert(1)</script> bold things.']] },
+    'm1.json': { documents: [['rank', 'Rank 2 models', 2024, ['Ben'], [], '']] },
+    'a0.json': { authors: ['Ana <Lima>', 'Ben'] },
+  };
+  const fetched = [];
+  const index = new SearchIndex(`${ORIGIN}/sub/search/index.json`, async (url) => {
+    const name = new URL(url).pathname.replace('/sub/search/', '');
+    fetched.push(name);
+    if (!files[name]) throw new Error(`404 ${url}`);
+    return structuredClone(files[name]);
+  });
+  return { index, fetched };
+}
+
+test('synthetic index: escaping, highlights, prefixes across shards', async () => {
+  const { index, fetched } = syntheticIndex();
+  const bold = await index.search('bold');
+  assert.equal(bold.total, 1);
+  const [hit] = bold.results;
+  assert.equal(hit.titleHtml, 'Ranking &lt;b&gt;<mark>bold</mark>&lt;/b&gt; &amp; rankers');
+  assert.equal(hit.snippetHtml, 'About &lt;script&gt;alert(1)&lt;/script&gt; <mark>bold</mark> things.');
+  assert.equal(hit.url, `${ORIGIN}/sub/papers/ranking/`);
+  assert.deepEqual(bold.facets.authors, [{ value: 0, name: 'Ana <Lima>', count: 1 }]);
+  assert.deepEqual(bold.facets.categories, [{ value: 'cs.XX', name: 'X <y>', count: 1 }]);
+  assert.deepEqual(bold.facets.years, [{ value: 2024, count: 1 }]);
+  assert.deepEqual(fetched, ['index.json', 't0.json', 'f0.json', 'm0.json', 'a0.json']);
+
+  // `rank`: the exact term (document 1) and, by prefix over the next two
+  // shards, `ranker` and `ranking` (document 0) but not the bigram `ranking b`.
+  const rank = await index.search('rank');
+  assert.deepEqual(rank.results.map((r) => r.id), [1, 0]);
+  assert.ok(rank.results[0].score > rank.results[1].score);
+  assert.equal(rank.results[1].titleHtml, '<mark>Ranking</mark> &lt;b&gt;bold&lt;/b&gt; &amp; <mark>rankers</mark>');
+  assert.ok(fetched.includes('t1.json') && fetched.includes('t2.json'));
+  // A token that is not last matches exactly when it can: `rank 2`.
+  const rank2 = await index.search('rank 2');
+  assert.deepEqual(rank2.results.map((r) => r.id), [1]);
+  // AND: `bold model` is in no document.
+  assert.equal((await index.search('bold model')).total, 0);
+  // Phrase boost: `ranking b` adds the bigram's score.
+  const phrase = await index.search('ranking b');
+  const reversed = await index.search('b ranking');
+  assert.equal(phrase.total, 1);
+  assert.ok(phrase.results[0].score > reversed.results[0].score);
+  // Filters: a facet value outside the results stays listed, with 0.
+  const other = await index.search('bold', { year: 1999 });
+  assert.equal(other.total, 0);
+  assert.deepEqual(other.facets.years, [{ value: 2024, count: 1 }, { value: 1999, count: 0 }]);
+  const byBen = await index.search('rank', { author: 1 });
+  assert.deepEqual(byBen.results.map((r) => r.id), [1]);
+  assert.deepEqual(byBen.facets.authors.map((a) => [a.name, a.count]), [['Ana <Lima>', 1], ['Ben', 1]]);
+  // No token and no filter: nothing; filters alone list their documents.
+  assert.equal((await index.search('the of')).total, 0);
+  assert.equal((await index.search('', { category: 'cs.XX' })).total, 1);
+  // Every file fetched once.
+  assert.equal(fetched.length, new Set(fetched).size);
+});
+
+/** The query cases run against both indexes. */
+async function runCases(dir) {
+  const { index, fetched } = openIndex(dir);
+  const out = {};
+  out.serverless = await index.search('serverless moe');
+  out.mixture2025 = await index.search('mixture experts', { year: 2025 });
+  out.xiaowen = await index.search('xiaowen');
+  out.xiaowenMore = await index.search('xiaowen', { offset: 10 });
+  out.zoe = await index.search('zoe');
+  out.sched = await index.search('sched');
+  out.schedDc = await index.search('sched', { category: 'cs.DC' });
+  out.models = await index.search('training models', { limit: 30 });
+  out.none = await index.search('serverless xyzzyqq');
+  return { out, fetched, index };
+}
+
+const corpusTitles2025 = async (dir) => {
+  const corpus = JSON.parse(await readFile(join(dir, 'corpus.json'), 'utf8'));
+  return corpus.papers.filter((p) => p.year === 2025).map((p) => p.title).sort();
+};
+
+test('queries on the default index', { skip: !SITE && 'VELLUM_SEARCH_SITE is unset' }, async (t) => {
+  const { out } = await runCases(SITE);
+
+  await t.test('serverless moe ranks the serverless MoE paper first', () => {
+    assert.ok(out.serverless.total >= 1);
+    const first = out.serverless.results[0];
+    assert.equal(first.title, SERVERLESS_MOE);
+    assert.match(first.titleHtml, /<mark>Serverless<\/mark>/);
+    assert.match(first.snippetHtml, /<mark>/);
+    assert.equal(first.url, `${ORIGIN}/papers/${first.slug}/`);
+    assert.equal(first.year, 2025);
+  });
+
+  await t.test('mixture experts in 2025 gives the two 2025 papers', async () => {
+    const titles = await corpusTitles2025(SITE);
+    assert.equal(titles.length, 2);
+    assert.equal(out.mixture2025.total, 2);
+    assert.deepEqual(out.mixture2025.results.map((r) => r.title).sort(), titles);
+    assert.deepEqual(out.mixture2025.results.map((r) => r.year), [2025, 2025]);
+    // The year facet counts ignore the year filter itself.
+    const years = Object.fromEntries(out.mixture2025.facets.years.map((f) => [f.value, f.count]));
+    assert.equal(years[2025], 2);
+    assert.ok(years[2024] > 0);
+  });
+
+  await t.test('xiaowen gives Xiaowen Chu\'s 18 papers', () => {
+    assert.equal(out.xiaowen.total, 18);
+    assert.equal(out.xiaowen.results.length, 10);
+    const author = out.xiaowen.facets.authors.find((a) => a.name === 'Xiaowen Chu');
+    assert.ok(author, 'author facet lists Xiaowen Chu');
+    assert.equal(author.count, 18);
+    for (const r of out.xiaowen.results) assert.ok(r.authors.includes('Xiaowen Chu'), r.title);
+    // Equal scores: document id order; the next page continues it.
+    const ids = [...out.xiaowen.results, ...out.xiaowenMore.results].map((r) => r.id);
+    assert.equal(ids.length, 18);
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.equal(new Set(ids).size, 18);
+  });
+
+  await t.test('zoe finds the Zoë Chen paper', () => {
+    assert.equal(out.zoe.results[0]?.title, 'Accents in Author Names');
+    assert.ok(out.zoe.results[0].authors.includes('Zoë Chen'));
+    assert.deepEqual(out.zoe.facets.authors.map((a) => a.name), ['Zoë Chen']);
+  });
+
+  await t.test('sched finds scheduling papers by prefix', () => {
+    assert.ok(out.sched.total >= 2);
+    const titles = out.sched.results.map((r) => r.title);
+    assert.ok(titles.some((title) => /scheduling/i.test(title)), titles.join('\n'));
+    assert.ok(out.sched.results.some((r) => /<mark>Scheduling<\/mark>/.test(r.titleHtml)));
+  });
+
+  await t.test('a category facet filters the results and keeps its own counts', () => {
+    const dc = out.sched.facets.categories.find((c) => c.value === 'cs.DC');
+    assert.ok(dc);
+    assert.equal(out.schedDc.total, dc.count);
+    assert.ok(out.schedDc.total < out.sched.total);
+    for (const r of out.schedDc.results) assert.ok(r.categories.includes('cs.DC'));
+    assert.deepEqual(out.schedDc.facets.categories, out.sched.facets.categories);
+  });
+
+  await t.test('every query token must match', () => {
+    assert.equal(out.none.total, 0);
+    assert.deepEqual(out.none.results, []);
+  });
+
+  await t.test('results are sorted by score, then document id', () => {
+    const r = out.models.results;
+    assert.ok(r.length > 1);
+    for (let i = 1; i < r.length; i++) {
+      assert.ok(r[i - 1].score > r[i].score || (r[i - 1].score === r[i].score && r[i - 1].id < r[i].id));
+    }
+  });
+
+  await t.test('a one-result query fetches the entry, term, facet, one metadata and the author-name shard', async () => {
+    const { index, fetched } = openIndex(SITE);
+    const answer = await index.search('accents');
+    assert.equal(answer.total, 1);
+    // The author facet needs the author names: one a- shard.
+    assert.deepEqual(fetched.map(kind), ['index', 't', 'f', 'm', 'a']);
+    // A second query re-fetches nothing already cached.
+    await index.search('accents author');
+    assert.equal(fetched.length, 5);
+  });
+});
+
+test('tiny shards give the same answers', { skip: (!SITE || !TINY) && 'VELLUM_SEARCH_SITE or VELLUM_SEARCH_TINY is unset' }, async () => {
+  const normal = await runCases(SITE);
+  const tiny = await runCases(TINY);
+  for (const name of Object.keys(normal.out)) {
+    assert.deepEqual(tiny.out[name], normal.out[name], name);
+  }
+  const kinds = (fetched) => {
+    const count = {};
+    for (const path of new Set(fetched)) count[kind(path)] = (count[kind(path)] ?? 0) + 1;
+    return count;
+  };
+  const n = kinds(normal.fetched);
+  const k = kinds(tiny.fetched);
+  assert.equal(n.t, 1);
+  assert.ok(k.t >= 3, `tiny fetched ${k.t} term shards`);
+  assert.ok(k.m >= 3, `tiny fetched ${k.m} metadata shards`);
+  assert.ok(k.f >= 2, `tiny fetched ${k.f} facet shards`);
+  // Files are fetched once each.
+  assert.equal(tiny.fetched.length, new Set(tiny.fetched).size);
+  // Not every shard: only those the queries needed.
+  const entry = await tiny.index.entry();
+  assert.ok(k.t < entry.terms.length, `${k.t} of ${entry.terms.length} term shards`);
+});
+
+test('prefix expansion follows terms across shard boundaries', { skip: !TINY && 'VELLUM_SEARCH_TINY is unset' }, async () => {
+  const { index, fetched } = openIndex(TINY);
+  const entry = await index.entry();
+  // A shard boundary inside a run of terms sharing a prefix: the prefix of a
+  // shard's first term that the previous shard also holds.
+  let probe = null;
+  for (let i = 1; i < entry.terms.length && !probe; i++) {
+    const first = entry.terms[i][0].split(' ')[0];
+    const previous = await index.termShard(entry, i - 1);
+    for (let len = first.length - 1; len >= 2 && !probe; len--) {
+      const prefix = first.slice(0, len);
+      if (previous.sorted.some((t) => t.startsWith(prefix) && t !== prefix && !t.includes(' '))
+        && tokenize(prefix).join() === prefix) probe = prefix;
+    }
+  }
+  assert.ok(probe, "no shard boundary inside a prefix run");
+  const normal = await openIndex(SITE ?? TINY).index.search(probe, { limit: 50 });
+  const split = await index.search(probe, { limit: 50 });
+  assert.ok(split.total > 0, probe);
+  assert.deepEqual(split, normal, probe);
+  assert.ok(new Set(fetched.filter((p) => kind(p) === 't')).size >= 2);
+});
