@@ -81,7 +81,6 @@ impl Job {
                 | Job::PaperExport(..)
                 | Job::AuthorBib(_)
                 | Job::CorpusJson
-                | Job::Search
         )
     }
 }
