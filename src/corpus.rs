@@ -200,6 +200,30 @@ pub struct Corpus {
     pub years: Vec<Year>,
 }
 
+impl Corpus {
+    /// A paper's author names for citing and searching: the complete list
+    /// when an override gives one, else the listing owners' names.
+    pub fn author_names<'a>(&'a self, paper: &'a Paper) -> Vec<&'a str> {
+        match &paper.details.complete_authors {
+            Some(names) => names.iter().map(String::as_str).collect(),
+            None => paper
+                .authors
+                .iter()
+                .map(|&a| self.authors[a].name.as_str())
+                .collect(),
+        }
+    }
+
+    /// A paper's category codes, primary first.
+    pub fn category_codes<'a>(&'a self, paper: &Paper) -> Vec<&'a str> {
+        paper
+            .categories
+            .iter()
+            .map(|&c| self.categories[c].code.as_str())
+            .collect()
+    }
+}
+
 /// A paper while merging: its records as (listing index, record index),
 /// first the chosen one.
 struct Draft {

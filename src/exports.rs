@@ -59,19 +59,8 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
             family: parts.family,
         }
     };
-    let authors: Vec<Person> = match &paper.details.complete_authors {
-        Some(names) => names.iter().map(|n| person(n)).collect(),
-        None => paper
-            .authors
-            .iter()
-            .map(|&a| person(&corpus.authors[a].name))
-            .collect(),
-    };
-    let categories: Vec<&str> = paper
-        .categories
-        .iter()
-        .map(|&c| corpus.categories[c].code.as_str())
-        .collect();
+    let authors: Vec<Person> = corpus.author_names(paper).into_iter().map(person).collect();
+    let categories = corpus.category_codes(paper);
     let url = site.urls.permalink(&Route::Paper {
         slug: paper.slug.clone(),
     });
@@ -181,19 +170,8 @@ pub fn corpus_json(site: &Site) -> Vec<u8> {
                 title_latex: &p.title.source,
                 abstract_text: &p.abstract_text.plain,
                 year: p.year,
-                categories: p
-                    .categories
-                    .iter()
-                    .map(|&c| corpus.categories[c].code.as_str())
-                    .collect(),
-                authors: match &p.details.complete_authors {
-                    Some(names) => names.iter().map(String::as_str).collect(),
-                    None => p
-                        .authors
-                        .iter()
-                        .map(|&a| corpus.authors[a].name.as_str())
-                        .collect(),
-                },
+                categories: corpus.category_codes(p),
+                authors: corpus.author_names(p),
                 authors_complete: p.details.complete_authors.is_some(),
                 arxiv_id: p.details.arxiv_id.as_deref(),
                 doi: p.details.doi.as_deref(),

@@ -177,15 +177,7 @@ pub fn encode_number(mut n: u64, out: &mut String) {
 
 /// The texts of a document's four fields.
 fn fields(corpus: &Corpus, paper: &Paper) -> [String; 4] {
-    let authors = match &paper.details.complete_authors {
-        Some(names) => names.join(" "),
-        None => paper
-            .authors
-            .iter()
-            .map(|&a| corpus.authors[a].name.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-    };
+    let authors = corpus.author_names(paper).join(" ");
     let categories = paper
         .categories
         .iter()
@@ -404,25 +396,12 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
             let documents: Vec<serde_json::Value> = chunk
                 .iter()
                 .map(|paper| {
-                    let authors: Vec<&str> = match &paper.details.complete_authors {
-                        Some(names) => names.iter().map(String::as_str).collect(),
-                        None => paper
-                            .authors
-                            .iter()
-                            .map(|&a| corpus.authors[a].name.as_str())
-                            .collect(),
-                    };
-                    let categories: Vec<&str> = paper
-                        .categories
-                        .iter()
-                        .map(|&c| corpus.categories[c].code.as_str())
-                        .collect();
                     serde_json::json!([
                         paper.slug,
                         paper.title.plain,
                         paper.year,
-                        authors,
-                        categories,
+                        corpus.author_names(paper),
+                        corpus.category_codes(paper),
                         excerpt(&paper.abstract_text.plain, settings.excerpt_chars),
                     ])
                 })

@@ -13,20 +13,8 @@ use std::process::Command;
 
 /// The tool at `path`, or `None` (skip) outside CI; panics in CI.
 fn tool(path: PathBuf, what: &str) -> Option<PathBuf> {
-    if path.exists() {
-        return Some(path);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{what} is missing at {}: run .ci/run, which installs it",
-            path.display()
-        );
-    }
-    eprintln!(
-        "skipped: {what} is missing at {} (run `npm ci` in tests/browser, install chromium)",
-        path.display()
-    );
-    None
+    let present = path.exists();
+    common::tool_present(present, &format!("{what} at {}", path.display())).then_some(path)
 }
 
 fn built_site() -> (tempfile::TempDir, PathBuf) {

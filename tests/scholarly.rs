@@ -500,36 +500,24 @@ fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
 
 #[test]
 fn every_csl_export_renders_with_citeproc_js() {
-    let module = project().join("tests/cite/node_modules/citeproc");
-    if !module.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "citeproc is missing: run .ci/run, which runs `npm ci` in tests/cite"
-        );
-        eprintln!("skipped: run `npm ci` in tests/cite for citeproc-js");
+    let citeproc = project().join("tests/cite/node_modules/citeproc");
+    if !tool_present(
+        have_node() && citeproc.exists(),
+        "node or citeproc (npm ci in tests/cite)",
+    ) {
         return;
     }
     let site = bundled_copy();
-    let out = vellum(
-        &["build", "--root", site.path().to_str().unwrap(), "--quiet"],
-        &[],
-    );
-    assert!(out.status.success());
-    let public = site.path().join("public");
+    let public = build_to_disk(site.path());
     let papers = std::fs::read_dir(public.join("papers")).unwrap().count();
     assert_eq!(papers, 36);
-    let run = std::process::Command::new("node")
-        .args(["--test", "tests/cite/"])
-        .current_dir(project())
-        .env("VELLUM_SITE", &public)
-        .env("VELLUM_PAPERS", papers.to_string())
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&run.stderr)
+    let count = papers.to_string();
+    let report = node(
+        &["--test", "tests/cite/"],
+        &[
+            ("VELLUM_SITE", public.as_os_str()),
+            ("VELLUM_PAPERS", count.as_ref()),
+        ],
     );
     assert!(report.contains("# pass 3"), "{report}");
 }

@@ -200,52 +200,20 @@ fn search_can_be_switched_off() {
         .contains("header-search"));
 }
 
-/// Builds `dir` with the binary into `dir/public`.
-fn build_to_disk(dir: &std::path::Path) -> std::path::PathBuf {
-    let out = vellum(&["build", "--root", dir.to_str().unwrap(), "--quiet"], &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir.join("public")
-}
-
-/// Whether `program` runs; outside CI a missing tool skips the test, in CI it fails.
-fn have(program: &str, what: &str) -> bool {
-    let found = std::process::Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{what} is missing: .ci/run installs it"
-        );
-        eprintln!("skipped: {what} is missing");
-    }
-    found
-}
-
 #[test]
 fn search_engine_under_node() {
-    if !have("node", "Node.js") {
+    if !tool_present(have_node(), "Node.js") {
         return;
     }
     let default = bundled_with_zoe("");
     let tiny = bundled_with_zoe(TINY);
-    let run = std::process::Command::new("node")
-        .args(["--test", "tests/search/"])
-        .current_dir(project())
-        .env("VELLUM_SEARCH_SITE", build_to_disk(default.path()))
-        .env("VELLUM_SEARCH_TINY", build_to_disk(tiny.path()))
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&run.stderr)
+    let (default, tiny) = (build_to_disk(default.path()), build_to_disk(tiny.path()));
+    let report = node(
+        &["--test", "tests/search/"],
+        &[
+            ("VELLUM_SEARCH_SITE", default.as_os_str()),
+            ("VELLUM_SEARCH_TINY", tiny.as_os_str()),
+        ],
     );
     assert!(
         report.contains("# fail 0") && report.contains("# skipped 0"),
@@ -257,28 +225,13 @@ fn search_engine_under_node() {
 fn search_page_end_to_end_in_chromium() {
     let playwright = project().join("tests/browser/node_modules/playwright-core");
     let chromium = std::path::Path::new("/usr/bin/chromium");
-    if !playwright.exists() || !chromium.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "playwright-core or chromium is missing: .ci/run installs them"
-        );
-        eprintln!(
-            "skipped: playwright-core (npm ci in tests/browser) or /usr/bin/chromium missing"
-        );
+    if !tool_present(
+        have_node() && playwright.exists() && chromium.exists(),
+        "node, playwright-core (npm ci in tests/browser) or /usr/bin/chromium",
+    ) {
         return;
     }
     let site = bundled_with_zoe("");
     let public = build_to_disk(site.path());
-    let run = std::process::Command::new("node")
-        .arg("tests/browser/search.mjs")
-        .arg(&public)
-        .current_dir(project())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    node(&["tests/browser/search.mjs", public.to_str().unwrap()], &[]);
 }

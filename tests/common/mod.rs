@@ -148,3 +148,53 @@ pub fn resolve(
         LinkTarget::Internal { file, .. } => Err(format!("{link} → {file} does not exist")),
     }
 }
+
+/// Whether a tool a test needs is present. Outside CI a missing tool skips
+/// the test (false, with a notice); in CI (`CI` set) it fails the test.
+pub fn tool_present(present: bool, what: &str) -> bool {
+    if !present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is missing: run .ci/run, which installs it"
+        );
+        eprintln!("skipped: {what} is missing (.ci/run installs it)");
+    }
+    present
+}
+
+/// Builds the site at `dir` with the binary into `dir/public`.
+pub fn build_to_disk(dir: &Path) -> PathBuf {
+    let out = vellum(&["build", "--root", dir.to_str().unwrap(), "--quiet"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join("public")
+}
+
+/// Runs `node` with `args` in the project directory and `env`; fails the
+/// test with node's output unless it succeeds; returns its stdout.
+pub fn node(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> String {
+    let mut command = Command::new("node");
+    command.args(args).current_dir(project());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let run = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    stdout
+}
+
+/// Whether `node` runs.
+pub fn have_node() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
