@@ -116,16 +116,29 @@ pub fn citation_key(first_author_family: &str, year: u16, title_identity: &str) 
     format!("{family}{year}{word}")
 }
 
-/// Collapses every run of whitespace (newlines included) into one space and trims.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// Collapses every run of whitespace (newlines included) into one space
+/// and trims; text that is already so (plain renderings are) is borrowed.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    let folded = !s.starts_with(' ')
+        && !s.ends_with(' ')
+        && !s.contains("  ")
+        && !s.contains(|c: char| c.is_whitespace() && c != ' ');
+    if folded {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(s.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// Escapes plain text for a braced BibTeX field: every LaTeX special character
 /// becomes a command or escape, so the result has balanced braces.
 fn latex_plain(s: &str) -> String {
-    let mut out = String::new();
-    for c in one_line(s).chars() {
+    let line = one_line(s);
+    let special = |c: char| "\\{}<>^~%&#_$".contains(c);
+    if !line.contains(special) {
+        return line.into_owned();
+    }
+    let mut out = String::with_capacity(line.len() + 16);
+    for c in line.chars() {
         match c {
             '\\' => out.push_str("\\textbackslash{}"),
             '{' => out.push_str("\\textbraceleft{}"),
@@ -342,7 +355,7 @@ fn bib_name(p: &Person) -> String {
     } else {
         family
     };
-    let mut name = one_line(&format!("{} {family}", latex_plain(&p.particles)));
+    let mut name = one_line(&format!("{} {family}", latex_plain(&p.particles))).into_owned();
     if !p.given.trim().is_empty() {
         name.push_str(", ");
         name.push_str(&latex_plain(&p.given));
@@ -408,7 +421,7 @@ pub fn bibtex(r: &CiteRecord) -> String {
 
 /// One person as RIS wants it: `von Last, First` (`Last` alone without given name).
 fn ris_name(p: &Person) -> String {
-    let family = one_line(&format!("{} {}", p.particles, p.family));
+    let family = one_line(&format!("{} {}", p.particles, p.family)).into_owned();
     match one_line(&p.given) {
         given if given.is_empty() => family,
         given => format!("{family}, {given}"),
