@@ -180,6 +180,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         let corpus = Corpus::build(&listings, taxonomy, &variants, &diagnostics);
         overrides::apply(corpus, &content.overrides, &diagnostics)
     });
+    // The corpus holds its own copies of what it keeps: the parsed listings
+    // (every record, abstracts repeated across co-authors) can go.
+    drop(listings);
     report.counts = [
         corpus.papers.len(),
         corpus.authors.len(),
