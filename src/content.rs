@@ -150,41 +150,55 @@ pub fn shortcode_placeholder(n: usize) -> String {
 }
 
 /// Replaces each line that is a `{{ papers(...) }}` shortcode with its
-/// placeholder (as an HTML block of its own). Returns the new Markdown and
-/// the parsed shortcodes. Errors: a [`Diagnostic`] at the shortcode's line
-/// for an unknown argument or a value of the wrong kind.
+/// placeholder (as an HTML block of its own). Returns the new Markdown, the
+/// parsed shortcodes, and a [`Diagnostic`] for each malformed shortcode
+/// (an unknown argument, a value of the wrong kind, a line that starts a
+/// shortcode but does not close it), whose line is left out of the page.
 fn extract_shortcodes(
     markdown: &str,
     first_line: usize,
     file: &Path,
-) -> Result<(String, Vec<PaperQuery>), Diagnostic> {
+) -> (String, Vec<PaperQuery>, Vec<Diagnostic>) {
     if !markdown.contains("{{") {
-        return Ok((markdown.to_string(), Vec::new()));
+        return (markdown.to_string(), Vec::new(), Vec::new());
     }
     let mut out = String::with_capacity(markdown.len());
     let mut queries = Vec::new();
+    let mut errors = Vec::new();
     for (index, line) in markdown.split_inclusive('\n').enumerate() {
-        let args = line
-            .trim()
+        let trimmed = line.trim();
+        let opened = trimmed
             .strip_prefix("{{")
-            .and_then(|l| l.strip_suffix("}}"))
-            .map(str::trim)
-            .and_then(|l| l.strip_prefix("papers("))
-            .and_then(|l| l.strip_suffix(')'));
-        let Some(args) = args else {
+            .is_some_and(|rest| rest.trim_start().starts_with("papers("));
+        if !opened {
             out.push_str(line);
             continue;
-        };
+        }
         let line_number = first_line + index;
-        let query = parse_query(args, line_number)
-            .map_err(|message| Diagnostic::error(file, line_number, message))?;
-        // An HTML comment starts an HTML block, even inside a paragraph,
-        // and keeps the line count, so later links keep their lines.
-        out.push_str(&shortcode_placeholder(queries.len()));
+        let args = trimmed
+            .strip_suffix("}}")
+            .map(|l| l.trim_end())
+            .and_then(|l| l.strip_suffix(')'))
+            .and_then(|l| l.split_once("papers(").map(|(_, args)| args));
+        let query = match args {
+            Some(args) => parse_query(args, line_number),
+            None => Err(format!(
+                "expected a shortcode closed on its line, `{{{{ papers(...) }}}}`, found `{trimmed}`"
+            )),
+        };
+        match query {
+            Ok(query) => {
+                // An HTML comment starts an HTML block, even inside a
+                // paragraph, and keeps the line count, so later links keep
+                // their lines.
+                out.push_str(&shortcode_placeholder(queries.len()));
+                queries.push(query);
+            }
+            Err(message) => errors.push(Diagnostic::error(file, line_number, message)),
+        }
         out.push('\n');
-        queries.push(query);
     }
-    Ok((out, queries))
+    (out, queries, errors)
 }
 
 /// Parses `key=value, ...` of a `papers(...)` shortcode.
@@ -392,13 +406,8 @@ pub fn load(
         let (path, is_section) = url_path(relative);
         let template_line = key_line(text, body, "template");
         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-        let (body, shortcodes) = match extract_shortcodes(body, body_line, display) {
-            Ok(found) => found,
-            Err(d) => {
-                diagnostics.push(d);
-                continue;
-            }
-        };
+        let (body, shortcodes, errors) = extract_shortcodes(body, body_line, display);
+        errors.into_iter().for_each(|d| diagnostics.push(d));
         let (html, links) = render_markdown(&body, body_line);
         let title = front.title.clone().unwrap_or_else(|| {
             Path::new(relative)
@@ -539,7 +548,7 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
         Diagnostic::error(
             file,
             line + 1,
-            format!("front matter: {}", e.message().trim()),
+            format!("expected valid front matter, found {}", e.message().trim()),
         )
     })?;
     Ok((front, &rest[body_start..]))

@@ -431,6 +431,8 @@ struct PaperView<'a> {
     year: u16,
     year_url: String,
     authors: Vec<PersonLink<'a>>,
+    byline: Vec<PersonView<'a>>,
+    authors_complete: bool,
     categories: Vec<CategoryLink<'a>>,
 }
 
@@ -553,6 +555,8 @@ impl Views {
                         .iter()
                         .map(|&a| person_link(site, a))
                         .collect(),
+                    byline: byline(site, paper),
+                    authors_complete: paper.details.complete_authors.is_some(),
                     categories: paper
                         .categories
                         .iter()
@@ -638,6 +642,37 @@ impl Views {
                 .map(|&id| self.papers[id].clone())
                 .collect::<Vec<_>>(),
         )
+    }
+}
+
+/// The names to show for a paper: the complete author list when an
+/// override gives one (linked where the person has a listing), else the
+/// listed authors, linked.
+fn byline<'a>(site: &Site<'a>, paper: &'a crate::corpus::Paper) -> Vec<PersonView<'a>> {
+    let corpus = site.corpus;
+    match &paper.details.complete_authors {
+        Some(names) => names
+            .iter()
+            .map(|name| PersonView {
+                name,
+                url: paper
+                    .authors
+                    .iter()
+                    .find(|&&a| corpus.authors[a].name == *name)
+                    .map(|&a| person_link(site, a).url),
+            })
+            .collect(),
+        None => paper
+            .authors
+            .iter()
+            .map(|&a| {
+                let link = person_link(site, a);
+                PersonView {
+                    name: link.name,
+                    url: Some(link.url),
+                }
+            })
+            .collect(),
     }
 }
 
@@ -1154,19 +1189,10 @@ impl<'a> Renderer<'a> {
                 selected: details.selected,
             },
         );
-        let complete: Option<Vec<PersonView>> = details.complete_authors.as_ref().map(|names| {
-            names
-                .iter()
-                .map(|name| PersonView {
-                    name,
-                    url: paper
-                        .authors
-                        .iter()
-                        .find(|&&a| corpus.authors[a].name == *name)
-                        .map(|&a| person_link(site, a).url),
-                })
-                .collect()
-        });
+        let complete = details
+            .complete_authors
+            .as_ref()
+            .map(|_| byline(site, paper));
         context.insert("complete_authors", &complete);
         let files = site.config.paper_exports.then(|| {
             Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))

@@ -664,3 +664,50 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
         "{title}"
     );
 }
+
+#[test]
+fn every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors() {
+    let dir = two_author_site();
+    write(
+        dir.path(),
+        "content/papers/shared-systems-paper.md",
+        b"+++\nauthors = [\"Ana Lima\", \"Carla Souza\", \"Ben van der Berg\"]\nselected = true\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n{{ papers(selected=true) }}\n",
+    );
+    write(
+        dir.path(),
+        "content/_index.md",
+        b"+++\n+++\nSee [about](about/).\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let about = text(&site, "about/index.html");
+    assert!(
+        about.contains("<a href=\"/authors/ana-lima/\">Ana Lima</a>, Carla Souza, <a href=\"/authors/ben-van-der-berg/\">Ben van der Berg</a>"),
+        "lists show the complete author list: {about}"
+    );
+
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n{{ papers(foo=1) }}\n{{ papers(year=\"x\") }}\n{{ papers(\n",
+    );
+    let site_root = dir.path().to_str().unwrap();
+    let out = vellum(&["check", "--root", site_root], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(
+        errors,
+        [
+            "content/about.md:4: error: expected one of author, year, category, selected, limit in papers(...), found `foo`",
+            "content/about.md:5: error: expected a number for `year`, found `\"x\"`",
+            "content/about.md:6: error: expected a shortcode closed on its line, `{{ papers(...) }}`, found `{{ papers(`",
+        ],
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
