@@ -33,16 +33,9 @@
 use deunicode::deunicode;
 use serde_json::{json, Map, Value};
 
-/// A person's name split as the site's name model does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Person {
-    /// Given names, e.g. `"Anna"`; may be empty (mononyms).
-    pub given: String,
-    /// Lowercase name particles between given and family name, e.g. `"van der"`; may be empty.
-    pub particles: String,
-    /// Family name without particles, e.g. `"Berg"`.
-    pub family: String,
-}
+/// A person's name, split by the site's name model
+/// ([`crate::names::NameParts`]: given names, particles, family name).
+pub use crate::names::NameParts as Person;
 
 /// What an export needs to know of one paper.
 #[derive(Debug, Clone)]

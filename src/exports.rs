@@ -3,7 +3,7 @@
 //! (documented in `docs/scholarly.md`). Called by [`crate::render`] per
 //! job; hands back file text or bytes.
 
-use crate::cite::{bibtex, csl_json, ris, CiteRecord, Person};
+use crate::cite::{bibtex, csl_json, ris, CiteRecord};
 use crate::corpus::PaperId;
 use crate::names::NameParts;
 use crate::permalink::Route;
@@ -51,15 +51,11 @@ pub enum Abstract {
 pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) -> String {
     let corpus = site.corpus;
     let paper = &corpus.papers[id];
-    let person = |name: &str| {
-        let parts = NameParts::split(name);
-        Person {
-            given: parts.given,
-            particles: parts.particles,
-            family: parts.family,
-        }
-    };
-    let authors: Vec<Person> = corpus.author_names(paper).into_iter().map(person).collect();
+    let authors: Vec<NameParts> = corpus
+        .author_names(paper)
+        .into_iter()
+        .map(NameParts::split)
+        .collect();
     let categories = corpus.category_codes(paper);
     let url = site.urls.permalink(&Route::Paper {
         slug: paper.slug.clone(),

@@ -277,8 +277,20 @@ fn aliases<'a>(site: &Site<'a>) -> Vec<AliasDecl<'a>> {
             line: profile.aliases_line,
         }));
     }
-    for (slug, found_override) in &site.content.overrides {
-        let Some(paper) = corpus.papers.iter().find(|p| &p.slug == slug) else {
+    let with_aliases: Vec<_> = site
+        .content
+        .overrides
+        .iter()
+        .filter(|(_, o)| !o.front.aliases.is_empty())
+        .collect();
+    let papers_by_slug: std::collections::HashMap<&str, &crate::corpus::Paper> =
+        if with_aliases.is_empty() {
+            Default::default()
+        } else {
+            corpus.papers.iter().map(|p| (p.slug.as_str(), p)).collect()
+        };
+    for (slug, found_override) in with_aliases {
+        let Some(paper) = papers_by_slug.get(slug.as_str()) else {
             continue;
         };
         found.extend(found_override.front.aliases.iter().map(|path| AliasDecl {

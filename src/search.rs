@@ -402,7 +402,7 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
                         paper.year,
                         corpus.author_names(paper),
                         corpus.category_codes(paper),
-                        excerpt(&paper.abstract_text.plain, settings.excerpt_chars),
+                        paper.abstract_text.summary(settings.excerpt_chars),
                     ])
                 })
                 .collect();
@@ -471,16 +471,6 @@ fn json_terms(shard: &BTreeMap<&str, &str>) -> Vec<u8> {
 
 fn json_documents<T: Serialize>(documents: &[T]) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({ "documents": documents })).unwrap_or_default()
-}
-
-/// `text` cut at a word boundary to at most `max` characters, `…` added when cut.
-fn excerpt(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max).collect();
-    let at = cut.rfind(' ').unwrap_or(cut.len());
-    format!("{}…", cut[..at].trim_end())
 }
 
 #[cfg(test)]
