@@ -17,7 +17,7 @@ Index build, RUNS times each, medians reported:
     <main> without its citation block (--root-selector main
     --exclude-selectors .cite); --pagefind-whole-page leaves Pagefind's
     defaults (the whole <body>, BibTeX/RIS/CSL-JSON included).
-  - Index bytes and file count: Vellum's search/*.json; the files of
+  - Index bytes and file count: Vellum's search/*.json and *.bin; the files of
     Pagefind's bundle holding data (pf_index, pf_fragment, pf_meta,
     pf_filter, pagefind-entry.json). Code (Vellum's search-ui.js and
     search-engine.js; Pagefind's JS, CSS and wasm) is reported separately.
@@ -25,10 +25,15 @@ Index build, RUNS times each, medians reported:
 Bytes per query, in headless Debian chromium (bench/search/measure.mjs,
 driven by playwright-core), SITE/public served on 127.0.0.1 by a small Node
 server that gzips .html/.css/.js/.json (Pagefind's .pf_* and wasm files are
-pre-compressed and served as stored). Each query runs once per engine, in a
+pre-compressed and served as stored) and answers single byte-range requests
+of the other files with 206 (Vellum's metadata packs, .bin, are read record
+by record so). Each query runs once per engine, in a
 fresh browser context (cold cache: what a new visitor pays):
   - Vellum: /search/?q=QUERY, until the status line shows the count (or
     "No results") and the first page of results (10) is shown.
+  - Vellum + authors ("+authors"): the same, then a click on "Count
+    authors" until the author facet is shown (on a large index the author
+    facet is counted on demand), both steps counted.
   - Pagefind: /pagefind-test/?q=QUERY, a page generated from
     bench/search/pagefind-test.html that imports /pagefind/pagefind.js,
     awaits pagefind.search(QUERY) and loads the data of the first 10
@@ -69,6 +74,9 @@ from bench import GEN, ROOT, VELLUM, WORK, corpus, timed, tree_size  # noqa: E40
 HELPERS = ROOT / "bench" / "search"
 THEME_STATIC = ROOT / "themes" / "default" / "static"
 QUERIES = "distributed training,zoe,graph neural networks"
+# vellum-authors: the same search page, then its "Count authors" button (on a
+# large index the author facet is counted on demand), counting both steps.
+ENGINES = ["vellum", "vellum-authors", "pagefind"]
 DISK_PER_PAPER = 100_000  # bytes for one run: corpus ~10 KB, site ~45 KB, Pagefind ~5 KB, margin
 PAGEFIND_DATA = re.compile(r"\.pf_(index|fragment|meta|filter)$|^pagefind-entry\.json$")
 
@@ -154,7 +162,7 @@ def build_vellum(site):
     output = r["stdout"] + r["stderr"]
     r["search_s"] = stage_ms(output, "search") / 1000
     r["stages"] = [l for l in output.splitlines() if re.match(r"^[a-z]+ +[0-9.]+ ms", l)]
-    data = sorted(p for p in (public / "search").iterdir() if p.suffix == ".json")
+    data = sorted(p for p in (public / "search").iterdir() if p.suffix in (".json", ".bin"))
     r["index_files"], r["index_bytes"] = len(data), sum(p.stat().st_size for p in data)
     r["code_bytes"] = sum((public / n).stat().st_size for n in ["search-ui.js", "search-engine.js"])
     r["site_files"], r["site_bytes"] = tree_size(public)
@@ -179,21 +187,8 @@ def run_pagefind(site, whole_page):
     return r
 
 
-def is_placeholder(js):
-    text = js.read_text(errors="replace") if js.exists() else ""
-    return "export class SearchIndex" not in text or sum(1 for l in text.splitlines() if l.strip()) < 50
-
-
-def wait_for_search_js(public):
-    """Waits (up to 30 min) until the theme's search engine is real, then
-    makes sure the built site serves the current theme JS."""
-    engine = THEME_STATIC / "search-engine.js"
-    deadline = time.time() + 30 * 60
-    while is_placeholder(engine):
-        if time.time() > deadline:
-            sys.exit(f"{engine} is still a placeholder after 30 minutes")
-        print(f"{engine} looks like a placeholder; re-checking in 2 minutes ...", flush=True)
-        time.sleep(120)
+def serve_current_theme_js(public):
+    """Makes sure the built site serves the theme's current search JS."""
     for name in ["search-ui.js", "search-engine.js"]:
         if (THEME_STATIC / name).read_bytes() != (public / name).read_bytes():
             print(f"note: {name} changed in themes/ since the build; serving the current one")
@@ -219,11 +214,11 @@ def measure(public, engine, queries):
 def kind(engine, path):
     """What a counted file is, for the per-kind breakdown."""
     name = path.rsplit("/", 1)[-1]
-    if engine == "vellum":
+    if engine.startswith("vellum"):
         if name.endswith(".js"):
             return "code"
-        return {"index.json": "entry", "t": "terms", "f": "facets", "m": "metadata",
-                "a": "authors"}.get(name if name == "index.json" else name.split("-")[0], "other")
+        return {"index.json": "entry", "t": "terms", "c": "categories", "f": "author facet",
+                "m": "metadata", "a": "author names"}.get(name if name == "index.json" else name.split("-")[0], "other")
     if name.endswith(".js"):
         return "code"
     if name.startswith("wasm."):
@@ -282,9 +277,9 @@ def main():
     test_page = public / "pagefind-test" / "index.html"
     test_page.parent.mkdir(exist_ok=True)
     shutil.copyfile(HELPERS / "pagefind-test.html", test_page)
-    wait_for_search_js(public)
+    serve_current_theme_js(public)
     print(f"measuring queries in chromium ... (load average {os.getloadavg()[0]:.2f})", flush=True)
-    per_query = {"vellum": measure(public, "vellum", queries), "pagefind": measure(public, "pagefind", queries)}
+    per_query = {engine: measure(public, engine, queries) for engine in ENGINES}
 
     (WORK / f"search-{a.papers}" / "results.json").write_text(json.dumps(
         {"manifest": {k: v for k, v in manifest.items() if k != "sample"},
@@ -317,15 +312,18 @@ def main():
     print(f"{'query':24}{'engine':10}{'requests':>9}{'transferred':>15}{'decoded':>15}{'results':>9}{'ms':>7}")
     for i, q in enumerate(queries):
         rv, rp = per_query["vellum"][i], per_query["pagefind"][i]
-        for label, r in [("Vellum", rv), ("Pagefind", rp)]:
+        ra = per_query["vellum-authors"][i]
+        for label, r in [("Vellum", rv), ("+authors", ra), ("Pagefind", rp)]:
             print(f"{q if label == 'Vellum' else '':24}{label:10}{r['requests']:>9}{r['transferred']:>15,}"
                   f"{r['decoded']:>15,}{r['outcome']['total']:>9}{r['ms']:>7}")
         print(f"{'':24}{'V/P':10}{rv['requests'] / rp['requests']:>9.2f}"
               f"{rv['transferred'] / rp['transferred']:>15.3f}{rv['decoded'] / rp['decoded']:>15.3f}")
+        print(f"{'':24}{'+a/P':10}{ra['requests'] / rp['requests']:>9.2f}"
+              f"{ra['transferred'] / rp['transferred']:>15.3f}{ra['decoded'] / rp['decoded']:>15.3f}")
     print("\ntransferred bytes by kind of file (count × = bytes):")
     for i, q in enumerate(queries):
-        for engine in ["vellum", "pagefind"]:
-            print(f"  {q!r:24} {engine:9} {breakdown(engine, per_query[engine][i])}")
+        for engine in ENGINES:
+            print(f"  {q!r:24} {engine:15} {breakdown(engine, per_query[engine][i])}")
     print("\nstages of the last Vellum build:\n" + "\n".join("  " + l for l in v["stages"]))
     remove_set_aside(site)
 

@@ -1,8 +1,9 @@
 //! The search index stage: tokenises every visible paper (title, authors,
 //! categories, plain abstract), computes each document's BM25F impact per
 //! term, and writes a sharded static index under `search/`: a small entry
-//! file, term-range shards, facet and metadata shards by document range,
-//! and author-name shards, all content-hashed. The format is specified in
+//! file, term-range shards, one file of category runs, author shards and
+//! metadata packs by document range (a pack is read record by record with
+//! HTTP range requests), and author-name shards, all content-hashed. The format is specified in
 //! `docs/search-index.md`; `themes/default/static/search-engine.js` reads
 //! it. Hands the files, `(output path, bytes)`, to the build driver.
 
@@ -36,9 +37,11 @@ pub struct SearchSettings {
     /// A term shard is closed once it holds this many bytes. Default
     /// 196,608 (192 KiB: about 250 term shards for 100,000 papers).
     pub term_shard_bytes: usize,
-    /// Documents per metadata shard. Default 512.
+    /// Documents per metadata pack. Default 8,192 (about 5 MB a pack:
+    /// a browser fetches single records from it with range requests).
     pub metadata_documents: usize,
-    /// Documents per facet shard. Default 4,096.
+    /// Documents per author shard (the listed authors of each document,
+    /// for the author facet). Default 4,096.
     pub facet_documents: usize,
     /// Abstract characters kept in metadata for snippets. Default 300.
     pub excerpt_chars: usize,
@@ -48,7 +51,7 @@ impl Default for SearchSettings {
     fn default() -> Self {
         SearchSettings {
             term_shard_bytes: 196_608,
-            metadata_documents: 512,
+            metadata_documents: 8_192,
             facet_documents: 4_096,
             excerpt_chars: 300,
         }
@@ -259,14 +262,18 @@ fn average_lengths(corpus: &Corpus) -> [f64; 4] {
 /// Documents whose token lists are made at once.
 const BATCH: usize = 8192;
 
+/// The index format's version, in the entry file.
+const VERSION: u32 = 2;
+
 #[derive(Serialize)]
 struct Entry<'a> {
     version: u32,
     documents: usize,
     prefix_weight: f64,
     terms: Vec<(String, String)>,
-    facets: Ranges,
-    metadata: Ranges,
+    categories_of: String,
+    authors_of: AuthorShards,
+    metadata: Packs,
     authors: AuthorFiles,
     years: Vec<(u16, usize)>,
     categories: Vec<(&'a str, &'a str)>,
@@ -274,7 +281,14 @@ struct Entry<'a> {
 }
 
 #[derive(Serialize)]
-struct Ranges {
+struct AuthorShards {
+    documents: usize,
+    bytes: usize,
+    files: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Packs {
     documents: usize,
     files: Vec<String>,
 }
@@ -294,16 +308,55 @@ struct Urls {
 /// Authors per author-name file.
 const AUTHORS_PER_FILE: usize = 4096;
 
+/// Width of one offset in a metadata pack's header: 8 hex digits.
+const OFFSET_DIGITS: usize = 8;
+
+/// The documents in index order: the site's papers grouped by year (newest
+/// first), then by category list, else in site order. Documents of one
+/// year, and of one year and category list, are contiguous ranges, which
+/// keeps the category file to a few runs.
+fn document_order(corpus: &Corpus) -> Vec<&Paper> {
+    let mut order: Vec<&Paper> = corpus.papers.iter().collect();
+    order.sort_by(|a, b| {
+        b.year
+            .cmp(&a.year)
+            .then_with(|| a.categories.cmp(&b.categories))
+    });
+    order
+}
+
+/// A metadata pack: a header of `records + 1` byte offsets (8 lowercase
+/// hex digits each, from the start of the file) and a newline, then the
+/// records, each a JSON array and a newline. Record `k` is the bytes from
+/// offset `k` to offset `k + 1`.
+fn metadata_pack(records: &[Vec<u8>]) -> Vec<u8> {
+    let header = (records.len() + 1) * OFFSET_DIGITS + 1;
+    let body: usize = records.iter().map(|r| r.len() + 1).sum();
+    let mut pack = Vec::with_capacity(header + body);
+    let mut offset = header;
+    for record in records {
+        pack.extend_from_slice(format!("{offset:08x}").as_bytes());
+        offset += record.len() + 1;
+    }
+    pack.extend_from_slice(format!("{offset:08x}\n").as_bytes());
+    for record in records {
+        pack.extend_from_slice(record);
+        pack.push(b'\n');
+    }
+    pack
+}
+
 /// Builds the whole index: `(output path, bytes)` for the entry file and
 /// every shard, in a fixed order. Deterministic: the same corpus and
 /// settings give the same bytes.
 pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(String, Vec<u8>)> {
     let settings = config.search_settings;
     let average = average_lengths(corpus);
+    let documents = document_order(corpus);
     // Documents in batches: impacts in parallel, postings appended in
     // document order, so only one batch's token lists are alive at a time.
     let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-    for (batch, papers) in corpus.papers.chunks(BATCH).enumerate() {
+    for (batch, papers) in documents.chunks(BATCH).enumerate() {
         let per_document: Vec<Vec<(String, u32)>> = papers
             .par_iter()
             .map(|p| impacts(&fields(corpus, p), &average))
@@ -332,8 +385,8 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
         .collect();
 
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut put = |prefix: &str, bytes: Vec<u8>| {
-        let name = format!("{prefix}-{:016x}.json", xxh3_64(&bytes));
+    let mut put = |prefix: &str, extension: &str, bytes: Vec<u8>| {
+        let name = format!("{prefix}-{:016x}.{extension}", xxh3_64(&bytes));
         files.push((format!("search/{name}"), bytes));
         name
     };
@@ -345,7 +398,7 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
     let mut first = String::new();
     for (term, list) in &encoded {
         if shard_bytes >= settings.term_shard_bytes && !shard.is_empty() {
-            let name = put("t", json_terms(&shard));
+            let name = put("t", "json", json_object("terms", &shard));
             term_files.push((std::mem::take(&mut first), name));
             shard.clear();
             shard_bytes = 0;
@@ -361,52 +414,61 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
         shard.insert(term, list);
     }
     if !shard.is_empty() || term_files.is_empty() {
-        let name = put("t", json_terms(&shard));
+        let name = put("t", "json", json_object("terms", &shard));
         term_files.push((first, name));
     }
 
-    // Facet shards: categories and listed authors by document.
-    let facet_files: Vec<String> = corpus
-        .papers
+    // Category runs: documents with the same category list, in order.
+    let mut runs = String::new();
+    for run in documents.chunk_by(|a, b| a.categories == b.categories) {
+        encode_number(run.len() as u64, &mut runs);
+        encode_number(run[0].categories.len() as u64, &mut runs);
+        for &c in &run[0].categories {
+            encode_number(c as u64, &mut runs);
+        }
+    }
+    let categories_file = put("c", "json", json_object("runs", &runs));
+
+    // Author shards: the listed authors of each document.
+    let mut author_shard_bytes = 0;
+    let author_shards: Vec<String> = documents
         .chunks(settings.facet_documents)
         .map(|chunk| {
             let documents: Vec<String> = chunk
                 .iter()
                 .map(|paper| {
                     let mut text = String::new();
-                    encode_number(paper.categories.len() as u64, &mut text);
-                    for &c in &paper.categories {
-                        encode_number(c as u64, &mut text);
-                    }
                     for &a in &paper.authors {
                         encode_number(a as u64, &mut text);
                     }
                     text
                 })
                 .collect();
-            put("f", json_documents(&documents))
+            let bytes = json_object("documents", &documents);
+            author_shard_bytes += bytes.len();
+            put("f", "json", bytes)
         })
         .collect();
 
-    // Metadata shards: what a result shows.
-    let metadata_files: Vec<String> = corpus
-        .papers
+    // Metadata packs: what a result shows, one record per document.
+    let metadata_files: Vec<String> = documents
         .chunks(settings.metadata_documents)
         .map(|chunk| {
-            let documents: Vec<serde_json::Value> = chunk
-                .iter()
+            let records: Vec<Vec<u8>> = chunk
+                .par_iter()
                 .map(|paper| {
-                    serde_json::json!([
+                    serde_json::to_vec(&serde_json::json!([
                         paper.slug,
                         paper.title.plain,
                         paper.year,
                         corpus.author_names(paper),
                         corpus.category_codes(paper),
                         paper.abstract_text.summary(settings.excerpt_chars),
-                    ])
+                    ]))
+                    .unwrap_or_default()
                 })
                 .collect();
-            put("m", json_documents(&documents))
+            put("m", "bin", metadata_pack(&records))
         })
         .collect();
 
@@ -415,9 +477,7 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
         .chunks(AUTHORS_PER_FILE)
         .map(|chunk| {
             let names: Vec<&str> = chunk.iter().map(|a| a.name.as_str()).collect();
-            let bytes =
-                serde_json::to_vec(&serde_json::json!({ "authors": names })).unwrap_or_default();
-            put("a", bytes)
+            put("a", "json", json_object("authors", &names))
         })
         .collect();
 
@@ -431,15 +491,17 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
         slug: String::new(),
     });
     let entry = Entry {
-        version: 1,
-        documents: corpus.papers.len(),
+        version: VERSION,
+        documents: documents.len(),
         prefix_weight: PREFIX_WEIGHT,
         terms: term_files,
-        facets: Ranges {
+        categories_of: categories_file,
+        authors_of: AuthorShards {
             documents: settings.facet_documents,
-            files: facet_files,
+            bytes: author_shard_bytes,
+            files: author_shards,
         },
-        metadata: Ranges {
+        metadata: Packs {
             documents: settings.metadata_documents,
             files: metadata_files,
         },
@@ -465,12 +527,9 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
     files
 }
 
-fn json_terms(shard: &BTreeMap<&str, &str>) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({ "terms": shard })).unwrap_or_default()
-}
-
-fn json_documents<T: Serialize>(documents: &[T]) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({ "documents": documents })).unwrap_or_default()
+/// `{"<key>": value}` as JSON bytes.
+fn json_object<T: Serialize + ?Sized>(key: &str, value: &T) -> Vec<u8> {
+    serde_json::to_vec(&BTreeMap::from([(key, value)])).unwrap_or_default()
 }
 
 #[cfg(test)]

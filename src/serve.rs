@@ -10,7 +10,7 @@ use crate::output::{MemorySink, SiteOutput};
 use crate::site::{build, BuildOptions, BuildReport};
 use crate::watch::{classify, Change};
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -316,7 +316,7 @@ pub fn safe_path(raw: &str) -> Option<String> {
 /// Serves a file of the site from memory, with the reload script injected
 /// into HTML; a directory path without its slash is redirected; anything
 /// else gets the site's 404 page with status 404.
-async fn page(State(served): State<Arc<Served>>, uri: Uri) -> Response {
+async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -> Response {
     let Some(path) = safe_path(uri.path()) else {
         return (StatusCode::BAD_REQUEST, "bad request path").into_response();
     };
@@ -338,6 +338,10 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri) -> Response {
         relative.to_string()
     };
     match site.get(&file) {
+        Some(bytes) if !file.ends_with(".html") && headers.contains_key(header::RANGE) => {
+            let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok());
+            respond_range(&served, &file, bytes, range.unwrap_or_default())
+        }
         Some(bytes) => respond(&served, &file, bytes, StatusCode::OK),
         None if site.contains_key(&format!("{relative}/index.html")) => {
             let location = format!("{path}/");
@@ -381,7 +385,40 @@ fn respond(served: &Served, file: &str, bytes: &[u8], status: StatusCode) -> Res
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if !file.ends_with(".html") {
+        response
+            .headers_mut()
+            .insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    }
     response
+}
+
+/// A `Range` request for a file other than HTML (the search index's
+/// metadata packs are read record by record so): one satisfiable range
+/// gets 206 with that part, an unsatisfiable one 416, and anything else
+/// (several ranges, a malformed header) the whole file, as RFC 9110 allows.
+fn respond_range(served: &Served, file: &str, bytes: &[u8], range: &str) -> Response {
+    let length = bytes.len() as u64;
+    let ranges = http_range_header::parse_range_header(range).and_then(|r| r.validate(length));
+    match ranges.as_deref() {
+        Ok([one]) => {
+            let (start, end) = (*one.start(), *one.end());
+            let part = &bytes[start as usize..=end as usize];
+            let mut response = respond(served, file, part, StatusCode::PARTIAL_CONTENT);
+            if let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{end}/{length}")) {
+                response.headers_mut().insert(header::CONTENT_RANGE, value);
+            }
+            response
+        }
+        Err(http_range_header::RangeUnsatisfiableError::Unsatisfiable) => {
+            let mut response = (StatusCode::RANGE_NOT_SATISFIABLE, "").into_response();
+            if let Ok(value) = HeaderValue::from_str(&format!("bytes */{length}")) {
+                response.headers_mut().insert(header::CONTENT_RANGE, value);
+            }
+            response
+        }
+        _ => respond(served, file, bytes, StatusCode::OK),
+    }
 }
 
 /// Inserts `script` before the last `</body>`, or at the end.

@@ -66,6 +66,49 @@ fn all_terms(site: &SiteOutput) -> std::collections::BTreeMap<String, Vec<(u64, 
     terms
 }
 
+/// Every document's metadata record, in document order, read from the
+/// metadata packs by their offset headers.
+fn records(site: &SiteOutput) -> Vec<Value> {
+    let entry = json(site, "search/index.json");
+    let mut out = Vec::new();
+    for file in entry["metadata"]["files"].as_array().unwrap() {
+        let pack = &site[&format!("search/{}", file.as_str().unwrap())];
+        let offset = |k: usize| {
+            let digits = std::str::from_utf8(&pack[k * 8..k * 8 + 8]).unwrap();
+            usize::from_str_radix(digits, 16).unwrap()
+        };
+        let header = offset(0);
+        let count = (header - 1) / 8 - 1;
+        assert_eq!(pack[header - 1], b'\n');
+        assert_eq!(offset(count), pack.len());
+        for k in 0..count {
+            let record = &pack[offset(k)..offset(k + 1)];
+            assert_eq!(record.last(), Some(&b'\n'));
+            out.push(serde_json::from_slice(record).unwrap());
+        }
+    }
+    out
+}
+
+/// Each document's category ids, from the category runs file.
+fn category_runs(site: &SiteOutput) -> Vec<Vec<u64>> {
+    let entry = json(site, "search/index.json");
+    let file = json(
+        site,
+        &format!("search/{}", entry["categories_of"].as_str().unwrap()),
+    );
+    let numbers = decode(file["runs"].as_str().unwrap());
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let (count, n) = (numbers[i] as usize, numbers[i + 1] as usize);
+        let categories = numbers[i + 2..i + 2 + n].to_vec();
+        out.extend(std::iter::repeat_n(categories, count));
+        i += 2 + n;
+    }
+    out
+}
+
 fn bundled_with_zoe(extra_config: &str) -> tempfile::TempDir {
     let dir = bundled_copy();
     std::fs::copy(
@@ -90,7 +133,7 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let entry = json(&site, "search/index.json");
-    assert_eq!(entry["version"], 1);
+    assert_eq!(entry["version"], 2);
     assert_eq!(entry["documents"], 37);
     assert_eq!(
         entry["years"],
@@ -98,37 +141,57 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     );
     let listed: Vec<String> = site
         .keys()
-        .filter(|f| f.starts_with("search/") && f.ends_with(".json") && *f != "search/index.json")
+        .filter(|f| f.starts_with("search/") && f.as_bytes().get(8) == Some(&b'-'))
         .cloned()
         .collect();
-    assert_eq!(listed.len(), 4, "one shard of each kind: {listed:?}");
+    let kinds: Vec<&str> = listed.iter().map(|f| &f[7..8]).collect();
+    assert_eq!(kinds, ["a", "c", "f", "m", "t"], "one file of each kind");
     for file in &listed {
         let hash = xxhash_rust::xxh3::xxh3_64(&site[file]);
         let name = file.rsplit('/').next().unwrap();
         assert_eq!(&name[2..18], format!("{hash:016x}"), "{file}");
     }
 
+    // Documents in index order: by year, then category list.
     let terms = all_terms(&site);
     let corpus: Value = serde_json::from_slice(&site["corpus.json"]).unwrap();
-    let papers = corpus["papers"].as_array().unwrap();
+    let records = records(&site);
+    assert_eq!(records.len(), 37);
+    let categories = category_runs(&site);
+    assert_eq!(categories.len(), 37);
+    for (d, record) in records.iter().enumerate() {
+        let paper = corpus["papers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["slug"] == record[0])
+            .unwrap();
+        assert_eq!(record[1], paper["title"]);
+        assert_eq!(record[2], paper["year"]);
+        assert_eq!(record[3], paper["authors"]);
+        assert!(record[5].as_str().unwrap().chars().count() <= 301);
+        let codes: Vec<&str> = categories[d]
+            .iter()
+            .map(|&c| entry["categories"][c as usize][0].as_str().unwrap())
+            .collect();
+        assert_eq!(record[4], serde_json::json!(codes), "document {d}");
+    }
+    assert!(records
+        .windows(2)
+        .all(|w| w[0][2].as_u64() >= w[1][2].as_u64()));
+    let papers: Vec<&Value> = records.iter().collect();
     let docs_of = |term: &str| -> Vec<u64> { terms[term].iter().map(|&(d, _)| d).collect() };
     let xiaowen: Vec<u64> = papers
         .iter()
         .enumerate()
-        .filter(|(_, p)| {
-            p["authors"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|a| a == "Xiaowen Chu")
-        })
+        .filter(|(_, p)| p[3].as_array().unwrap().iter().any(|a| a == "Xiaowen Chu"))
         .map(|(i, _)| i as u64)
         .collect();
     assert_eq!(xiaowen.len(), 18);
     assert_eq!(docs_of("xiaowen"), xiaowen);
     let zoe = papers
         .iter()
-        .position(|p| p["title"] == "Accents in Author Names")
+        .position(|p| p[1] == "Accents in Author Names")
         .unwrap();
     assert_eq!(docs_of("zoe"), [zoe as u64]);
     assert!(terms.contains_key("serverless computing"), "a title bigram");
@@ -141,23 +204,13 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let serverless = &terms["serverless"];
     let in_title = papers
         .iter()
-        .position(|p| p["title"].as_str().unwrap().contains("Serverless"))
+        .position(|p| p[1].as_str().unwrap().contains("Serverless"))
         .unwrap() as u64;
     let max = serverless.iter().map(|&(_, i)| i).max().unwrap();
     assert_eq!(
         serverless.iter().find(|&&(d, _)| d == in_title).unwrap().1,
         max
     );
-
-    let metadata = json(
-        &site,
-        &format!("search/{}", entry["metadata"]["files"][0].as_str().unwrap()),
-    );
-    let first = &metadata["documents"][0];
-    assert_eq!(first[0], papers[0]["slug"]);
-    assert_eq!(first[1], papers[0]["title"]);
-    assert_eq!(first[2], 2025);
-    assert!(first[5].as_str().unwrap().chars().count() <= 301);
 }
 
 #[test]
@@ -174,11 +227,12 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
         "37 documents by 5"
     );
     assert_eq!(
-        entry["facets"]["files"].as_array().unwrap().len(),
+        entry["authors_of"]["files"].as_array().unwrap().len(),
         6,
         "37 documents by 7"
     );
     assert_eq!(all_terms(&tiny), all_terms(&default));
+    assert_eq!(records(&tiny), records(&default));
     let (_, again) = build_memory(tiny_dir.path(), None);
     let search_files = |site: &SiteOutput| -> Vec<(String, Vec<u8>)> {
         site.iter()

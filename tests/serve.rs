@@ -46,20 +46,24 @@ fn start(root: &std::path::Path) -> Server {
 
 /// GET over a raw connection: (status, body).
 fn get(port: u16, path: &str) -> (u16, String) {
+    let (status, _, body) = get_with(port, path, "");
+    (status, body)
+}
+
+/// GET with extra header lines (each ending in CRLF): (status, response
+/// header block, body).
+fn get_with(port: u16, path: &str, headers: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     let status = response[9..12].parse().unwrap();
-    let body = response
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_string();
-    (status, body)
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (status, head.to_ascii_lowercase(), body.to_string())
 }
 
 /// Opens the event stream; each `event:` name arrives on the channel with its data.
@@ -188,6 +192,35 @@ fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
         "no rebuild for a swap file"
     );
     assert!(!root.join("public").exists());
+}
+
+#[test]
+fn range_requests_get_the_asked_bytes() {
+    let site = olumide_site();
+    let server = start(site.path());
+    let (status, head, whole) = get_with(server.port, "/style.css", "");
+    assert_eq!(status, 200);
+    assert!(head.contains("accept-ranges: bytes"), "{head}");
+    let (status, head, part) = get_with(server.port, "/style.css", "Range: bytes=10-19\r\n");
+    assert_eq!(status, 206);
+    assert_eq!(part, whole[10..20]);
+    let length = whole.len();
+    assert!(
+        head.contains(&format!("content-range: bytes 10-19/{length}")),
+        "{head}"
+    );
+    let (status, head, _) = get_with(
+        server.port,
+        "/style.css",
+        &format!("Range: bytes={length}-\r\n"),
+    );
+    assert_eq!(status, 416);
+    assert!(head.contains(&format!("content-range: bytes */{length}")));
+    // Several ranges, or a malformed header: the whole file.
+    for range in ["bytes=0-1,5-6", "pages=1-2"] {
+        let (status, _, body) = get_with(server.port, "/style.css", &format!("Range: {range}\r\n"));
+        assert_eq!((status, body.len()), (200, length), "{range}");
+    }
 }
 
 #[test]

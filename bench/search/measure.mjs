@@ -30,8 +30,8 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const [root, engine, ...queries] = process.argv.slice(2);
-if (!root || !['vellum', 'pagefind'].includes(engine) || !queries.length) {
-  console.error('usage: node measure.mjs PUBLIC_DIR vellum|pagefind QUERY...');
+if (!root || !['vellum', 'vellum-authors', 'pagefind'].includes(engine) || !queries.length) {
+  console.error('usage: node measure.mjs PUBLIC_DIR vellum|vellum-authors|pagefind QUERY...');
   process.exit(2);
 }
 
@@ -43,10 +43,13 @@ const TYPES = {
   '.json': 'application/json; charset=utf-8',
   '.xml': 'application/xml',
   '.wasm': 'application/wasm',
+  '.bin': 'application/octet-stream',
 };
 const COMPRESSIBLE = new Set(['.html', '.css', '.js', '.mjs', '.json']);
 const gzipped = new Map(); // file -> its gzip (zlib's default level 6), made once
 let serverLog = [];
+/** The server log's key for a request: its path, and its range if any. */
+const logKey = (path, range) => (range ? `${path}#${range}` : path);
 
 const server = createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
@@ -64,13 +67,23 @@ const server = createServer(async (req, res) => {
       headers['content-encoding'] = 'gzip';
       headers.vary = 'Accept-Encoding';
     }
+    // One byte range of an uncompressed file, as static hosts answer
+    // Vellum's metadata-pack requests.
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    let status = 200;
+    if (range && !headers['content-encoding'] && Number(range[1]) < raw.length) {
+      const end = Math.min(Number(range[2]), raw.length - 1);
+      body = raw.subarray(Number(range[1]), end + 1);
+      headers['content-range'] = `bytes ${range[1]}-${end}/${raw.length}`;
+      status = 206;
+    }
     headers['content-length'] = body.length;
-    res.writeHead(200, headers);
+    res.writeHead(status, headers);
     res.end(body);
-    serverLog.push({ path, status: 200, sent: body.length, raw: raw.length });
+    serverLog.push({ path: logKey(path, req.headers.range), status, sent: body.length, raw: body.length });
   } catch {
     res.writeHead(404, { 'content-type': TYPES['.html'] }).end('not found');
-    serverLog.push({ path, status: 404, sent: 9, raw: 9 });
+    serverLog.push({ path: logKey(path, req.headers.range), status: 404, sent: 9, raw: 9 });
   }
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
@@ -100,7 +113,8 @@ const DONE = {
   },
   pagefind: () => window.pagefindDone ?? null,
 };
-const PATH = { vellum: '/search/', pagefind: '/pagefind-test/' };
+DONE['vellum-authors'] = DONE.vellum;
+const PATH = { vellum: '/search/', 'vellum-authors': '/search/', pagefind: '/pagefind-test/' };
 
 async function measure(query) {
   const context = await browser.newContext();
@@ -114,6 +128,11 @@ async function measure(query) {
   await page.goto(`${origin}${PATH[engine]}?q=${encodeURIComponent(query)}`, { waitUntil: 'load' });
   const handle = await page.waitForFunction(DONE[engine], null, { timeout: 120_000, polling: 20 });
   const outcome = await handle.jsonValue();
+  if (engine === 'vellum-authors' && outcome.total && await page.locator('.search-count-authors').count()) {
+    // The author facet on demand: its button, then the counted facet.
+    await page.click('.search-count-authors');
+    await page.waitForSelector('.search-facet-button[data-facet="author"]', { timeout: 120_000 });
+  }
   const elapsed = Date.now() - started;
   // Let late requests (prefetches, worker fetches) settle before counting.
   let seen = -1;
@@ -130,7 +149,7 @@ async function measure(query) {
     const path = decodeURIComponent(url.pathname);
     const response = await r.response();
     const sizes = await r.sizes();
-    const server = sent.get(path)?.shift();
+    const server = sent.get(logKey(path, r.headers().range))?.shift();
     let decoded;
     try { decoded = (await response.body()).length; } catch { decoded = server?.raw ?? 0; }
     const type = r.resourceType();
@@ -147,7 +166,8 @@ async function measure(query) {
   }
   // Requests the server answered but the browser did not report (none so
   // far but Chromium's own /favicon.ico, which is not counted).
-  for (const [path, rest] of sent) {
+  for (const [key, rest] of sent) {
+    const path = key.split('#')[0];
     if (path === '/favicon.ico') continue;
     for (const e of rest) files.push({ path, type: 'unseen', status: e.status, counted: true, headers: 0, body: e.sent, cdpBody: 0, decoded: e.raw });
   }
@@ -165,7 +185,7 @@ async function measure(query) {
     body: sum(counted, 'body'),
     decoded: sum(counted, 'decoded'),
     cdpMismatch: counted.filter((f) => f.cdpBody !== f.body).map((f) => `${f.path}: CDP ${f.cdpBody}, server ${f.body}`),
-    failed: files.filter((f) => f.status !== 200).map((f) => `${f.status} ${f.path}`),
+    failed: files.filter((f) => f.status !== 200 && f.status !== 206).map((f) => `${f.status} ${f.path}`),
     files,
   };
 }

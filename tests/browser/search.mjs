@@ -23,6 +23,7 @@ const types = {
   '.js': 'text/javascript; charset=utf-8',
   '.json': 'application/json',
   '.css': 'text/css; charset=utf-8',
+  '.bin': 'application/octet-stream',
 };
 const SERVERLESS_MOE = 'Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing';
 
@@ -35,6 +36,14 @@ const server = createServer(async (req, res) => {
     const type = types[extname(file)];
     if (!type) throw new Error('type');
     const body = await readFile(file);
+    // One byte range (`bytes=a-b`), as static hosts answer the metadata packs' range requests.
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (range && Number(range[1]) <= Number(range[2]) && Number(range[1]) < body.length) {
+      const end = Math.min(Number(range[2]), body.length - 1);
+      res.writeHead(206, { 'content-type': type, 'content-range': `bytes ${range[1]}-${end}/${body.length}` });
+      res.end(body.subarray(Number(range[1]), end + 1));
+      return;
+    }
     res.writeHead(200, { 'content-type': type });
     res.end(body);
   } catch {
@@ -164,6 +173,23 @@ try {
   check(await page.locator('.search-more').isHidden(), '"More results" still shown with all 18 results');
   const author = await page.locator('.search-facet-button[data-facet="author"]').first().textContent();
   check(/Xiaowen Chu\s*18/.test(author), `author facet reads "${author}"`);
+
+  // A large index (its author shards past the engine's eager limit, faked
+  // here): the author facet waits for "Count authors", then counts.
+  await page.route('**/search/index.json', async (route) => {
+    const entry = await (await route.fetch()).json();
+    entry.authors_of.bytes = 1e9;
+    await route.fulfill({ json: entry });
+  });
+  await page.goto(`${origin}/search/?q=xiaowen`);
+  await waitStatus(page, /^18 results for “xiaowen”/);
+  check(await page.locator('.search-facet-button[data-facet="author"]').count() === 0, 'author facet counted unasked');
+  await page.click('.search-count-authors');
+  await page.waitForSelector('.search-facet-button[data-facet="author"]');
+  const counted = await page.locator('.search-facet-button[data-facet="author"]').first().textContent();
+  check(/Xiaowen Chu\s*18/.test(counted), `author facet after "Count authors" reads "${counted}"`);
+  check(await page.evaluate(() => document.activeElement?.dataset.facet) === 'author', 'focus did not move to the author facet');
+  await page.unroute('**/search/index.json');
 
   await page.goto(`${origin}/search/?q=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
   await waitStatus(page, /^No results for “<img src=x onerror=alert\(1\)>”/);

@@ -4,7 +4,7 @@
 // The index tests are skipped when the variables are unset.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -16,19 +16,43 @@ const SITE = process.env.VELLUM_SEARCH_SITE;
 const TINY = process.env.VELLUM_SEARCH_TINY;
 const ORIGIN = 'http://site.test';
 
-/** An index over a public dir, served as if at ORIGIN; records the files fetched. */
-function openIndex(dir) {
+/**
+ * An index over a public dir, served as if at ORIGIN; records the files
+ * fetched (a range request as `path#start-end`). With ignoreRanges, range
+ * requests get the whole file, as from a host without range support.
+ */
+function openIndex(dir, { ignoreRanges = false, ...options } = {}) {
   const fetched = [];
+  const pathOf = (url) => decodeURIComponent(new URL(url).pathname);
   const fetchJson = async (url) => {
-    const path = decodeURIComponent(new URL(url).pathname);
-    fetched.push(path);
-    return JSON.parse(await readFile(join(dir, path), 'utf8'));
+    fetched.push(pathOf(url));
+    return JSON.parse(await readFile(join(dir, pathOf(url)), 'utf8'));
   };
-  return { index: new SearchIndex(`${ORIGIN}/search/index.json`, fetchJson), fetched };
+  const fetchRange = async (url, start, end) => {
+    const path = pathOf(url);
+    if (ignoreRanges) {
+      fetched.push(path);
+      return { bytes: new Uint8Array(await readFile(join(dir, path))), start: 0, whole: true };
+    }
+    fetched.push(`${path}#${start}-${end}`);
+    const file = await open(join(dir, path));
+    try {
+      const bytes = new Uint8Array(end - start);
+      const { bytesRead } = await file.read(bytes, 0, end - start, start);
+      return { bytes: bytes.subarray(0, bytesRead), start, whole: false };
+    } finally {
+      await file.close();
+    }
+  };
+  const index = new SearchIndex(`${ORIGIN}/search/index.json`, fetchJson, { fetchRange, ...options });
+  return { index, fetched };
 }
 
-/** Kind of a fetched index file: index, t, f, m or a. */
+/** Kind of a fetched index file: index, t, c, f, m or a. */
 const kind = (path) => (path.endsWith('/index.json') ? 'index' : path.split('/').pop()[0]);
+
+/** Fetched paths without their ranges, each once. */
+const files = (fetched) => [...new Set(fetched.map((p) => p.split('#')[0]))];
 
 const SERVERLESS_MOE = 'Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing';
 
@@ -73,17 +97,31 @@ test('number encoding round trip', () => {
   assert.deepEqual(decodeNumbers(encodeNumbers(numbers)), numbers);
 });
 
+/** A metadata pack (docs/search-index.md): hex offsets, then JSON records. */
+function metadataPack(records) {
+  const bodies = records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`));
+  let offset = (records.length + 1) * 8 + 1;
+  let header = '';
+  for (const body of bodies) {
+    header += offset.toString(16).padStart(8, '0');
+    offset += body.length;
+  }
+  header += `${offset.toString(16).padStart(8, '0')}\n`;
+  return new Uint8Array(Buffer.concat([Buffer.from(header), ...bodies]));
+}
+
 /** A hand-made index: two documents, terms split over three shards. */
 function syntheticIndex() {
   const postings = (pairs) => encodeNumbers(pairs.flatMap(([d, i], k) => [k ? d - pairs[k - 1][0] : d, i]));
   const files = {
     'index.json': {
-      version: 1,
+      version: 2,
       documents: 2,
       prefix_weight: 0.7,
       terms: [['', 't0.json'], ['ranker', 't1.json'], ['ranking', 't2.json']],
-      facets: { documents: 1, files: ['f0.json', 'f1.json'] },
-      metadata: { documents: 1, files: ['m0.json', 'm1.json'] },
+      categories_of: 'c0.json',
+      authors_of: { documents: 1, bytes: 40, files: ['f0.json', 'f1.json'] },
+      metadata: { documents: 1, files: ['m0.bin', 'm1.bin'] },
       authors: { count: 2, per_file: 4096, files: ['a0.json'] },
       years: [[2024, 0]],
       categories: [['cs.XX', 'X <y>']],
@@ -94,19 +132,26 @@ function syntheticIndex() {
       model: postings([[1, 300]]), rank: postings([[1, 300]]) } },
     't1.json': { terms: { ranker: postings([[0, 200]]) } },
     't2.json': { terms: { ranking: postings([[0, 300]]), 'ranking b': postings([[0, 300]]) } },
-    'f0.json': { documents: [encodeNumbers([1, 0, 0])] },
-    'f1.json': { documents: [encodeNumbers([0, 1])] },
-    'm0.json': { documents: [['ranking', 'Ranking <b>bold</b> & rankers', 2024, ['Ana <Lima>'], ['cs.XX'],
-      'About <script>alert(1)</script> bold things.']] },
-    'm1.json': { documents: [['rank', 'Rank 2 models', 2024, ['Ben'], [], '']] },
+    // Document 0 in category 0, document 1 in none.
+    'c0.json': { runs: encodeNumbers([1, 1, 0, 1, 0]) },
+    'f0.json': { documents: [encodeNumbers([0])] },
+    'f1.json': { documents: [encodeNumbers([1])] },
+    'm0.bin': metadataPack([['ranking', 'Ranking <b>bold</b> & rankers', 2024, ['Ana <Lima>'], ['cs.XX'],
+      'About <script>alert(1)</script> bold things.']]),
+    'm1.bin': metadataPack([['rank', 'Rank 2 models', 2024, ['Ben'], [], '']]),
     'a0.json': { authors: ['Ana <Lima>', 'Ben'] },
   };
   const fetched = [];
+  const nameOf = (url) => new URL(url).pathname.replace('/sub/search/', '');
   const index = new SearchIndex(`${ORIGIN}/sub/search/index.json`, async (url) => {
-    const name = new URL(url).pathname.replace('/sub/search/', '');
-    fetched.push(name);
-    if (!files[name]) throw new Error(`404 ${url}`);
-    return structuredClone(files[name]);
+    fetched.push(nameOf(url));
+    if (!files[nameOf(url)]) throw new Error(`404 ${url}`);
+    return structuredClone(files[nameOf(url)]);
+  }, {
+    fetchRange: async (url, start, end) => {
+      fetched.push(`${nameOf(url)}#${start}-${end}`);
+      return { bytes: files[nameOf(url)].slice(start, end), start, whole: false };
+    },
   });
   return { index, fetched };
 }
@@ -122,7 +167,8 @@ test('synthetic index: escaping, highlights, prefixes across shards', async () =
   assert.deepEqual(bold.facets.authors, [{ value: 0, name: 'Ana <Lima>', count: 1 }]);
   assert.deepEqual(bold.facets.categories, [{ value: 'cs.XX', name: 'X <y>', count: 1 }]);
   assert.deepEqual(bold.facets.years, [{ value: 2024, count: 1 }]);
-  assert.deepEqual(fetched, ['index.json', 't0.json', 'f0.json', 'm0.json', 'a0.json']);
+  // The offsets of record 0 (bytes 0–16 of the pack), then the record.
+  assert.deepEqual(fetched.sort(), ['a0.json', 'c0.json', 'f0.json', 'index.json', 'm0.bin#0-16', 'm0.bin#17-138', 't0.json']);
 
   // `rank`: the exact term (document 1) and, by prefix over the next two
   // shards, `ranker` and `ranking` (document 0) but not the bigram `ranking b`.
@@ -155,9 +201,24 @@ test('synthetic index: escaping, highlights, prefixes across shards', async () =
   assert.equal(fetched.length, new Set(fetched).size);
 });
 
+test('the author facet is counted when asked or small, else left null', async () => {
+  const { index, fetched } = syntheticIndex();
+  index.eagerAuthorBytes = 39; // the author shards hold 40 bytes
+  const lazy = await index.search('bold');
+  assert.equal(lazy.facets.authors, null);
+  assert.ok(!fetched.some((f) => f.startsWith('f')), fetched.join());
+  assert.deepEqual(lazy.facets.categories, [{ value: 'cs.XX', name: 'X <y>', count: 1 }]);
+  const asked = await index.search('bold', { authors: true });
+  assert.deepEqual(asked.facets.authors, [{ value: 0, name: 'Ana <Lima>', count: 1 }]);
+  // An author filter needs the authors: counted too.
+  const filtered = await index.search('rank', { author: 1 });
+  assert.deepEqual(filtered.results.map((r) => r.id), [1]);
+  assert.equal(filtered.facets.authors.length, 2);
+});
+
 /** The query cases run against both indexes. */
-async function runCases(dir) {
-  const { index, fetched } = openIndex(dir);
+async function runCases(dir, options = {}) {
+  const { index, fetched } = openIndex(dir, options);
   const out = {};
   out.serverless = await index.search('serverless moe');
   out.mixture2025 = await index.search('mixture experts', { year: 2025 });
@@ -250,15 +311,28 @@ test('queries on the default index', { skip: !SITE && 'VELLUM_SEARCH_SITE is uns
     }
   });
 
-  await t.test('a one-result query fetches the entry, term, facet, one metadata and the author-name shard', async () => {
+  await t.test('a one-result query fetches the entry, one term shard, the categories, an author shard, one record and author names', async () => {
     const { index, fetched } = openIndex(SITE);
     const answer = await index.search('accents');
     assert.equal(answer.total, 1);
-    // The author facet needs the author names: one a- shard.
-    assert.deepEqual(fetched.map(kind), ['index', 't', 'f', 'm', 'a']);
+    // The record: two range requests, its offsets (16 bytes), then itself.
+    const ranges = fetched.filter((f) => f.includes('#')).map((f) => f.split('#')[1].split('-').map(Number));
+    assert.equal(ranges.length, 2);
+    assert.equal(ranges[0][1] - ranges[0][0], 16);
+    assert.deepEqual(fetched.map(kind).sort(), ['a', 'c', 'f', 'index', 'm', 'm', 't']);
     // A second query re-fetches nothing already cached.
     await index.search('accents author');
-    assert.equal(fetched.length, 5);
+    assert.equal(fetched.length, 7);
+  });
+
+  await t.test('a host that ignores range requests gives the same answers', async () => {
+    const { out, fetched } = await runCases(SITE, { ignoreRanges: true });
+    const normal = await runCases(SITE);
+    assert.deepEqual(out, normal.out);
+    // Each metadata pack downloaded once, whole.
+    const packs = fetched.filter((f) => kind(f) === 'm');
+    assert.ok(packs.length >= 1);
+    assert.equal(packs.length, new Set(packs).size);
   });
 });
 
@@ -273,12 +347,12 @@ test('tiny shards give the same answers', { skip: (!SITE || !TINY) && 'VELLUM_SE
     for (const path of new Set(fetched)) count[kind(path)] = (count[kind(path)] ?? 0) + 1;
     return count;
   };
-  const n = kinds(normal.fetched);
-  const k = kinds(tiny.fetched);
+  const n = kinds(files(normal.fetched));
+  const k = kinds(files(tiny.fetched));
   assert.equal(n.t, 1);
   assert.ok(k.t >= 3, `tiny fetched ${k.t} term shards`);
-  assert.ok(k.m >= 3, `tiny fetched ${k.m} metadata shards`);
-  assert.ok(k.f >= 2, `tiny fetched ${k.f} facet shards`);
+  assert.ok(k.m >= 3, `tiny fetched ${k.m} metadata packs`);
+  assert.ok(k.f >= 2, `tiny fetched ${k.f} author shards`);
   // Files are fetched once each.
   assert.equal(tiny.fetched.length, new Set(tiny.fetched).size);
   // Not every shard: only those the queries needed.
@@ -306,5 +380,5 @@ test('prefix expansion follows terms across shard boundaries', { skip: !TINY && 
   const split = await index.search(probe, { limit: 50 });
   assert.ok(split.total > 0, probe);
   assert.deepEqual(split, normal, probe);
-  assert.ok(new Set(fetched.filter((p) => kind(p) === 't')).size >= 2);
+  assert.ok(files(fetched).filter((p) => kind(p) === 't').length >= 2);
 });

@@ -222,6 +222,8 @@ function snippetHtml(text, ranges, size) {
 const DEFAULT_PREFIX_LIMIT = 100;
 const DEFAULT_AUTHOR_FACETS = 20;
 const SNIPPET_CHARS = 240;
+const EAGER_AUTHOR_BYTES = 65536;
+const OFFSET_DIGITS = 8;
 
 function defaultFetchJson(url) {
   return fetch(url).then((r) => {
@@ -229,6 +231,22 @@ function defaultFetchJson(url) {
     return r.json();
   });
 }
+
+/**
+ * Bytes [start, end) of url by an HTTP range request. A host that ignores
+ * the Range header answers 200 with the whole file: then `whole` is true.
+ * @returns {Promise<{bytes: Uint8Array, start: number, whole: boolean}>}
+ */
+async function defaultFetchRange(url, start, end) {
+  const r = await fetch(url, { headers: { Range: `bytes=${start}-${end - 1}` } });
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  if (r.status !== 206) return { bytes, start: 0, whole: true };
+  const first = /^bytes (\d+)-/.exec(r.headers.get('content-range') ?? '');
+  return { bytes, start: first ? Number(first[1]) : start, whole: false };
+}
+
+const UTF8 = new TextDecoder();
 
 function resolve(name, base) {
   try {
@@ -256,22 +274,31 @@ export class SearchIndex {
   /**
    * @param {string} indexUrl URL of search/index.json (shards are resolved against it)
    * @param {(url: string) => Promise<object>} fetchJson loads and parses one JSON file
-   * @param {{prefixLimit?: number, minPrefix?: number, authorFacets?: number, snippetChars?: number}} options
+   * @param {{fetchRange?: Function, prefixLimit?: number, minPrefix?: number,
+   *   authorFacets?: number, eagerAuthorBytes?: number, snippetChars?: number}} options
+   *   fetchRange(url, start, end): bytes of a metadata pack (see defaultFetchRange);
    *   prefixLimit: most frequent terms a prefix expands to (100); minPrefix: shortest
    *   token (code points) expanded as a prefix (2); authorFacets: authors listed in
-   *   the author facet (20, plus the selected one); snippetChars: snippet length (240)
+   *   the author facet (20, plus the selected one); eagerAuthorBytes: the author
+   *   facet is counted unasked when all author shards hold at most this many bytes
+   *   (65,536); snippetChars: snippet length (240)
    */
   constructor(indexUrl, fetchJson = defaultFetchJson, options = {}) {
     this.indexUrl = indexUrl;
     this.fetchJson = fetchJson;
+    this.fetchRange = options.fetchRange ?? defaultFetchRange;
     this.prefixLimit = options.prefixLimit ?? DEFAULT_PREFIX_LIMIT;
     this.minPrefix = options.minPrefix ?? 2;
     this.authorFacets = options.authorFacets ?? DEFAULT_AUTHOR_FACETS;
+    this.eagerAuthorBytes = options.eagerAuthorBytes ?? EAGER_AUTHOR_BYTES;
     this.snippetChars = options.snippetChars ?? SNIPPET_CHARS;
     this.files = new Map(); // url → Promise<object>
+    this.wholeFiles = new Map(); // url → Uint8Array, from hosts that ignore Range
     this.sortedTerms = new Map(); // term shard index → sorted term list
     this.postings = new Map(); // term → {docs, impacts}
-    this.facetRows = new Map(); // document → {categories, authors}
+    this.authorRows = new Map(); // document → author ids
+    this.records = new Map(); // document → metadata record
+    this.categoryRuns = null; // {ends, categories}: run k covers documents < ends[k]
   }
 
   /** One file, fetched once (a failed fetch is retried next time). */
@@ -289,7 +316,7 @@ export class SearchIndex {
   /** The entry file (search/index.json). */
   async entry() {
     const entry = await this.load(null);
-    if (entry.version !== 1) throw new Error(`unsupported search index version ${entry.version}`);
+    if (entry.version !== 2) throw new Error(`unsupported search index version ${entry.version}`);
     return entry;
   }
 
@@ -356,32 +383,91 @@ export class SearchIndex {
     return ranked.map(({ term, text }) => ({ term, postings: this.decodePostings(term, text) }));
   }
 
-  /** Categories and authors of the given documents (fetching their facet shards). */
-  async facetsOf(entry, docs) {
-    const size = entry.facets.documents;
-    const needed = new Set();
-    for (const d of docs) if (!this.facetRows.has(d)) needed.add(Math.floor(d / size));
-    await Promise.all([...needed].map(async (s) => {
-      const shard = await this.load(entry.facets.files[s]);
-      shard.documents.forEach((text, k) => {
-        const d = s * size + k;
-        if (this.facetRows.has(d)) return;
-        const n = decodeNumbers(text);
-        const count = n[0] ?? 0;
-        this.facetRows.set(d, { categories: n.slice(1, 1 + count), authors: n.slice(1 + count) });
-      });
-    }));
-    return (d) => this.facetRows.get(d) ?? { categories: [], authors: [] };
+  /** The category ids of each document, from the category runs file. */
+  async categoriesOf(entry) {
+    if (!this.categoryRuns) {
+      const { runs } = await this.load(entry.categories_of);
+      const n = decodeNumbers(runs);
+      const ends = [];
+      const categories = [];
+      let end = 0;
+      for (let i = 0; i < n.length; i += 2 + n[i + 1]) {
+        end += n[i];
+        ends.push(end);
+        categories.push(n.slice(i + 2, i + 2 + n[i + 1]));
+      }
+      this.categoryRuns = { ends, categories };
+    }
+    const { ends, categories } = this.categoryRuns;
+    return (d) => {
+      let lo = 0;
+      let hi = ends.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (ends[mid] <= d) lo = mid + 1; else hi = mid;
+      }
+      return categories[lo] ?? [];
+    };
   }
 
-  /** Metadata rows of the given documents (fetching their metadata shards). */
+  /** Listed author ids of the given documents (fetching their author shards). */
+  async authorsOf(entry, docs) {
+    const size = entry.authors_of.documents;
+    const needed = new Set();
+    for (const d of docs) if (!this.authorRows.has(d)) needed.add(Math.floor(d / size));
+    await Promise.all([...needed].map(async (s) => {
+      const shard = await this.load(entry.authors_of.files[s]);
+      shard.documents.forEach((text, k) => {
+        const d = s * size + k;
+        if (!this.authorRows.has(d)) this.authorRows.set(d, decodeNumbers(text));
+      });
+    }));
+    return (d) => this.authorRows.get(d) ?? [];
+  }
+
+  /** Bytes [start, end) of an index file, by range request (or from the whole file). */
+  async bytes(name, start, end) {
+    const url = resolve(name, this.indexUrl);
+    const whole = this.wholeFiles.get(url);
+    if (whole) return whole.subarray(start, end);
+    const got = await this.fetchRange(url, start, end);
+    if (got.whole) {
+      this.wholeFiles.set(url, got.bytes);
+      return got.bytes.subarray(start, end);
+    }
+    return got.bytes.subarray(start - got.start, end - got.start);
+  }
+
+  /** One metadata record: its offsets from the pack's header, then its bytes. */
+  async record(name, k) {
+    const offsets = UTF8.decode(await this.bytes(name, k * OFFSET_DIGITS, (k + 2) * OFFSET_DIGITS));
+    const start = parseInt(offsets.slice(0, OFFSET_DIGITS), 16);
+    const end = parseInt(offsets.slice(OFFSET_DIGITS), 16);
+    return JSON.parse(UTF8.decode(await this.bytes(name, start, end)));
+  }
+
+  /**
+   * Metadata records of the given documents. Per pack, the first record is
+   * read alone: if the host ignores range requests, that one download
+   * brings the whole pack and the other records are read from it.
+   */
   async metadataOf(entry, docs) {
     const size = entry.metadata.documents;
-    const shards = new Map();
-    await Promise.all([...new Set(docs.map((d) => Math.floor(d / size)))].map(async (s) => {
-      shards.set(s, await this.load(entry.metadata.files[s]));
+    const rows = this.records;
+    const packs = new Map();
+    for (const d of docs) {
+      if (rows.has(d)) continue;
+      const p = Math.floor(d / size);
+      if (!packs.has(p)) packs.set(p, []);
+      packs.get(p).push(d);
+    }
+    await Promise.all([...packs].map(async ([p, inPack]) => {
+      const name = entry.metadata.files[p];
+      const read = async (d) => rows.set(d, await this.record(name, d % size));
+      await read(inPack[0]);
+      await Promise.all(inPack.slice(1).map(read));
     }));
-    return (d) => shards.get(Math.floor(d / size)).documents[d % size];
+    return (d) => rows.get(d);
   }
 
   /** Names of the given author ids (fetching their author-name shards). */
@@ -399,9 +485,16 @@ export class SearchIndex {
    * the last token and any token without an exact term, the terms it
    * prefixes); a hyphenated compound's concatenation only adds to the score.
    *
+   * The author facet needs every matching document's authors: it is
+   * counted when `authors` is true, when an author filter is set, or
+   * (`authors` undefined) when the author shards are small
+   * (eagerAuthorBytes); otherwise `facets.authors` is null.
+   *
    * @returns {Promise<{total, results, facets: {years, categories, authors}, tokens}>}
    */
-  async search(query, { year = null, category = null, author = null, offset = 0, limit = 10 } = {}) {
+  async search(query, {
+    year = null, category = null, author = null, offset = 0, limit = 10, authors: countAuthors,
+  } = {}) {
     const entry = await this.entry();
     const N = entry.documents;
     const prefixWeight = entry.prefix_weight ?? 0.7;
@@ -495,7 +588,7 @@ export class SearchIndex {
         }
       }));
     } else if (filters.year === null && filters.category === null && filters.author === null) {
-      return { total: 0, results: [], facets: { years: [], categories: [], authors: [] }, tokens: [] };
+      return { total: 0, results: [], facets: { years: [], categories: [], authors: null }, tokens: [] };
     }
     const matched = scores ? [...scores.keys()] : Array.from({ length: N }, (_, d) => d);
 
@@ -510,14 +603,20 @@ export class SearchIndex {
       }
       return lo > 0 ? years[lo - 1][0] : null;
     };
-    const facetOf = await this.facetsOf(entry, matched);
+    const withAuthors = filters.author !== null
+      || (countAuthors ?? entry.authors_of.bytes <= this.eagerAuthorBytes);
+    const [categoriesOf, authorsOf] = await Promise.all([
+      this.categoriesOf(entry),
+      withAuthors ? this.authorsOf(entry, matched) : () => [],
+    ]);
     const yearCounts = new Map();
     const categoryCounts = new Map();
     const authorCounts = new Map();
     const hits = [];
     for (const d of matched) {
       const y = yearOf(d);
-      const { categories, authors } = facetOf(d);
+      const categories = categoriesOf(d);
+      const authors = authorsOf(d);
       const okYear = filters.year === null || y === filters.year;
       const okCategory = categoryId === null || categories.includes(categoryId);
       const okAuthor = filters.author === null || authors.includes(filters.author);
@@ -577,7 +676,9 @@ export class SearchIndex {
       facets: {
         years: facetYears,
         categories: facetCategories,
-        authors: topAuthors.map(([a, count]) => ({ value: a, name: nameOf(a), count })),
+        authors: withAuthors
+          ? topAuthors.map(([a, count]) => ({ value: a, name: nameOf(a), count }))
+          : null,
       },
       tokens: sequence.map(({ token }) => token),
     };

@@ -32,6 +32,9 @@ function start(root) {
   let active = -1;
   let sequence = 0;
   let timer = 0;
+  // On a large index the author facet is counted only once asked for
+  // (it needs every matching document's authors); then for every query.
+  let countAuthors;
 
   function hasFilters() {
     return PARAMS.some((key) => state[key] !== null);
@@ -64,6 +67,7 @@ function start(root) {
         author: state.author,
         offset: append ? shown.length : 0,
         limit: PAGE,
+        authors: countAuthors,
       });
       if (mine !== sequence) return;
       render(answer, append);
@@ -129,9 +133,17 @@ function start(root) {
     const groups = [
       ['year', facets.years.map((f) => ({ value: String(f.value), label: String(f.value), count: f.count }))],
       ['category', facets.categories.map((f) => ({ value: f.value, label: f.name, code: f.value, count: f.count }))],
-      ['author', facets.authors.map((f) => ({ value: String(f.value), label: f.name, count: f.count }))],
+      ['author', (facets.authors ?? []).map((f) => ({ value: String(f.value), label: f.name, count: f.count }))],
     ];
     for (const [key, values] of groups) {
+      if (key === 'author' && facets.authors === null && total) {
+        const group = document.createElement('div');
+        group.className = 'search-facet';
+        group.innerHTML = `<h2 class="search-facet-title">${FACET_TITLES[key]}</h2>`
+          + '<button type="button" class="search-count-authors">Count authors</button>';
+        facetsBox.append(group);
+        continue;
+      }
       if (!values.length) continue;
       const group = document.createElement('div');
       group.className = 'search-facet';
@@ -160,7 +172,7 @@ function start(root) {
     if (state.year !== null) parts.push(`in ${state.year}`);
     if (state.category !== null) parts.push(`in ${state.category}`);
     if (state.author !== null) {
-      const name = facets?.authors.find((a) => String(a.value) === state.author)?.name;
+      const name = facets?.authors?.find((a) => String(a.value) === state.author)?.name;
       parts.push(`by ${name ?? 'the selected author'}`);
     }
     return parts.length ? ` ${parts.join(' ')}` : '';
@@ -244,7 +256,13 @@ function start(root) {
     run();
   });
 
-  facetsBox.addEventListener('click', (event) => {
+  facetsBox.addEventListener('click', async (event) => {
+    if (event.target.closest('.search-count-authors')) {
+      countAuthors = true;
+      await run();
+      facetsBox.querySelector('[data-facet="author"]')?.focus();
+      return;
+    }
     const button = event.target.closest('.search-facet-button');
     if (!button) return;
     const key = button.dataset.facet;
