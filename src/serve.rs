@@ -20,13 +20,22 @@ use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_stream::StreamExt;
 
 /// Path under the base path where open pages listen for reloads.
 const EVENTS_PATH: &str = "__vellum/events";
+
+/// Input directories watched recursively (the root itself is watched for
+/// `site.toml` and for these directories being created).
+const WATCHED_DIRS: [&str; 5] = ["seeds", "content", "themes", "templates", "static"];
+
+type Debouncer = notify_debouncer_full::Debouncer<
+    notify::RecommendedWatcher,
+    notify_debouncer_full::RecommendedCache,
+>;
 
 /// Options of `vellum serve`.
 #[derive(Debug, Clone)]
@@ -201,7 +210,11 @@ fn start_watching(
 ) -> Result<impl Drop, ServeError> {
     let root = std::fs::canonicalize(&options.root).unwrap_or_else(|_| options.root.clone());
     let handler_root = root.clone();
-    let mut debouncer = notify_debouncer_full::new_debouncer(
+    // The handler adds watches for input directories created after start;
+    // it reaches the debouncer that owns it through a weak reference.
+    let debouncer_slot: Arc<OnceLock<Weak<Mutex<Debouncer>>>> = Arc::default();
+    let handler_slot = Arc::clone(&debouncer_slot);
+    let debouncer = notify_debouncer_full::new_debouncer(
         options.debounce,
         None,
         move |result: notify_debouncer_full::DebounceEventResult| {
@@ -210,12 +223,27 @@ fn start_watching(
             };
             // Reading files (our own rebuild included) raises access events:
             // only creations, modifications, renames and removals count.
-            let changes: BTreeSet<Change> = events
+            let mut changes: BTreeSet<Change> = events
                 .iter()
                 .filter(|e| is_change(&e.kind))
                 .flat_map(|e| e.paths.iter())
                 .filter_map(|p| classify(&handler_root, p))
                 .collect();
+            let created = events
+                .iter()
+                .filter(|e| e.kind.is_create())
+                .flat_map(|e| e.paths.iter())
+                .filter(|p| is_input_dir(&handler_root, p));
+            for dir in created {
+                // Watched before the rebuild reads it: nothing written
+                // into it afterwards is missed.
+                if let Some(debouncer) = handler_slot.get().and_then(Weak::upgrade) {
+                    if let Ok(mut debouncer) = debouncer.lock() {
+                        let _ = debouncer.watch(dir, RecursiveMode::Recursive);
+                    }
+                }
+                changes.insert(Change::Config);
+            }
             if changes.is_empty() {
                 return;
             }
@@ -244,20 +272,35 @@ fn start_watching(
         path: root.clone(),
         error: e.to_string(),
     })?;
-    let mut watch = |path: &Path, mode| {
-        debouncer.watch(path, mode).map_err(|e| ServeError::Watch {
-            path: path.to_path_buf(),
-            error: e.to_string(),
-        })
-    };
-    watch(&root, RecursiveMode::NonRecursive)?;
-    for dir in ["seeds", "content", "themes", "templates", "static"] {
-        let path = root.join(dir);
-        if path.is_dir() {
-            watch(&path, RecursiveMode::Recursive)?;
+    let debouncer = Arc::new(Mutex::new(debouncer));
+    let _ = debouncer_slot.set(Arc::downgrade(&debouncer));
+    {
+        let mut guard = debouncer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut watch = |path: &Path, mode| {
+            guard.watch(path, mode).map_err(|e| ServeError::Watch {
+                path: path.to_path_buf(),
+                error: e.to_string(),
+            })
+        };
+        watch(&root, RecursiveMode::NonRecursive)?;
+        for dir in WATCHED_DIRS {
+            let path = root.join(dir);
+            if path.is_dir() {
+                watch(&path, RecursiveMode::Recursive)?;
+            }
         }
     }
     Ok(debouncer)
+}
+
+/// Whether `path` is one of the input directories, directly in the root.
+fn is_input_dir(root: &Path, path: &Path) -> bool {
+    path.parent() == Some(root)
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| WATCHED_DIRS.contains(&n))
+        && path.is_dir()
 }
 
 /// Whether an event kind changes a file's content or existence (not an

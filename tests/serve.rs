@@ -25,8 +25,14 @@ impl Drop for Server {
 }
 
 fn start(root: &std::path::Path) -> Server {
+    start_with(root, &[])
+}
+
+fn start_with(root: &std::path::Path, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_vellum"))
-        .args(["serve", "--port", "0", "--debounce-ms", "50", "--root"])
+        .args(["serve", "--port", "0", "--debounce-ms", "50"])
+        .args(extra)
+        .arg("--root")
         .arg(root)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -68,11 +74,15 @@ fn get_with(port: u16, path: &str, headers: &str) -> (u16, String, String) {
 
 /// Opens the event stream; each `event:` name arrives on the channel with its data.
 fn events(port: u16) -> mpsc::Receiver<(String, String)> {
+    events_at(port, "/__vellum/events")
+}
+
+fn events_at(port: u16, path: &str) -> mpsc::Receiver<(String, String)> {
     let (tx, rx) = mpsc::channel();
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         stream,
-        "GET /__vellum/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
     )
     .unwrap();
     std::thread::spawn(move || {
@@ -192,6 +202,65 @@ fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
         "no rebuild for a swap file"
     );
     assert!(!root.join("public").exists());
+}
+
+#[test]
+fn live_reload_works_under_a_sub_path() {
+    let listing = String::from_utf8(olumide_listing()).unwrap();
+    let site = olumide_site();
+    let root = site.path();
+    let server = start_with(
+        root,
+        &["--base-url", "https://lab.example.org/group/papers/"],
+    );
+    let port = server.port;
+    let (status, body) = get(
+        port,
+        "/group/papers/papers/routing-tokens-in-mixture-of-experts/",
+    );
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("new EventSource(\"/group/papers/__vellum/events\")"),
+        "the reload script listens under the sub-path"
+    );
+    assert!(body.contains(&format!(
+        "href=\"http://127.0.0.1:{port}/group/papers/papers/routing-tokens-in-mixture-of-experts/\""
+    )));
+    let rx = events_at(port, "/group/papers/__vellum/events");
+    std::thread::sleep(Duration::from_millis(200));
+    atomic_save(
+        root,
+        "seeds/olumide.txt",
+        &listing.replace(
+            "Routing Tokens in Mixture-of-Experts",
+            "Routing Tokens, Sub-path",
+        ),
+    );
+    wait_for(&rx, "reload");
+    let (status, body) = get(port, "/group/papers/papers/routing-tokens-sub-path/");
+    assert_eq!(status, 200);
+    assert!(body.contains("<h1>Routing Tokens, Sub-path</h1>"));
+}
+
+#[test]
+fn an_input_directory_created_after_start_is_watched() {
+    let site = olumide_site();
+    let root = site.path();
+    let _ = std::fs::remove_dir_all(root.join("static"));
+    let server = start(root);
+    let port = server.port;
+    let rx = events(port);
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::create_dir(root.join("static")).unwrap();
+    wait_for(&rx, "reload");
+    // A file written into the new directory afterwards is picked up.
+    std::thread::sleep(Duration::from_millis(200));
+    write(root, "static/notes.txt", b"first");
+    wait_for(&rx, "reload");
+    assert_eq!(get(port, "/notes.txt"), (200, "first".to_string()));
+    write(root, "static/notes.txt", b"second");
+    wait_for(&rx, "reload");
+    assert_eq!(get(port, "/notes.txt"), (200, "second".to_string()));
 }
 
 #[test]
