@@ -75,7 +75,7 @@ def vellum_site(corpus_dir, like_with_like):
         shutil.copytree(ROOT / "themes", site / "themes")
     (site / "site.toml").write_text(
         'title = "Corpus"\nbase_url = "https://example.org/"\npaginate_by = 20\n'
-        + ("feeds = false\nsearch = false\npaper_exports = false\n" if like_with_like else ""))
+        + ("feeds = false\nsearch = false\nexports = false\n" if like_with_like else ""))
     return site
 
 

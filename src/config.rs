@@ -24,6 +24,7 @@ struct RawConfig {
     feeds: Option<bool>,
     sitemap_max_urls: Option<Spanned<usize>>,
     paper_exports: Option<bool>,
+    exports: Option<bool>,
     search: Option<bool>,
     search_term_shard_bytes: Option<Spanned<usize>>,
     search_metadata_documents: Option<Spanned<usize>>,
@@ -60,8 +61,13 @@ pub struct Config {
     /// index. At least 1. Default 50,000 (the sitemaps.org limit).
     pub sitemap_max_urls: usize,
     /// Whether to write per-paper BibTeX, RIS and CSL-JSON files (the Cite
-    /// block on paper pages stays either way). Default true.
+    /// block on paper pages stays either way). Default true; false when
+    /// `exports` is false.
     pub paper_exports: bool,
+    /// Whether to write any export file: the per-paper files, each
+    /// author's BibTeX and `corpus.json` (the Cite block on paper pages
+    /// stays). Default true.
+    pub exports: bool,
     /// Whether to write the search index and the search page. Default true.
     pub search: bool,
     /// Search index shard sizes (`search_term_shard_bytes`,
@@ -146,7 +152,8 @@ impl Config {
             feed_limit: raw.feed_limit.unwrap_or(50),
             feeds: raw.feeds.unwrap_or(true),
             sitemap_max_urls,
-            paper_exports: raw.paper_exports.unwrap_or(true),
+            paper_exports: raw.paper_exports.unwrap_or(true) && raw.exports.unwrap_or(true),
+            exports: raw.exports.unwrap_or(true),
             search: raw.search.unwrap_or(true),
             search_settings: crate::search::SearchSettings {
                 term_shard_bytes: at_least_one(

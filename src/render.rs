@@ -172,8 +172,10 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
             jobs.extend(Export::ALL.map(|export| Job::PaperExport(id, export)));
         }
     }
-    jobs.extend((0..corpus.authors.len()).map(Job::AuthorBib));
-    jobs.push(Job::CorpusJson);
+    if site.config.exports {
+        jobs.extend((0..corpus.authors.len()).map(Job::AuthorBib));
+        jobs.push(Job::CorpusJson);
+    }
     if site.config.search {
         jobs.push(Job::Search);
     }
@@ -927,8 +929,10 @@ impl<'a> Renderer<'a> {
                 context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
                 context.insert(
                     "bib_url",
-                    &site.urls.url(&Route::AuthorBib {
-                        slug: author.slug.clone(),
+                    &site.config.exports.then(|| {
+                        site.urls.url(&Route::AuthorBib {
+                            slug: author.slug.clone(),
+                        })
                     }),
                 );
                 let first_page = page == 1;

@@ -278,6 +278,30 @@ fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
 }
 
 #[test]
+fn every_export_file_can_be_switched_off_keeping_the_cite_block() {
+    let dir = temp_site(
+        &[(
+            "ana.txt",
+            &listing("Ana Lima", &[("Fast Graphs", 2023, "x", "cs.DS")]),
+        )],
+        "exports = false\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let exports: Vec<&String> = site
+        .keys()
+        .filter(|f| f.ends_with(".bib") || f.ends_with(".ris") || *f == "corpus.json")
+        .collect();
+    assert!(exports.is_empty(), "{exports:?}");
+    assert!(!site.contains_key("papers/fast-graphs/fast-graphs.json"));
+    let author = text(&site, "authors/ana-lima/index.html");
+    assert!(author.contains("1 paper."), "{author}");
+    assert!(!author.contains("All as BibTeX"));
+    let page = text(&site, "papers/fast-graphs/index.html");
+    assert!(page.contains("@misc{lima2023fast,"));
+}
+
+#[test]
 fn a_hidden_paper_is_gone_from_every_output_and_aliases_redirect() {
     let dir = two_author_site();
     write(
