@@ -5,8 +5,8 @@ For each corpus size it generates (once, cached in bench/work/) a synthetic
 corpus with ../shared/tools/gen-corpus, including its --hugo copy, then
 builds it alternately with Vellum and Hugo, RUNS times each, into fresh
 output directories, measuring every build with /usr/bin/time -v. Vellum is
-built twice per run: like with like (feeds, search index and per-paper
-export files off, so both write the same
+built twice per run: like with like (feeds, search index and every export
+file off, so both write the same
 kinds of pages: paper, term, list and home pages plus a sitemap) and full.
 Prints medians of wall time, CPU time (user+sys), peak RSS, files and bytes
 written, the Vellum/Hugo ratios, and the physical floor: the time `cp -r`

@@ -156,11 +156,10 @@ impl Config {
             exports: raw.exports.unwrap_or(true),
             search: raw.search.unwrap_or(true),
             search_settings: crate::search::SearchSettings {
-                term_shard_bytes: at_least_one(
-                    raw.search_term_shard_bytes,
-                    "search_term_shard_bytes",
-                    search_defaults.term_shard_bytes,
-                )?,
+                term_shard_bytes: match raw.search_term_shard_bytes {
+                    Some(v) => Some(at_least_one(Some(v), "search_term_shard_bytes", 0)?),
+                    None => None,
+                },
                 metadata_documents: at_least_one(
                     raw.search_metadata_documents,
                     "search_metadata_documents",

@@ -34,9 +34,10 @@ const PREFIX_WEIGHT: f64 = 0.7;
 /// Index settings from `site.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchSettings {
-    /// A term shard is closed once it holds this many bytes. Default
-    /// 196,608 (192 KiB: about 250 term shards for 100,000 papers).
-    pub term_shard_bytes: usize,
+    /// A term shard is closed once it holds this many bytes. By default
+    /// (`None`) a 256th of all postings, within 16 KiB to 192 KiB: about
+    /// 250 term shards, fewer past 50 MB of postings (about 50,000 papers).
+    pub term_shard_bytes: Option<usize>,
     /// Documents per metadata pack. Default 8,192 (about 5 MB a pack:
     /// a browser fetches single records from it with range requests).
     pub metadata_documents: usize,
@@ -50,7 +51,7 @@ pub struct SearchSettings {
 impl Default for SearchSettings {
     fn default() -> Self {
         SearchSettings {
-            term_shard_bytes: 196_608,
+            term_shard_bytes: None,
             metadata_documents: 8_192,
             facet_documents: 4_096,
             excerpt_chars: 300,
@@ -308,6 +309,12 @@ struct Urls {
 /// Authors per author-name file.
 const AUTHORS_PER_FILE: usize = 4096;
 
+/// The default term shard budget: all postings' bytes over this many
+/// shards, within the two bounds below.
+const TERM_SHARDS: usize = 256;
+const MIN_TERM_SHARD_BYTES: usize = 16 * 1024;
+const MAX_TERM_SHARD_BYTES: usize = 192 * 1024;
+
 /// Width of one offset in a metadata pack's header: 8 hex digits.
 const OFFSET_DIGITS: usize = 8;
 
@@ -392,12 +399,17 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
     };
 
     // Term shards: closed once past the byte budget.
+    let term_bytes = |term: &str, list: &str| term.len() + list.len() + 6;
+    let budget = settings.term_shard_bytes.unwrap_or_else(|| {
+        let total: usize = encoded.iter().map(|(t, l)| term_bytes(t, l)).sum();
+        (total / TERM_SHARDS).clamp(MIN_TERM_SHARD_BYTES, MAX_TERM_SHARD_BYTES)
+    });
     let mut term_files = Vec::new();
     let mut shard: BTreeMap<&str, &str> = BTreeMap::new();
     let mut shard_bytes = 0;
     let mut first = String::new();
     for (term, list) in &encoded {
-        if shard_bytes >= settings.term_shard_bytes && !shard.is_empty() {
+        if shard_bytes >= budget && !shard.is_empty() {
             let name = put("t", "json", json_object("terms", &shard));
             term_files.push((std::mem::take(&mut first), name));
             shard.clear();
@@ -410,7 +422,7 @@ pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(Stri
                 term.clone()
             };
         }
-        shard_bytes += term.len() + list.len() + 6;
+        shard_bytes += term_bytes(term, list);
         shard.insert(term, list);
     }
     if !shard.is_empty() || term_files.is_empty() {

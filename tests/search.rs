@@ -144,8 +144,21 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
         .filter(|f| f.starts_with("search/") && f.as_bytes().get(8) == Some(&b'-'))
         .cloned()
         .collect();
-    let kinds: Vec<&str> = listed.iter().map(|f| &f[7..8]).collect();
-    assert_eq!(kinds, ["a", "c", "f", "m", "t"], "one file of each kind");
+    let mut kinds: Vec<&str> = listed.iter().map(|f| &f[7..8]).collect();
+    let term_shards = kinds.iter().filter(|&&k| k == "t").count();
+    kinds.dedup();
+    assert_eq!(
+        kinds,
+        ["a", "c", "f", "m", "t"],
+        "one file of each other kind"
+    );
+    // The default term shard budget: at least 16 KiB a shard (all but the last).
+    assert_eq!(term_shards, entry["terms"].as_array().unwrap().len());
+    assert!(term_shards >= 2, "{term_shards} term shards");
+    for shard in &entry["terms"].as_array().unwrap()[..term_shards - 1] {
+        let file = format!("search/{}", shard[1].as_str().unwrap());
+        assert!(site[&file].len() >= 16 * 1024, "{file}");
+    }
     for file in &listed {
         let hash = xxhash_rust::xxh3::xxh3_64(&site[file]);
         let name = file.rsplit('/').next().unwrap();
