@@ -259,15 +259,20 @@ fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {
     assert!(page.contains("data-copy=\"cite-bibtex-text\""));
 }
 
-#[test]
-fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
-    let dir = temp_site(
+/// A site of one listing (Ana Lima) with one paper, Fast Graphs (2023).
+fn fast_graphs_site(config: &str) -> tempfile::TempDir {
+    temp_site(
         &[(
             "ana.txt",
             &listing("Ana Lima", &[("Fast Graphs", 2023, "x", "cs.DS")]),
         )],
-        "paper_exports = false\n",
-    );
+        config,
+    )
+}
+
+#[test]
+fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
+    let dir = fast_graphs_site("paper_exports = false\n");
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     assert!(!site.contains_key("papers/fast-graphs/fast-graphs.bib"));
@@ -279,13 +284,7 @@ fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
 
 #[test]
 fn every_export_file_can_be_switched_off_keeping_the_cite_block() {
-    let dir = temp_site(
-        &[(
-            "ana.txt",
-            &listing("Ana Lima", &[("Fast Graphs", 2023, "x", "cs.DS")]),
-        )],
-        "exports = false\n",
-    );
+    let dir = fast_graphs_site("exports = false\n");
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let exports: Vec<&String> = site

@@ -121,6 +121,19 @@ fn atomic_save(root: &std::path::Path, relative: &str, text: &str) {
     std::fs::rename(&temp, &target).unwrap();
 }
 
+/// Renames the first paper of the Olumide listing with an atomic save, once
+/// the event stream `rx` is connected, and waits for the reload.
+fn retitle_and_wait(root: &std::path::Path, rx: &mpsc::Receiver<(String, String)>, title: &str) {
+    let listing = String::from_utf8(olumide_listing()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    atomic_save(
+        root,
+        "seeds/olumide.txt",
+        &listing.replace("Routing Tokens in Mixture-of-Experts", title),
+    );
+    wait_for(rx, "reload");
+}
+
 #[test]
 fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
     let listing = String::from_utf8(olumide_listing()).unwrap();
@@ -154,16 +167,7 @@ fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
     assert_eq!(status, 301);
 
     let rx = events(port);
-    std::thread::sleep(Duration::from_millis(200));
-    atomic_save(
-        root,
-        "seeds/olumide.txt",
-        &listing.replace(
-            "Routing Tokens in Mixture-of-Experts",
-            "Routing Tokens, Revised",
-        ),
-    );
-    wait_for(&rx, "reload");
+    retitle_and_wait(root, &rx, "Routing Tokens, Revised");
     let (status, body) = get(port, "/papers/routing-tokens-revised/");
     assert_eq!(
         status,
@@ -206,7 +210,6 @@ fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
 
 #[test]
 fn live_reload_works_under_a_sub_path() {
-    let listing = String::from_utf8(olumide_listing()).unwrap();
     let site = olumide_site();
     let root = site.path();
     let server = start_with(
@@ -227,16 +230,7 @@ fn live_reload_works_under_a_sub_path() {
         "href=\"http://127.0.0.1:{port}/group/papers/papers/routing-tokens-in-mixture-of-experts/\""
     )));
     let rx = events_at(port, "/group/papers/__vellum/events");
-    std::thread::sleep(Duration::from_millis(200));
-    atomic_save(
-        root,
-        "seeds/olumide.txt",
-        &listing.replace(
-            "Routing Tokens in Mixture-of-Experts",
-            "Routing Tokens, Sub-path",
-        ),
-    );
-    wait_for(&rx, "reload");
+    retitle_and_wait(root, &rx, "Routing Tokens, Sub-path");
     let (status, body) = get(port, "/group/papers/papers/routing-tokens-sub-path/");
     assert_eq!(status, 200);
     assert!(body.contains("<h1>Routing Tokens, Sub-path</h1>"));
