@@ -29,7 +29,7 @@ struct RawConfig {
     search_term_shard_bytes: Option<Spanned<usize>>,
     search_metadata_documents: Option<Spanned<usize>>,
     search_facet_documents: Option<Spanned<usize>>,
-    search_excerpt_chars: Option<usize>,
+    search_excerpt_chars: Option<Spanned<usize>>,
     author_aliases: Option<BTreeMap<String, Spanned<Vec<String>>>>,
 }
 
@@ -103,11 +103,13 @@ impl Config {
         let line_at = |offset: usize| 1 + text[..offset.min(text.len())].matches('\n').count();
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| line_at(s.start));
-            Diagnostic::error(
-                display_path,
-                line,
-                format!("expected valid settings, found {}", e.message().trim()),
-            )
+            let key = text
+                .lines()
+                .nth(line.saturating_sub(1))
+                .and_then(|l| l.split_once('='))
+                .map(|(key, _)| key.trim())
+                .filter(|key| !key.is_empty() && !key.starts_with('['));
+            Diagnostic::error(display_path, line, settings_error(e.message().trim(), key))
         })?;
         let at_least_one = |value: Option<Spanned<usize>>, key: &str, default: usize| match value {
             Some(v) if *v.get_ref() == 0 => Err(Diagnostic::error(
@@ -138,6 +140,17 @@ impl Config {
             Some(theme) => (theme.get_ref().clone(), line_at(theme.span().start)),
             None => ("default".to_string(), 0),
         };
+        let plain_name = !theme.is_empty()
+            && theme != "."
+            && theme != ".."
+            && !theme.contains(['/', '\\', '\0']);
+        if !plain_name {
+            return Err(Diagnostic::error(
+                display_path,
+                theme_line,
+                format!("expected `theme` to be a directory name under themes/, found `{theme}`"),
+            ));
+        }
         Ok(Config {
             title: raw.title.unwrap_or_else(|| "Publications".to_string()),
             description: raw
@@ -170,9 +183,11 @@ impl Config {
                     "search_facet_documents",
                     search_defaults.facet_documents,
                 )?,
-                excerpt_chars: raw
-                    .search_excerpt_chars
-                    .unwrap_or(search_defaults.excerpt_chars),
+                excerpt_chars: at_least_one(
+                    raw.search_excerpt_chars,
+                    "search_excerpt_chars",
+                    search_defaults.excerpt_chars,
+                )?,
             },
             author_aliases: raw
                 .author_aliases
@@ -202,6 +217,31 @@ pub fn normalise_base_url(url: &str) -> Option<String> {
         return None;
     }
     Some(format!("{}/", url.trim_end_matches('/')))
+}
+
+/// A TOML or serde error as `expected …, found …`, naming the setting when
+/// its line has one: serde's `invalid type: string "yes", expected a
+/// boolean` for `exports` reads `expected exports to be a boolean, found
+/// string "yes"`.
+fn settings_error(message: &str, key: Option<&str>) -> String {
+    let plain = message
+        .replace(" as i128", "")
+        .replace("expected usize", "expected a whole number of at least 0");
+    let Some((found, expected)) = plain.rsplit_once(", expected ") else {
+        return match key {
+            Some(key) => format!("expected a valid `{key}` setting, found {plain}"),
+            None => format!("expected valid settings, found {plain}"),
+        };
+    };
+    let found = found
+        .trim_start_matches("invalid type: ")
+        .trim_start_matches("invalid value: ");
+    match key {
+        Some(key) if !found.starts_with("unknown field") => {
+            format!("expected `{key}` to be {expected}, found {found}")
+        }
+        _ => format!("expected {expected}, found {found}"),
+    }
 }
 
 #[cfg(test)]
@@ -250,5 +290,36 @@ mod tests {
         assert!(Config::parse("base_url = \"ftp://x/\"", Path::new("s")).is_err());
         assert_eq!(normalise_base_url("http://a.b"), Some("http://a.b/".into()));
         assert_eq!(normalise_base_url("https:///x"), None);
+    }
+
+    #[test]
+    fn wrong_types_name_the_setting_as_expected_and_found() {
+        let message = |text: &str| Config::parse(text, Path::new("s")).unwrap_err().message;
+        assert_eq!(
+            message("title = \"x\"\nexports = \"yes\""),
+            "expected `exports` to be a boolean, found string \"yes\""
+        );
+        assert_eq!(
+            message("search_metadata_documents = -1"),
+            "expected `search_metadata_documents` to be a whole number of at least 0, found integer `-1`"
+        );
+        assert!(
+            message("frobnicate = 3").starts_with("expected one of `title`, "),
+            "{}",
+            message("frobnicate = 3")
+        );
+        assert!(message("frobnicate = 3").ends_with("found unknown field `frobnicate`"));
+        assert_eq!(
+            message("search_excerpt_chars = 0"),
+            "expected search_excerpt_chars to be at least 1, found 0"
+        );
+        for theme in ["", "..", "../../etc", "a/b"] {
+            let error = Config::parse(&format!("theme = \"{theme}\""), Path::new("s")).unwrap_err();
+            assert_eq!(error.line, 1);
+            assert_eq!(
+                error.message,
+                format!("expected `theme` to be a directory name under themes/, found `{theme}`")
+            );
+        }
     }
 }

@@ -233,8 +233,8 @@ fn start_watching(
                 .iter()
                 .filter(|e| e.kind.is_create())
                 .flat_map(|e| e.paths.iter())
-                .filter(|p| is_input_dir(&handler_root, p));
-            for dir in created {
+                .filter_map(|p| Some((p, input_dir_change(&handler_root, p)?)));
+            for (dir, change) in created {
                 // Watched before the rebuild reads it: nothing written
                 // into it afterwards is missed.
                 if let Some(debouncer) = handler_slot.get().and_then(Weak::upgrade) {
@@ -242,7 +242,7 @@ fn start_watching(
                         let _ = debouncer.watch(dir, RecursiveMode::Recursive);
                     }
                 }
-                changes.insert(Change::Config);
+                changes.insert(change);
             }
             if changes.is_empty() {
                 return;
@@ -293,14 +293,19 @@ fn start_watching(
     Ok(debouncer)
 }
 
-/// Whether `path` is one of the input directories, directly in the root.
-fn is_input_dir(root: &Path, path: &Path) -> bool {
-    path.parent() == Some(root)
-        && path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| WATCHED_DIRS.contains(&n))
-        && path.is_dir()
+/// When `path` is one of the input directories, directly in the root: the
+/// kind of change its files make.
+fn input_dir_change(root: &Path, path: &Path) -> Option<Change> {
+    if path.parent() != Some(root) || !path.is_dir() {
+        return None;
+    }
+    match path.file_name()?.to_str()? {
+        "seeds" => Some(Change::Listing),
+        "content" => Some(Change::Content),
+        "themes" | "templates" => Some(Change::Template),
+        "static" => Some(Change::Static),
+        _ => None,
+    }
 }
 
 /// Whether an event kind changes a file's content or existence (not an
