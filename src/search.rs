@@ -3,9 +3,10 @@
 //! term, and writes a sharded static index under `search/`: a small entry
 //! file, term-range shards, one file of category runs, author shards and
 //! metadata packs by document range (a pack is read record by record with
-//! HTTP range requests), and author-name shards, all content-hashed. The format is specified in
-//! `docs/search-index.md`; `themes/default/static/search-engine.js` reads
-//! it. Hands the files, `(output path, bytes)`, to the build driver.
+//! HTTP range requests), and author-name shards, all content-hashed. The
+//! format is specified in `docs/search-index.md`;
+//! `themes/default/static/search-engine.js` reads it. Hands the files,
+//! `(output path, bytes)`, to the build driver.
 
 use crate::config::Config;
 use crate::corpus::{Corpus, Paper};
