@@ -160,7 +160,7 @@ fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
         strict,
         keep_going: false,
         progress,
-        listing_cache: None,
+        rebuild_cache: None,
     }
 }
 

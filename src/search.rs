@@ -354,6 +354,40 @@ fn metadata_pack(records: &[Vec<u8>]) -> Vec<u8> {
     pack
 }
 
+/// XXH3-64 of everything [`build_index`] reads: the settings, the papers'
+/// URL, every paper's slug, title, abstract, year, categories and authors
+/// (ids and the names shown), and the author and category tables. Equal
+/// hashes mean equal index files (`vellum serve` reuses them).
+pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut put = |text: &str| {
+        hasher.update(&text.len().to_le_bytes());
+        hasher.update(text.as_bytes());
+    };
+    put(&format!("{:?}", config.search_settings));
+    put(&urls.url(&Route::Paper {
+        slug: String::new(),
+    }));
+    for paper in &corpus.papers {
+        put(&paper.slug);
+        put(&paper.title.plain);
+        put(&paper.abstract_text.plain);
+        put(&format!(
+            "{} {:?} {:?}",
+            paper.year, paper.categories, paper.authors
+        ));
+        put(&corpus.author_names(paper).join("\n"));
+    }
+    for author in &corpus.authors {
+        put(&author.name);
+    }
+    for category in &corpus.categories {
+        put(&category.code);
+        put(&category.name);
+    }
+    hasher.digest()
+}
+
 /// Builds the whole index: `(output path, bytes)` for the entry file and
 /// every shard, in a fixed order. Deterministic: the same corpus and
 /// settings give the same bytes.

@@ -139,7 +139,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         root: options.root.clone(),
         base_url: Some(local_base.clone()),
         drafts: options.drafts,
-        listing_cache: Some(Arc::default()),
+        rebuild_cache: Some(Arc::default()),
         ..BuildOptions::default()
     };
 

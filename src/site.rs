@@ -37,24 +37,54 @@ pub struct BuildOptions {
     pub keep_going: bool,
     /// Advanced once per rendered job; hidden unless the caller shows it.
     pub progress: Option<indicatif::ProgressBar>,
-    /// Parsed listings kept between builds (`vellum serve`): a listing
-    /// whose bytes are unchanged is not parsed again.
-    pub listing_cache: Option<std::sync::Arc<ListingCache>>,
+    /// What is kept between builds (`vellum serve`): a listing whose
+    /// bytes are unchanged is not parsed again, a search index whose
+    /// inputs are unchanged is not built again.
+    pub rebuild_cache: Option<std::sync::Arc<RebuildCache>>,
 }
+
+/// Search index files: the hash of their inputs
+/// ([`crate::search::inputs_hash`]) and `(output path, bytes)`.
+type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 
 /// Parsed listings by path, with the XXH3-64 hash of the bytes they were
-/// parsed from. Only files that parsed are kept; a build drops the entries
-/// of files that are gone.
+/// parsed from (only files that parsed; a build drops the entries of files
+/// that are gone), and the last search index.
 #[derive(Debug, Default)]
-pub struct ListingCache {
+pub struct RebuildCache {
     entries: std::sync::Mutex<std::collections::HashMap<PathBuf, (u64, crate::listing::Listing)>>,
     parsed: std::sync::atomic::AtomicUsize,
+    index: std::sync::Mutex<Option<IndexFiles>>,
+    indexed: std::sync::atomic::AtomicUsize,
 }
 
-impl ListingCache {
+impl RebuildCache {
     /// How many listings were parsed (not taken from the cache) so far.
     pub fn parsed_count(&self) -> usize {
         self.parsed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many times the search index was built (not taken from the
+    /// cache) so far.
+    pub fn indexed_count(&self) -> usize {
+        self.indexed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The search index of `site`: the cached one when its inputs hash as
+    /// before, else a new one, kept for next time.
+    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
+        let hash = crate::search::inputs_hash(site.corpus, site.config, site.urls);
+        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        match index.as_ref() {
+            Some((h, files)) if *h == hash => files.clone(),
+            _ => {
+                self.indexed
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let files = crate::search::build_index(site.corpus, site.config, site.urls);
+                *index = Some((hash, files.clone()));
+                files
+            }
+        }
     }
 }
 
@@ -167,7 +197,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         parse_listings(
             &inputs.seeds,
             root,
-            options.listing_cache.as_deref(),
+            options.rebuild_cache.as_deref(),
             &diagnostics,
         )
     });
@@ -233,8 +263,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
                     &site,
                     templates,
                     inputs.statics,
+                    options,
                     sink,
-                    options.progress.as_ref(),
                     &mut timings,
                     &diagnostics,
                 )
@@ -264,14 +294,15 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 }
 
 /// Plans and renders every page and hands it, with the static files, to
-/// `sink`. Errors go to `diagnostics`. Returns whether every planned page
-/// was rendered.
+/// `sink`, advancing `options.progress` and using `options.rebuild_cache`.
+/// Errors go to `diagnostics`. Returns whether every planned page was
+/// rendered.
 fn render_site(
     site: &Site,
     templates: Templates,
     statics: Vec<InputFile>,
+    options: &BuildOptions,
     sink: &dyn Sink,
-    progress: Option<&indicatif::ProgressBar>,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
 ) -> bool {
@@ -304,14 +335,16 @@ fn render_site(
     }
     let rendered = timings.time("render", || {
         let views = Views::new(site);
+        let progress = options.progress.as_ref();
         if let Some(bar) = progress {
             bar.set_length(jobs.len() as u64);
         }
         Renderer::new(*site, templates, views).render_all(&jobs, sink, progress)
     });
     if site.config.search {
-        let files = timings.time("search", || {
-            crate::search::build_index(site.corpus, site.config, site.urls)
+        let files = timings.time("search", || match options.rebuild_cache.as_deref() {
+            Some(cache) => cache.search_index(site),
+            None => crate::search::build_index(site.corpus, site.config, site.urls),
         });
         for (file, bytes) in files {
             if let Err(e) = sink.put(&file, bytes) {
@@ -493,7 +526,7 @@ fn read_templates(dir: &Path, root: &Path) -> Result<Vec<(String, PathBuf, Strin
 fn parse_listings(
     paths: &[PathBuf],
     root: &Path,
-    cache: Option<&ListingCache>,
+    cache: Option<&RebuildCache>,
     diagnostics: &Diagnostics,
 ) -> Vec<ParsedListing> {
     use std::sync::atomic::Ordering;

@@ -336,12 +336,12 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
 
 /// Builds `root` in memory with `cache` (as `vellum serve` does) and, for
 /// comparison, afresh without one; the two must be byte-identical.
-fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::site::ListingCache>) {
+fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::site::RebuildCache>) {
     use vellum::output::MemorySink;
     use vellum::site::{build, BuildOptions};
     let options = BuildOptions {
         root: root.to_path_buf(),
-        listing_cache: Some(cache.clone()),
+        rebuild_cache: Some(cache.clone()),
         ..BuildOptions::default()
     };
     let mut cached = MemorySink::default();
@@ -350,7 +350,7 @@ fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::si
     let mut fresh = MemorySink::default();
     build(
         &BuildOptions {
-            listing_cache: None,
+            rebuild_cache: None,
             ..options
         },
         &mut fresh,
@@ -365,16 +365,17 @@ fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::si
 }
 
 #[test]
-fn rebuilds_with_the_listing_cache_equal_full_builds_and_parse_only_changed_listings() {
+fn rebuilds_with_the_cache_equal_full_builds_parse_only_changed_listings_and_reuse_the_index() {
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     let site = temp_site(
         &[("olumide.txt", &olumide_listing()), ("mei.txt", other)],
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::site::ListingCache::default());
+    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
     cached_equals_fresh(root, &cache);
     assert_eq!(cache.parsed_count(), 2, "first build parses everything");
+    assert_eq!(cache.indexed_count(), 1);
 
     // A listing edit: one file parsed again.
     let edited = String::from_utf8(olumide_listing())
@@ -383,6 +384,7 @@ fn rebuilds_with_the_listing_cache_equal_full_builds_and_parse_only_changed_list
     write(root, "seeds/olumide.txt", edited.as_bytes());
     cached_equals_fresh(root, &cache);
     assert_eq!(cache.parsed_count(), 3);
+    assert_eq!(cache.indexed_count(), 2, "a new title: a new index");
 
     // A template, a content page, a new listing, a deleted listing.
     let paper = root.join("themes/default/templates/paper.html");
@@ -393,12 +395,25 @@ fn rebuilds_with_the_listing_cache_equal_full_builds_and_parse_only_changed_list
     std::fs::write(&paper, template).unwrap();
     cached_equals_fresh(root, &cache);
     assert_eq!(cache.parsed_count(), 3, "a template change parses nothing");
+    assert_eq!(
+        cache.indexed_count(),
+        2,
+        "a template change keeps the index"
+    );
     write(
         root,
         "content/about.md",
         b"+++\ntitle = \"About\"\n+++\n{{ papers(limit=1) }}\n",
     );
     cached_equals_fresh(root, &cache);
+    assert_eq!(cache.indexed_count(), 2, "a content page keeps the index");
+    write(
+        root,
+        "content/papers/fast-graphs.md",
+        b"+++\ntitle = \"Faster Graphs\"\n+++\n",
+    );
+    cached_equals_fresh(root, &cache);
+    assert_eq!(cache.indexed_count(), 3, "a corrected title: a new index");
     write(
         root,
         "seeds/sub/ana.txt",
@@ -408,7 +423,9 @@ fn rebuilds_with_the_listing_cache_equal_full_builds_and_parse_only_changed_list
     );
     cached_equals_fresh(root, &cache);
     assert_eq!(cache.parsed_count(), 4);
+    assert_eq!(cache.indexed_count(), 4, "a new author: a new index");
     std::fs::remove_file(root.join("seeds/mei.txt")).unwrap();
     cached_equals_fresh(root, &cache);
     assert_eq!(cache.parsed_count(), 4, "a deletion parses nothing");
+    assert_eq!(cache.indexed_count(), 5);
 }
