@@ -387,8 +387,8 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
     };
     match site.get(&file) {
         Some(bytes) if !file.ends_with(".html") && headers.contains_key(header::RANGE) => {
-            let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok());
-            respond_range(&served, &file, bytes, range.unwrap_or_default())
+            let range = headers[header::RANGE].to_str().unwrap_or_default();
+            respond_range(&served, &file, bytes, range)
         }
         Some(bytes) => respond(&served, &file, bytes, StatusCode::OK),
         None if site.contains_key(&format!("{relative}/index.html")) => {

@@ -258,13 +258,18 @@ function resolve(name, base) {
   }
 }
 
-/** Index of the last element of sorted whose key is ≤ value (−1 if none). */
-function lastAtMost(sorted, value, key) {
+const compareNumbers = (a, b) => a - b;
+
+/**
+ * Index of the last element of sorted whose key is ≤ value (−1 if none);
+ * keys compare as strings in code-point order unless compare is given.
+ */
+function lastAtMost(sorted, value, key, compare = compareCodePoints) {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(key(sorted[mid]), value) <= 0) lo = mid + 1; else hi = mid;
+    if (compare(key(sorted[mid]), value) <= 0) lo = mid + 1; else hi = mid;
   }
   return lo - 1;
 }
@@ -399,15 +404,8 @@ export class SearchIndex {
       this.categoryRuns = { ends, categories };
     }
     const { ends, categories } = this.categoryRuns;
-    return (d) => {
-      let lo = 0;
-      let hi = ends.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (ends[mid] <= d) lo = mid + 1; else hi = mid;
-      }
-      return categories[lo] ?? [];
-    };
+    // The first run that ends after d.
+    return (d) => categories[lastAtMost(ends, d, (end) => end, compareNumbers) + 1] ?? [];
   }
 
   /** Listed author ids of the given documents (fetching their author shards). */
@@ -594,15 +592,7 @@ export class SearchIndex {
 
     // Facets: each counted over the matches with the other facets applied.
     const years = entry.years;
-    const yearOf = (d) => {
-      let lo = 0;
-      let hi = years.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (years[mid][1] <= d) lo = mid + 1; else hi = mid;
-      }
-      return lo > 0 ? years[lo - 1][0] : null;
-    };
+    const yearOf = (d) => years[lastAtMost(years, d, ([, first]) => first, compareNumbers)]?.[0] ?? null;
     const withAuthors = filters.author !== null
       || (countAuthors ?? entry.authors_of.bytes <= this.eagerAuthorBytes);
     const [categoriesOf, authorsOf] = await Promise.all([
