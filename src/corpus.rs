@@ -88,7 +88,7 @@ pub struct Paper {
 
 /// Identifiers, links and notes of a paper from its override
 /// (`content/papers/<slug>.md`); all empty without one.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PaperDetails {
     /// arXiv identifier (`2405.01234`).
     pub arxiv_id: Option<String>,

@@ -32,6 +32,7 @@ pub mod corpus;
 pub mod diagnostics;
 pub mod exports;
 pub mod feeds;
+pub mod fingerprint;
 pub mod init;
 pub mod latex;
 pub mod listing;

@@ -94,6 +94,9 @@ struct ServeArgs {
     /// Milliseconds of quiet after the last file change before rebuilding.
     #[arg(long, default_value_t = 100)]
     debounce_ms: u64,
+    /// Also print per-stage timings after each build.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 #[derive(Args)]
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
                 drafts: args.drafts,
                 open: args.open,
                 debounce: std::time::Duration::from_millis(args.debounce_ms),
+                verbose: args.verbose,
             };
             match vellum::serve::serve(options) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -7,17 +7,20 @@
 //! - [`DiskSink`] stages changed files in a sibling directory, then moves
 //!   them into place on commit: files whose bytes did not change are never
 //!   rewritten (they keep their modification time), stale files are removed.
-//! - [`MemorySink`] keeps the site in memory (for `serve`).
+//! - [`MemorySink`] keeps the site in memory (for `serve`); it can also
+//!   carry a file over unchanged from its last commit ([`Sink::keep`]),
+//!   which incremental rebuilds use for pages whose inputs did not change.
 //! - [`NullSink`] only counts (for `check`).
 
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-/// A whole site in memory: output path (relative, with `/`) → bytes.
-pub type SiteOutput = BTreeMap<String, Vec<u8>>;
+/// A whole site in memory: output path (relative, with `/`) → bytes,
+/// shared so that a rebuild can carry unchanged files over without copying.
+pub type SiteOutput = BTreeMap<String, Arc<Vec<u8>>>;
 
 /// What a sink did in one build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,6 +44,13 @@ pub trait Sink: Sync {
     /// separators). Called from several threads; nothing is visible before
     /// [`Sink::commit`]. Errors: I/O errors naming the path.
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()>;
+    /// Stages `path` with the bytes it had at the last commit, without
+    /// rendering it again; returns whether the sink could (it still holds
+    /// that file). Sinks that keep no previous site return `false`, and the
+    /// caller renders the file instead.
+    fn keep(&self, _path: &str) -> bool {
+        false
+    }
     /// Makes the files put since [`Sink::begin`] the whole site.
     fn commit(&mut self) -> io::Result<WriteStats>;
     /// Drops the files put since [`Sink::begin`]; the site stays as it was.
@@ -218,8 +228,8 @@ fn remove_stale(dir: &Path, keep: &HashSet<String>) -> io::Result<usize> {
 /// Keeps the last committed site in memory (for `serve` and tests).
 #[derive(Debug, Default)]
 pub struct MemorySink {
-    /// The last committed site.
-    pub site: SiteOutput,
+    /// The last committed site, shared with whoever serves it.
+    pub site: Arc<SiteOutput>,
     pending: Mutex<SiteOutput>,
 }
 
@@ -230,15 +240,29 @@ impl Sink for MemorySink {
     }
 
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        lock(&self.pending).insert(path.to_string(), bytes);
+        lock(&self.pending).insert(path.to_string(), Arc::new(bytes));
         Ok(())
+    }
+
+    fn keep(&self, path: &str) -> bool {
+        match self.site.get(path) {
+            Some(bytes) => {
+                lock(&self.pending).insert(path.to_string(), Arc::clone(bytes));
+                true
+            }
+            None => false,
+        }
     }
 
     fn commit(&mut self) -> io::Result<WriteStats> {
         let site = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
         let written = site
             .iter()
-            .filter(|(path, bytes)| self.site.get(*path) != Some(*bytes))
+            .filter(|(path, bytes)| {
+                self.site
+                    .get(*path)
+                    .is_none_or(|old| !Arc::ptr_eq(old, bytes) && old != *bytes)
+            })
             .count();
         let removed = self.site.keys().filter(|k| !site.contains_key(*k)).count();
         let stats = WriteStats {
@@ -247,7 +271,7 @@ impl Sink for MemorySink {
             removed,
             bytes: site.values().map(|b| b.len() as u64).sum(),
         };
-        self.site = site;
+        self.site = Arc::new(site);
         Ok(stats)
     }
 
@@ -353,6 +377,12 @@ mod tests {
         let mut memory = MemorySink::default();
         assert_eq!(put_all(&mut memory, &[("a", "1"), ("b", "2")]).written, 2);
         assert_eq!(put_all(&mut memory, &[("a", "1")]).removed, 1);
+        memory.begin().unwrap();
+        assert!(memory.keep("a") && !memory.keep("b"));
+        memory.put("c", b"3".to_vec()).unwrap();
+        let stats = memory.commit().unwrap();
+        assert_eq!((stats.files, stats.written), (2, 1));
+        assert_eq!(memory.site["a"].as_slice(), b"1");
         let mut null = NullSink::default();
         let stats = put_all(&mut null, &[("a", "12"), ("b", "3")]);
         assert_eq!((stats.files, stats.bytes, stats.written), (2, 3, 0));

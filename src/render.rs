@@ -325,6 +325,14 @@ pub struct Templates {
     tera: Tera,
     /// Template name → file it came from, for messages.
     files: BTreeMap<String, PathBuf>,
+    /// Template name → XXH3-64 hash of its text and the texts of every
+    /// template it names, directly or through those (`extends`,
+    /// `include`, `import`): it changes exactly when the template's output
+    /// can change for the same context.
+    hashes: BTreeMap<String, u64>,
+    /// Templates that show the corpus counts of the global `site` value
+    /// (`site.paper_count`, …), themselves or through templates they use.
+    show_counts: std::collections::BTreeSet<String>,
 }
 
 impl Templates {
@@ -349,16 +357,89 @@ impl Templates {
                 .map(|(name, (_, text))| (name.as_str(), text.as_str())),
         )
         .map_err(|e| template_error(&e, &file_names, None))?;
+        let (hashes, show_counts) = template_hashes(&by_name);
         Ok(Templates {
             tera,
             files: file_names,
+            hashes,
+            show_counts,
         })
+    }
+
+    /// Whether template `name`, or one it uses, shows the global corpus
+    /// counts (`site.paper_count`, `site.author_count`, `site.year_count`,
+    /// `site.category_count`).
+    pub fn shows_counts(&self, name: &str) -> bool {
+        self.show_counts.contains(name)
+    }
+
+    /// The hash of template `name` and of every template it uses; 0 for
+    /// a template that does not exist.
+    pub fn hash(&self, name: &str) -> u64 {
+        self.hashes.get(name).copied().unwrap_or(0)
     }
 
     /// Whether a template of that name is loaded.
     pub fn contains(&self, name: &str) -> bool {
         self.files.contains_key(name)
     }
+}
+
+/// Each template's hash over its own text and the texts of the templates
+/// it names, and the templates that show the global corpus counts: a
+/// quoted string equal to another template's name counts as a use, which
+/// covers `extends`, `include` and `import` (and errs towards more uses,
+/// never fewer).
+fn template_hashes(
+    by_name: &BTreeMap<String, (PathBuf, String)>,
+) -> (BTreeMap<String, u64>, std::collections::BTreeSet<String>) {
+    const COUNTS: [&str; 4] = [
+        "site.paper_count",
+        "site.author_count",
+        "site.year_count",
+        "site.category_count",
+    ];
+    let mut show_counts = std::collections::BTreeSet::new();
+    let uses: BTreeMap<&str, Vec<&str>> = by_name
+        .iter()
+        .map(|(name, (_, text))| {
+            let named = by_name
+                .keys()
+                .filter(|other| {
+                    text.contains(&format!("\"{other}\"")) || text.contains(&format!("'{other}'"))
+                })
+                .map(String::as_str)
+                .collect();
+            (name.as_str(), named)
+        })
+        .collect();
+    let hashes = uses
+        .keys()
+        .map(|&name| {
+            let mut closure = std::collections::BTreeSet::from([name]);
+            let mut todo = vec![name];
+            while let Some(next) = todo.pop() {
+                for &used in &uses[next] {
+                    if closure.insert(used) {
+                        todo.push(used);
+                    }
+                }
+            }
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            for used in closure {
+                let text = &by_name[used].1;
+                if COUNTS.iter().any(|count| text.contains(count)) {
+                    show_counts.insert(name.to_string());
+                }
+                hasher.update(used.as_bytes());
+                hasher.update(&[0]);
+                hasher.update(text.as_bytes());
+                hasher.update(&[0]);
+            }
+            (name.to_string(), hasher.digest())
+        })
+        .collect();
+    (hashes, show_counts)
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.
@@ -767,18 +848,19 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// Renders all jobs in parallel, handing each page to `sink` as soon
-    /// as it is rendered and advancing `progress` per job. Errors: every
-    /// template or output error, sorted.
+    /// Renders `jobs` (of the whole `plan`) in parallel, handing each page
+    /// to `sink` as soon as it is rendered and advancing `progress` per
+    /// job. Errors: every template or output error, sorted.
     pub fn render_all(
         &self,
-        jobs: &[Job],
+        jobs: &[&Job],
+        plan: &[Job],
         sink: &dyn Sink,
         progress: Option<&indicatif::ProgressBar>,
     ) -> Result<(), Vec<Diagnostic>> {
         let errors = Diagnostics::new();
         jobs.par_iter()
-            .for_each(|job| match self.render(job, jobs) {
+            .for_each(|job| match self.render(job, plan) {
                 Ok(files) => {
                     if let Some(bar) = progress {
                         bar.inc(1);

@@ -54,6 +54,8 @@ pub struct ServeOptions {
     pub open: bool,
     /// Quiet time after the last file event before rebuilding.
     pub debounce: Duration,
+    /// Print stage timings after each build.
+    pub verbose: bool,
 }
 
 /// What open pages are told.
@@ -108,10 +110,10 @@ fn failures(report: &BuildReport) -> Option<String> {
     })
 }
 
-fn rebuild(options: &BuildOptions) -> (BuildReport, SiteOutput) {
-    let mut sink = MemorySink::default();
-    let report = build(options, &mut sink);
-    (report, sink.site)
+/// Builds into `sink`, which keeps the last good site: pages whose
+/// fingerprint did not change are carried over from it.
+fn rebuild(options: &BuildOptions, sink: &mut MemorySink) -> BuildReport {
+    build(options, sink)
 }
 
 /// Runs the server until Ctrl-C. Prints `Serving at URL` once listening.
@@ -144,16 +146,23 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     };
 
     let start = Instant::now();
-    let (report, site) = rebuild(&build_options);
-    print_report(&report, "Built", start.elapsed());
+    let mut sink = MemorySink::default();
+    let report = rebuild(&build_options, &mut sink);
+    print_report(
+        &report,
+        &build_options,
+        "Built",
+        start.elapsed(),
+        options.verbose,
+    );
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
-        site: RwLock::new(Arc::new(site)),
+        site: RwLock::new(Arc::clone(&sink.site)),
         error: RwLock::new(failures(&report)),
         base_path: path.clone(),
         notices,
     });
-    let _watcher = start_watching(&options, build_options, Arc::clone(&served))?;
+    let _watcher = start_watching(&options, build_options, sink, Arc::clone(&served))?;
 
     let app = Router::new()
         .route(&format!("{path}{EVENTS_PATH}"), get(events))
@@ -186,7 +195,16 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     })
 }
 
-fn print_report(report: &BuildReport, verb: &str, took: Duration) {
+/// Prints the diagnostics, then what was built: counts, time, and how
+/// many files were rendered rather than carried over; with `verbose`, the
+/// stage timings too.
+fn print_report(
+    report: &BuildReport,
+    options: &BuildOptions,
+    verb: &str,
+    took: Duration,
+    verbose: bool,
+) {
     for d in &report.diagnostics {
         eprintln!("{d}");
     }
@@ -194,10 +212,18 @@ fn print_report(report: &BuildReport, verb: &str, took: Duration) {
         eprintln!("error: the site was not rebuilt; still serving the last good version");
     } else {
         let [papers, authors, ..] = report.counts;
+        let files = report.written.map_or(0, |w| w.files);
+        let rendered = options
+            .rebuild_cache
+            .as_ref()
+            .map_or(files, |cache| cache.rendered_files().len());
         println!(
-            "{verb} {papers} papers, {authors} authors in {} ms",
+            "{verb} {papers} papers, {authors} authors in {} ms ({rendered} of {files} files rendered)",
             took.as_millis()
         );
+    }
+    if verbose {
+        print!("{}", report.timings.report());
     }
 }
 
@@ -206,8 +232,10 @@ fn print_report(report: &BuildReport, verb: &str, took: Duration) {
 fn start_watching(
     options: &ServeOptions,
     build_options: BuildOptions,
+    mut sink: MemorySink,
     served: Arc<Served>,
 ) -> Result<impl Drop, ServeError> {
+    let verbose = options.verbose;
     let root = std::fs::canonicalize(&options.root).unwrap_or_else(|_| options.root.clone());
     let handler_root = root.clone();
     // The handler adds watches for input directories created after start;
@@ -248,16 +276,18 @@ fn start_watching(
                 return;
             }
             let start = Instant::now();
-            let (report, site) = rebuild(&build_options);
+            let report = rebuild(&build_options, &mut sink);
             let what = changes
                 .iter()
                 .map(|c| format!("{c:?}").to_lowercase())
                 .collect::<Vec<_>>()
                 .join(", ");
-            print_report(&report, &format!("Rebuilt ({what}):"), start.elapsed());
+            let verb = format!("Rebuilt ({what}):");
+            print_report(&report, &build_options, &verb, start.elapsed(), verbose);
             match failures(&report) {
                 None => {
-                    *served.site.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(site);
+                    *served.site.write().unwrap_or_else(|e| e.into_inner()) =
+                        Arc::clone(&sink.site);
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
                     let _ = served.notices.send(Notice::Reload);
                 }
@@ -408,7 +438,7 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
 /// open tab shows the errors and reloads once they are fixed.
 fn not_found(served: &Served, site: &SiteOutput) -> Response {
     const BARE: &[u8] = b"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head><body><p>Not found.</p></body></html>";
-    let page = site.get("404.html").map_or(BARE, Vec::as_slice);
+    let page = site.get("404.html").map_or(BARE, |bytes| bytes.as_slice());
     respond(served, "404.html", page, StatusCode::NOT_FOUND)
 }
 

@@ -11,14 +11,18 @@ use crate::content::{self, Content};
 use crate::corpus::NameVariant;
 use crate::corpus::{Corpus, ParsedListing};
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
+use crate::fingerprint::Fingerprints;
 use crate::listing;
 use crate::output::{Sink, WriteStats};
 use crate::overrides;
 use crate::permalink::{Route, UrlMap};
-use crate::render::{self, Renderer, Site, Templates, Views};
+use crate::render::{self, Job, Renderer, Site, Templates, Views};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What to build and how.
@@ -39,7 +43,8 @@ pub struct BuildOptions {
     pub progress: Option<indicatif::ProgressBar>,
     /// What is kept between builds (`vellum serve`): a listing whose
     /// bytes are unchanged is not parsed again, a search index whose
-    /// inputs are unchanged is not built again.
+    /// inputs are unchanged is not built again, and a page whose
+    /// fingerprint is unchanged is carried over by the sink.
     pub rebuild_cache: Option<std::sync::Arc<RebuildCache>>,
 }
 
@@ -47,45 +52,107 @@ pub struct BuildOptions {
 /// ([`crate::search::inputs_hash`]) and `(output path, bytes)`.
 type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 
-/// Parsed listings by path, with the XXH3-64 hash of the bytes they were
-/// parsed from (only files that parsed; a build drops the entries of files
-/// that are gone), and the last search index.
+/// Output file → fingerprint of the job that wrote it ([`Fingerprints`]).
+type PageFingerprints = HashMap<String, u64>;
+
+/// What one build leaves for the next: parsed listings by path, with the
+/// XXH3-64 hash of the bytes they were parsed from (only files that
+/// parsed; a build drops the entries of files that are gone), the last
+/// search index, and the fingerprint of every page of the last committed
+/// site, so that a page whose fingerprint is unchanged is carried over
+/// from the sink instead of rendered.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
-    entries: std::sync::Mutex<std::collections::HashMap<PathBuf, (u64, crate::listing::Listing)>>,
-    parsed: std::sync::atomic::AtomicUsize,
-    index: std::sync::Mutex<Option<IndexFiles>>,
-    indexed: std::sync::atomic::AtomicUsize,
+    entries: Mutex<HashMap<PathBuf, (u64, crate::listing::Listing)>>,
+    parsed: AtomicUsize,
+    index: Mutex<Option<IndexFiles>>,
+    indexed: AtomicUsize,
+    /// (committed, pending): the pages of the last committed site, and of
+    /// the build in progress, which become committed with the sink's commit.
+    pages: Mutex<(PageFingerprints, PageFingerprints)>,
+    /// The output files the last build rendered, sorted.
+    rendered: Mutex<Vec<String>>,
 }
 
 impl RebuildCache {
     /// How many listings were parsed (not taken from the cache) so far.
     pub fn parsed_count(&self) -> usize {
-        self.parsed.load(std::sync::atomic::Ordering::Relaxed)
+        self.parsed.load(Ordering::Relaxed)
     }
 
     /// How many times the search index was built (not taken from the
     /// cache) so far.
     pub fn indexed_count(&self) -> usize {
-        self.indexed.load(std::sync::atomic::Ordering::Relaxed)
+        self.indexed.load(Ordering::Relaxed)
     }
 
-    /// The search index of `site`: the cached one when its inputs hash as
-    /// before, else a new one, kept for next time.
-    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
-        let hash = crate::search::inputs_hash(site.corpus, site.config, site.urls);
-        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        match index.as_ref() {
-            Some((h, files)) if *h == hash => files.clone(),
-            _ => {
-                self.indexed
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let files = crate::search::build_index(site.corpus, site.config, site.urls);
-                *index = Some((hash, files.clone()));
-                files
-            }
-        }
+    /// The output files that the last build rendered (the others were
+    /// carried over unchanged), sorted.
+    pub fn rendered_files(&self) -> Vec<String> {
+        lock(&self.rendered).clone()
     }
+
+    /// Stages the search index of `site` in `sink`: the cached one when its
+    /// inputs hash as before (carried over from the sink when it can),
+    /// else a new one, kept for next time. Errors: the files not staged.
+    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        let hash = crate::search::inputs_hash(site.corpus, site.config, site.urls);
+        let mut index = lock(&self.index);
+        let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
+        if !reused {
+            self.indexed.fetch_add(1, Ordering::Relaxed);
+            let files = crate::search::build_index(site.corpus, site.config, site.urls);
+            *index = Some((hash, files));
+        }
+        let files = index.as_ref().map_or(&[][..], |(_, files)| files);
+        files
+            .iter()
+            .filter(|(file, _)| !(reused && sink.keep(file)))
+            .filter_map(|(file, bytes)| Some((file.clone(), sink.put(file, bytes.clone()).err()?)))
+            .collect()
+    }
+
+    /// Which of `jobs` (writing `files`) to render: those whose
+    /// fingerprint changed since the last commit or that the sink cannot
+    /// carry over; the others are kept in `sink`. Their fingerprints wait
+    /// for [`RebuildCache::commit`].
+    fn select<'j>(
+        &self,
+        jobs: &'j [Job],
+        files: &[String],
+        fingerprints: &Fingerprints,
+        sink: &dyn Sink,
+    ) -> Vec<&'j Job> {
+        let prints: Vec<Option<u64>> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
+        let mut pages = lock(&self.pages);
+        let (committed, _) = &*pages;
+        let selected: Vec<usize> = (0..jobs.len())
+            .into_par_iter()
+            .filter(|&i| {
+                prints[i].is_none_or(|print| committed.get(&files[i]) != Some(&print))
+                    || !sink.keep(&files[i])
+            })
+            .collect();
+        pages.1 = files
+            .iter()
+            .zip(&prints)
+            .filter_map(|(file, print)| Some((file.clone(), (*print)?)))
+            .collect();
+        let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
+        rendered.sort();
+        *lock(&self.rendered) = rendered;
+        selected.into_iter().map(|i| &jobs[i]).collect()
+    }
+
+    /// Makes the pending page fingerprints those of the committed site.
+    fn commit(&self) {
+        let mut pages = lock(&self.pages);
+        pages.0 = std::mem::take(&mut pages.1);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Wall time of each stage, in order.
@@ -279,7 +346,12 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             sink.abort();
         } else {
             match timings.time("write", || sink.commit()) {
-                Ok(stats) => report.written = Some(stats),
+                Ok(stats) => {
+                    if let Some(cache) = &options.rebuild_cache {
+                        cache.commit();
+                    }
+                    report.written = Some(stats)
+                }
                 Err(e) => diagnostics.push(Diagnostic::error(
                     "output",
                     0,
@@ -313,10 +385,11 @@ fn render_site(
             return false;
         }
     };
-    let pages: HashSet<String> = jobs
-        .iter()
+    let files: Vec<String> = jobs
+        .par_iter()
         .map(|job| site.urls.output_file(&site.route(job)))
         .collect();
+    let pages: HashSet<&String> = files.iter().collect();
     for (relative, shown, bytes) in statics {
         let file = site.urls.output_file(&Route::Static { path: relative });
         if pages.contains(&file) {
@@ -333,27 +406,35 @@ fn render_site(
             ));
         }
     }
+    let selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
+        Some(cache) => timings.time("select", || {
+            let fingerprints = Fingerprints::new(*site, &templates);
+            cache.select(&jobs, &files, &fingerprints, sink)
+        }),
+        None => jobs.iter().collect(),
+    };
     let rendered = timings.time("render", || {
         let views = Views::new(site);
         let progress = options.progress.as_ref();
         if let Some(bar) = progress {
-            bar.set_length(jobs.len() as u64);
+            bar.set_length(selected.len() as u64);
         }
-        Renderer::new(*site, templates, views).render_all(&jobs, sink, progress)
+        Renderer::new(*site, templates, views).render_all(&selected, &jobs, sink, progress)
     });
     if site.config.search {
-        let files = timings.time("search", || match options.rebuild_cache.as_deref() {
-            Some(cache) => cache.search_index(site),
-            None => crate::search::build_index(site.corpus, site.config, site.urls),
+        let failed = timings.time("search", || match options.rebuild_cache.as_deref() {
+            Some(cache) => cache.stage_search_index(site, sink),
+            None => crate::search::build_index(site.corpus, site.config, site.urls)
+                .into_iter()
+                .filter_map(|(file, bytes)| Some((file.clone(), sink.put(&file, bytes).err()?)))
+                .collect(),
         });
-        for (file, bytes) in files {
-            if let Err(e) = sink.put(&file, bytes) {
-                diagnostics.push(Diagnostic::error(
-                    "output",
-                    0,
-                    format!("expected to stage {file}, found {e}"),
-                ));
-            }
+        for (file, e) in failed {
+            diagnostics.push(Diagnostic::error(
+                "output",
+                0,
+                format!("expected to stage {file}, found {e}"),
+            ));
         }
     }
     match rendered {
@@ -529,7 +610,6 @@ fn parse_listings(
     cache: Option<&RebuildCache>,
     diagnostics: &Diagnostics,
 ) -> Vec<ParsedListing> {
-    use std::sync::atomic::Ordering;
     let dir = root.join("seeds");
     let parsed: Vec<(ParsedListing, u64, bool)> = paths
         .par_iter()
@@ -543,8 +623,7 @@ fn parse_listings(
         .filter_map(|(_, shown, bytes)| {
             let hash = cache.map_or(0, |_| xxhash_rust::xxh3::xxh3_64(&bytes));
             let cached = cache.and_then(|c| {
-                let entries = c.entries.lock().ok()?;
-                entries
+                lock(&c.entries)
                     .get(&shown)
                     .filter(|(h, _)| *h == hash)
                     .map(|(_, listing)| listing.clone())
@@ -575,7 +654,7 @@ fn parse_listings(
             ))
         })
         .collect();
-    if let Some(Ok(mut entries)) = cache.map(|c| c.entries.lock()) {
+    if let Some(mut entries) = cache.map(|c| lock(&c.entries)) {
         let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _, _)| &p.file).collect();
         entries.retain(|file, _| present.contains(file));
         for (p, hash, _) in parsed.iter().filter(|(_, _, fresh)| *fresh) {

@@ -7,7 +7,7 @@ use crate::latex;
 use serde::Serialize;
 
 /// A title or an abstract in its three renderings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Text {
     /// The text as listed; paragraphs separated by a blank line (`\n\n`).
     pub source: String,

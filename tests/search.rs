@@ -250,7 +250,7 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     let search_files = |site: &SiteOutput| -> Vec<(String, Vec<u8>)> {
         site.iter()
             .filter(|(f, _)| f.starts_with("search/"))
-            .map(|(f, b)| (f.clone(), b.clone()))
+            .map(|(f, b)| (f.clone(), b.to_vec()))
             .collect()
     };
     assert_eq!(search_files(&tiny), search_files(&again));

@@ -334,9 +334,16 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
     assert_eq!(status, 200);
 }
 
-/// Builds `root` in memory with `cache` (as `vellum serve` does) and, for
-/// comparison, afresh without one; the two must be byte-identical.
-fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::site::RebuildCache>) {
+/// Rebuilds `root` in memory as `vellum serve` does, with one cache and
+/// one sink kept across builds, and, for comparison, afresh without them;
+/// the two must be byte-identical. Returns the files the rebuild rendered
+/// (the others were carried over), without the sitemap, which is always
+/// rendered.
+fn cached_equals_fresh(
+    root: &std::path::Path,
+    cache: &std::sync::Arc<vellum::site::RebuildCache>,
+    cached: &mut vellum::output::MemorySink,
+) -> Vec<String> {
     use vellum::output::MemorySink;
     use vellum::site::{build, BuildOptions};
     let options = BuildOptions {
@@ -344,8 +351,7 @@ fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::si
         rebuild_cache: Some(cache.clone()),
         ..BuildOptions::default()
     };
-    let mut cached = MemorySink::default();
-    let report = build(&options, &mut cached);
+    let report = build(&options, cached);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let mut fresh = MemorySink::default();
     build(
@@ -356,16 +362,51 @@ fn cached_equals_fresh(root: &std::path::Path, cache: &std::sync::Arc<vellum::si
         &mut fresh,
     );
     assert_eq!(cached.site.len(), fresh.site.len());
-    for (file, bytes) in &fresh.site {
+    for (file, bytes) in fresh.site.iter() {
         assert!(
             cached.site.get(file) == Some(bytes),
             "{file} differs from a full build"
         );
     }
+    let mut rendered = cache.rendered_files();
+    rendered.retain(|f| f != "sitemap.xml");
+    rendered
+}
+
+/// The files of a paper: its page and its three exports.
+fn paper_files(slug: &str) -> Vec<String> {
+    let mut files = vec![format!("papers/{slug}/index.html")];
+    files.extend(["bib", "json", "ris"].map(|ext| format!("papers/{slug}/{slug}.{ext}")));
+    files
+}
+
+/// The files of an author: page, feed and BibTeX.
+fn author_files(slug: &str) -> Vec<String> {
+    ["atom.xml", "index.html", &format!("{slug}.bib")]
+        .iter()
+        .map(|f| format!("authors/{slug}/{f}"))
+        .collect()
+}
+
+/// The files of a category: page and feed.
+fn category_files(slug: &str) -> Vec<String> {
+    [
+        format!("categories/{slug}/atom.xml"),
+        format!("categories/{slug}/index.html"),
+    ]
+    .to_vec()
+}
+
+/// `parts` joined and sorted.
+fn files(parts: &[Vec<String>], more: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = parts.concat();
+    all.extend(more.iter().map(|f| f.to_string()));
+    all.sort();
+    all
 }
 
 #[test]
-fn rebuilds_with_the_cache_equal_full_builds_parse_only_changed_listings_and_reuse_the_index() {
+fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     let site = temp_site(
         &[("olumide.txt", &olumide_listing()), ("mei.txt", other)],
@@ -373,47 +414,89 @@ fn rebuilds_with_the_cache_equal_full_builds_parse_only_changed_listings_and_reu
     );
     let root = site.path();
     let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
-    cached_equals_fresh(root, &cache);
+    let mut sink = vellum::output::MemorySink::default();
+    let all = cached_equals_fresh(root, &cache, &mut sink);
+    assert_eq!(all.len(), 33, "the first build renders every page: {all:?}");
     assert_eq!(cache.parsed_count(), 2, "first build parses everything");
     assert_eq!(cache.indexed_count(), 1);
 
-    // A listing edit: one file parsed again.
+    // A listing edit: one file parsed again; its paper, author, year and
+    // categories, the home page and the site-wide exports rendered.
     let edited = String::from_utf8(olumide_listing())
         .unwrap()
         .replace("Routing Tokens", "Steering Tokens");
     write(root, "seeds/olumide.txt", edited.as_bytes());
-    cached_equals_fresh(root, &cache);
+    let moe_categories = ["cs-dc", "cs-lg", "stat-ml"].map(category_files);
+    let whole_site = ["atom.xml", "corpus.json", "index.html"];
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        files(
+            &[
+                paper_files("steering-tokens-in-mixture-of-experts"),
+                author_files("olumide-adeyemi"),
+                moe_categories.concat(),
+            ],
+            &[&whole_site[..], &["years/2021/index.html"]].concat()
+        )
+    );
     assert_eq!(cache.parsed_count(), 3);
     assert_eq!(cache.indexed_count(), 2, "a new title: a new index");
 
-    // A template, a content page, a new listing, a deleted listing.
+    // A template: the pages that use it.
     let paper = root.join("themes/default/templates/paper.html");
     let template = std::fs::read_to_string(&paper).unwrap().replace(
         "<h2 id=\"abstract-heading\">Abstract</h2>",
         "<h2 id=\"abstract-heading\">Summary</h2>",
     );
     std::fs::write(&paper, template).unwrap();
-    cached_equals_fresh(root, &cache);
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        [
+            "papers/fast-graphs/index.html",
+            "papers/steering-tokens-in-mixture-of-experts/index.html"
+        ]
+    );
     assert_eq!(cache.parsed_count(), 3, "a template change parses nothing");
     assert_eq!(
         cache.indexed_count(),
         2,
         "a template change keeps the index"
     );
+
+    // A new content page: itself.
     write(
         root,
         "content/about.md",
         b"+++\ntitle = \"About\"\n+++\n{{ papers(limit=1) }}\n",
     );
-    cached_equals_fresh(root, &cache);
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        ["about/index.html"]
+    );
     assert_eq!(cache.indexed_count(), 2, "a content page keeps the index");
+
+    // A corrected title: the paper and what lists it, with the content
+    // page whose shortcode may list it.
     write(
         root,
         "content/papers/fast-graphs.md",
         b"+++\ntitle = \"Faster Graphs\"\n+++\n",
     );
-    cached_equals_fresh(root, &cache);
+    let fast_graphs = files(
+        &[paper_files("fast-graphs"), category_files("cs-ds")],
+        &[
+            &whole_site[..],
+            &["about/index.html", "years/2019/index.html"],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        files(&[fast_graphs.clone(), author_files("mei-lin")], &[])
+    );
     assert_eq!(cache.indexed_count(), 3, "a corrected title: a new index");
+
+    // A new listing, a co-author of Fast Graphs: counts change too.
     write(
         root,
         "seeds/sub/ana.txt",
@@ -421,11 +504,47 @@ fn rebuilds_with_the_cache_equal_full_builds_parse_only_changed_listings_and_reu
             .replace("Mei Lin", "Ana Lima")
             .into_bytes(),
     );
-    cached_equals_fresh(root, &cache);
+    let new_author = ["authors/index.html", "search/index.html"];
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        files(
+            &[
+                fast_graphs.clone(),
+                author_files("ana-lima"),
+                author_files("mei-lin")
+            ],
+            &new_author
+        )
+    );
     assert_eq!(cache.parsed_count(), 4);
     assert_eq!(cache.indexed_count(), 4, "a new author: a new index");
+
+    // A deleted listing.
     std::fs::remove_file(root.join("seeds/mei.txt")).unwrap();
-    cached_equals_fresh(root, &cache);
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        files(&[fast_graphs, author_files("ana-lima")], &new_author)
+    );
     assert_eq!(cache.parsed_count(), 4, "a deletion parses nothing");
     assert_eq!(cache.indexed_count(), 5);
+
+    // site.toml: everything.
+    let config = std::fs::read_to_string(root.join("site.toml")).unwrap();
+    write(
+        root,
+        "site.toml",
+        format!("{config}\ndescription = \"Changed\"\n").as_bytes(),
+    );
+    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    let pages: Vec<&String> = sink
+        .site
+        .keys()
+        .filter(|f| !f.starts_with("search/") || *f == "search/index.html")
+        .filter(|f| !f.ends_with(".css") && !f.ends_with(".js") && *f != "sitemap.xml")
+        .collect();
+    assert_eq!(
+        rendered.iter().collect::<Vec<_>>(),
+        pages,
+        "site.toml: every page"
+    );
 }

@@ -87,7 +87,7 @@ pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, SiteOu
         ..BuildOptions::default()
     };
     let report = build(&options, &mut sink);
-    (report, sink.site)
+    (report, std::sync::Arc::unwrap_or_clone(sink.site))
 }
 
 /// Runs the `vellum` binary with `args` and extra environment variables.

@@ -1,0 +1,246 @@
+//! Incremental rendering: a fingerprint of each [`Job`]'s inputs, made
+//! without rendering it, so that `vellum serve` renders again only the jobs
+//! whose fingerprint changed and carries every other file over from the
+//! last build ([`crate::output::Sink::keep`]).
+//!
+//! A fingerprint is an XXH3-64 hash over what the job's output is made of:
+//! the site-wide values every page shares (configuration, base URL, corpus
+//! counts), the hash of its template and the templates that one uses
+//! ([`Templates::hash`]), and the corpus items it shows. A paper's item
+//! hash covers its own fields and the names and slugs of its authors and
+//! categories, so renaming an author changes every paper page naming
+//! them. A term page hashes the papers on it (its first page: all of the
+//! term's papers, which its statistics count). Pages that may list any
+//! paper (the home page, feeds of the whole site, content pages with
+//! shortcodes, `corpus.json`) hash the whole corpus.
+//!
+//! Handed on: one `Option<u64>` per job; `None` means "always render"
+//! (the sitemap, which lists every page).
+
+use crate::corpus::{Corpus, PaperId};
+use crate::feeds::FeedKind;
+use crate::render::{Job, Site, Templates};
+use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Item hashes of one build, from which each job's fingerprint is made.
+pub struct Fingerprints<'a> {
+    site: Site<'a>,
+    templates: &'a Templates,
+    /// Configuration and base URL.
+    base: u64,
+    /// The corpus counts of the global `site` value, for the templates
+    /// that show them ([`Templates::shows_counts`]).
+    counts: u64,
+    /// Per paper: its fields and its authors' and categories' names.
+    papers: Vec<u64>,
+    /// Per author: what the author's own view and profile show.
+    authors: Vec<u64>,
+    /// Every paper and author, in order.
+    corpus: u64,
+    /// Every content page (a section lists its pages).
+    content: u64,
+}
+
+fn hash_of(value: impl Hash) -> u64 {
+    let mut hasher = Xxh3::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl<'a> Fingerprints<'a> {
+    /// Hashes every paper (in parallel) and author of `site`.
+    pub fn new(site: Site<'a>, templates: &'a Templates) -> Fingerprints<'a> {
+        let corpus: &Corpus = site.corpus;
+        let base = hash_of((format!("{:?}", site.config), site.urls.base_url()));
+        let counts = hash_of((
+            corpus.papers.len(),
+            corpus.authors.len(),
+            corpus.years.len(),
+            corpus.categories.len(),
+        ));
+        let papers: Vec<u64> = corpus
+            .papers
+            .par_iter()
+            .map(|paper| {
+                let mut h = Xxh3::new();
+                (&paper.slug, &paper.key, &paper.title, &paper.abstract_text).hash(&mut h);
+                (paper.year, &paper.details).hash(&mut h);
+                for &a in &paper.authors {
+                    (&corpus.authors[a].name, &corpus.authors[a].slug).hash(&mut h);
+                }
+                for &c in &paper.categories {
+                    let category = &corpus.categories[c];
+                    (&category.code, &category.name, &category.slug).hash(&mut h);
+                    (&category.archive, &category.group).hash(&mut h);
+                }
+                h.finish()
+            })
+            .collect();
+        let authors: Vec<u64> = corpus
+            .authors
+            .iter()
+            .map(|author| {
+                let profile = site.content.profiles.get(&author.slug);
+                hash_of((
+                    (&author.name, &author.sort_name, &author.slug),
+                    (author.papers.len(), author.claimed_total),
+                    profile.map(|p| format!("{p:?}")),
+                ))
+            })
+            .collect();
+        let corpus_hash = hash_of((&papers, &authors));
+        let content = hash_of(format!("{:?}", site.content.pages));
+        Fingerprints {
+            counts,
+            content,
+            site,
+            templates,
+            base,
+            papers,
+            authors,
+            corpus: corpus_hash,
+        }
+    }
+
+    /// The fingerprint of `job`, or `None` for a job that is always
+    /// rendered (the sitemap).
+    pub fn of(&self, job: &Job) -> Option<u64> {
+        let site = &self.site;
+        let corpus = site.corpus;
+        let papers = |ids: &[PaperId]| {
+            let mut h = Xxh3::new();
+            ids.iter().for_each(|&p| h.write_u64(self.papers[p]));
+            h.finish()
+        };
+        // A term page: its papers, all of them on the first page (which
+        // counts them by year, category and co-author).
+        let term_page = |ids: &[PaperId], page: usize| {
+            let per = site.config.paginate_by;
+            let shown = if page == 1 {
+                ids
+            } else {
+                let start = ((page - 1) * per).min(ids.len());
+                &ids[start..(start + per).min(ids.len())]
+            };
+            (ids.len(), page, papers(shown))
+        };
+        let (template, own): (Option<&str>, u64) = match job {
+            Job::Home => (
+                Some("index.html"),
+                hash_of((
+                    (self.corpus, format!("{:?}", site.content.home)),
+                    self.templates.hash("partials/paper_list.html"),
+                )),
+            ),
+            Job::AuthorIndex => (Some("authors.html"), hash_of(&self.authors)),
+            Job::Author(id, page) => (
+                Some("author.html"),
+                hash_of((
+                    self.authors[*id],
+                    term_page(&corpus.authors[*id].papers, *page),
+                )),
+            ),
+            Job::YearIndex => (
+                Some("years.html"),
+                hash_of(
+                    corpus
+                        .years
+                        .iter()
+                        .map(|y| (y.year, y.papers.len()))
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+            Job::Year(index, page) => {
+                let year = &corpus.years[*index];
+                (
+                    Some("year.html"),
+                    hash_of((year.year, term_page(&year.papers, *page))),
+                )
+            }
+            Job::CategoryIndex => (
+                Some("categories.html"),
+                hash_of(
+                    corpus
+                        .categories
+                        .iter()
+                        .map(|c| {
+                            (
+                                &c.code,
+                                &c.name,
+                                &c.slug,
+                                &c.group,
+                                &c.archive,
+                                c.papers.len(),
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+            Job::Category(id, page) => {
+                let category = &corpus.categories[*id];
+                (
+                    Some("category.html"),
+                    hash_of((
+                        (&category.code, &category.name, &category.slug),
+                        (&category.group, &category.archive),
+                        term_page(&category.papers, *page),
+                    )),
+                )
+            }
+            Job::Paper(id) => (Some("paper.html"), self.papers[*id]),
+            Job::Content(index) => {
+                let page = &site.content.pages[*index];
+                let template = match &page.front.template {
+                    Some(name) => name.as_str(),
+                    None if page.is_section => "section.html",
+                    None => "page.html",
+                };
+                let shortcodes = !page.shortcodes.is_empty();
+                (
+                    Some(template),
+                    hash_of((
+                        (self.content, *index),
+                        shortcodes.then(|| {
+                            (self.corpus, self.templates.hash("partials/paper_list.html"))
+                        }),
+                    )),
+                )
+            }
+            Job::NotFound => (Some("404.html"), 0),
+            Job::Search => (Some("search.html"), 0),
+            Job::Alias(path, target) => (Some("redirect.html"), hash_of((path, target))),
+            Job::Robots => (None, 0),
+            Job::Sitemap => return None,
+            Job::Feed(FeedKind::Site) => (None, self.corpus),
+            Job::Feed(FeedKind::Author(id)) => (
+                None,
+                hash_of((self.authors[*id], papers(&corpus.authors[*id].papers))),
+            ),
+            Job::Feed(FeedKind::Category(id)) => {
+                let category = &corpus.categories[*id];
+                (
+                    None,
+                    hash_of((
+                        (&category.code, &category.name, &category.slug),
+                        papers(&category.papers),
+                    )),
+                )
+            }
+            Job::PaperExport(id, export) => (None, hash_of((self.papers[*id], export.ext()))),
+            Job::AuthorBib(id) => (None, papers(&corpus.authors[*id].papers)),
+            Job::CorpusJson => (None, self.corpus),
+        };
+        let template_hash = template.map(|name| {
+            let counts = self.templates.shows_counts(name).then_some(self.counts);
+            (self.templates.hash(name), counts)
+        });
+        Some(hash_of((
+            self.base,
+            std::mem::discriminant(job),
+            template_hash,
+            own,
+        )))
+    }
+}
