@@ -9,8 +9,9 @@ over the original) with a changed title, and measures the time from the
 rename to the `reload` event. The debounce interval (set with
 `--debounce-ms`, default 50 ms here) is reported separately and subtracted.
 Two listings are edited, RUNS times each: one of an author with at most 50
-papers, and one of the most prolific author. Prints medians, and the
-rebuild time `vellum serve` itself reports.
+papers, and one of the most prolific author. Prints medians, the rebuild
+time `vellum serve` itself reports, how many files it rendered (the rest
+were carried over), and the median of each stage (`serve --verbose`).
 
 Usage: bench/serve_bench.py [--sizes 10000,100000] [--runs 5] [--debounce-ms 50]
 Needs a release build (cargo build --release) and python3.
@@ -103,7 +104,7 @@ def main():
     for size in [int(s) for s in args.sizes.split(",")]:
         site = site_for(corpus(size), size)
         server = subprocess.Popen(
-            [VELLUM, "serve", "--root", site, "--port", "0", "--debounce-ms", str(args.debounce_ms)],
+            [VELLUM, "serve", "--root", site, "--port", "0", "--debounce-ms", str(args.debounce_ms), "--verbose"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             line = ""
@@ -117,16 +118,27 @@ def main():
             stream = conn.getresponse()
             for label, (path, papers) in zip(["author ≤ 50 papers", "most prolific author"],
                                               pick_listings(site / "seeds")):
-                totals, rebuilds = [], []
+                totals, rebuilds, rendered, stages = [], [], [], {}
                 for n in range(args.runs):
                     start = retitle(path, n)
                     arrived = wait_for_reload(stream)
                     totals.append((arrived - start) * 1000)
-                    report = server.stdout.readline().decode()
+                    report = ""
+                    while "Rebuilt" not in report:
+                        report = server.stdout.readline().decode()
                     rebuilds.append(int(re.search(r"in (\d+) ms", report).group(1)))
+                    rendered.append(int(re.search(r"\((\d+) of", report).group(1)))
+                    line = ""
+                    while not line.startswith("total"):
+                        line = server.stdout.readline().decode()
+                        stage = re.match(r"(\w+)\s+([\d.]+) ms", line)
+                        if stage and stage.group(1) != "total":
+                            stages.setdefault(stage.group(1), []).append(float(stage.group(2)))
                 total = statistics.median(totals)
                 print(f"{size:>8} {label:>26} {papers:>6} {total:>9.0f} ms {total - args.debounce_ms:>7.0f} ms "
-                      f"{statistics.median(rebuilds):>6.0f} ms")
+                      f"{statistics.median(rebuilds):>6.0f} ms  {statistics.median(rendered):.0f} files rendered")
+                print("         stages: " + ", ".join(
+                    f"{name} {statistics.median(times):.0f}" for name, times in stages.items()) + " (ms)")
         finally:
             server.terminate()
             server.wait()

@@ -41,8 +41,8 @@ pub type CategoryId = usize;
 pub struct ParsedListing {
     /// Path for messages, e.g. `seeds/chuan-wu.txt`.
     pub file: PathBuf,
-    /// The parsed file.
-    pub listing: Listing,
+    /// The parsed file, shared with `vellum serve`'s cache.
+    pub listing: std::sync::Arc<Listing>,
 }
 
 /// Where one record of a paper was seen.

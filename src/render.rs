@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use tera::{Context, Tera, Value};
 
 /// Longest meta description, in characters.
@@ -180,38 +181,42 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         jobs.push(Job::Search);
     }
 
-    let generated: BTreeMap<String, &Job> = jobs
-        .iter()
-        .map(|job| (site.urls.output_file(&site.route(job)), job))
+    // Output file → index of the job writing it; described only on a clash.
+    let mut taken: std::collections::HashMap<String, usize> = jobs
+        .par_iter()
+        .enumerate()
+        .map(|(index, job)| (site.urls.output_file(&site.route(job)), index))
         .collect();
+    let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
     let mut errors = Vec::new();
-    let mut content_jobs = Vec::new();
     for (index, page) in site.content.pages.iter().enumerate() {
         let job = Job::Content(index);
         let file = site.urls.output_file(&site.route(&job));
-        match generated.get(&file) {
-            Some(other) => errors.push(Diagnostic::error(
+        match taken.get(&file) {
+            Some(&other) => errors.push(Diagnostic::error(
                 &page.file,
                 1,
                 format!(
                     "expected a path of its own, found /{} which is also the generated {}",
                     site.urls.site_path(&site.route(&job)),
-                    describe(site, other)
+                    describe(site, &jobs[other])
                 ),
             )),
-            None => content_jobs.push(job),
+            None => {
+                taken.insert(file, jobs.len());
+                jobs.push(job);
+            }
         }
     }
-    jobs.extend(content_jobs);
     if site.config.feeds {
-        jobs.push(Job::Feed(FeedKind::Site));
-        jobs.extend((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))));
-        jobs.extend((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+        let feeds = std::iter::once(Job::Feed(FeedKind::Site))
+            .chain((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))))
+            .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+        for job in feeds {
+            taken.insert(site.urls.output_file(&site.route(&job)), jobs.len());
+            jobs.push(job);
+        }
     }
-    let mut taken: BTreeMap<String, String> = jobs
-        .iter()
-        .map(|job| (site.urls.output_file(&site.route(job)), describe(site, job)))
-        .collect();
     for alias in aliases(site) {
         let Some(path) = crate::permalink::normalise_alias(alias.path) else {
             errors.push(Diagnostic::error(
@@ -226,7 +231,11 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         };
         let job = Job::Alias(path, alias.target);
         let file = site.urls.output_file(&site.route(&job));
-        if let Some(other) = taken.get(&file) {
+        if let Some(&other) = taken.get(&file) {
+            let other = match alias_of.get(&other) {
+                Some(of) => format!("alias of {of}"),
+                None => describe(site, &jobs[other]),
+            };
             errors.push(Diagnostic::error(
                 alias.file,
                 alias.line,
@@ -237,7 +246,8 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
             ));
             continue;
         }
-        taken.insert(file, format!("alias of {}", alias.of));
+        alias_of.insert(jobs.len(), alias.of);
+        taken.insert(file, jobs.len());
         jobs.push(job);
     }
     jobs.push(Job::Robots);
@@ -613,53 +623,23 @@ struct Paginator {
     pages: Vec<PagerLink>,
 }
 
-/// Template values made once per corpus item, shared by every page listing it.
-pub struct Views {
-    papers: Vec<Value>,
+/// Template values made once per corpus item, shared by every page listing
+/// it; a paper's value is made when a page first needs it, so a rebuild
+/// that renders a few pages serialises only their papers.
+pub struct Views<'a> {
+    site: Site<'a>,
+    papers: Vec<OnceLock<Value>>,
     authors: Vec<Value>,
     years: Vec<Value>,
     categories: Vec<Value>,
 }
 
-impl Views {
-    /// Serialises every paper, author, year and category once.
-    pub fn new(site: &Site) -> Views {
+impl<'a> Views<'a> {
+    /// Serialises every author, year and category; papers wait until used.
+    pub fn new(site: &Site<'a>) -> Views<'a> {
         let corpus = site.corpus;
         let urls = site.urls;
-        let papers = corpus
-            .papers
-            .par_iter()
-            .map(|paper| {
-                Value::from_serializable(&PaperView {
-                    slug: &paper.slug,
-                    key: &paper.key,
-                    selected: paper.details.selected,
-                    venue: paper.details.venue.as_deref(),
-                    url: urls.url(&Route::Paper {
-                        slug: paper.slug.clone(),
-                    }),
-                    title: &paper.title.plain,
-                    title_html: &paper.title.html,
-                    year: paper.year,
-                    year_url: urls.url(&Route::Year {
-                        year: paper.year,
-                        page: 1,
-                    }),
-                    authors: paper
-                        .authors
-                        .iter()
-                        .map(|&a| person_link(site, a))
-                        .collect(),
-                    byline: byline(site, paper),
-                    authors_complete: paper.details.complete_authors.is_some(),
-                    categories: paper
-                        .categories
-                        .iter()
-                        .map(|&c| category_link(site, c))
-                        .collect(),
-                })
-            })
-            .collect();
+        let papers = corpus.papers.iter().map(|_| OnceLock::new()).collect();
         let authors = corpus
             .authors
             .iter()
@@ -724,6 +704,7 @@ impl Views {
             })
             .collect();
         Views {
+            site: *site,
             papers,
             authors,
             years,
@@ -731,12 +712,47 @@ impl Views {
         }
     }
 
+    /// The template value of paper `id`, made on first use.
+    fn paper(&self, id: PaperId) -> Value {
+        let site = &self.site;
+        let urls = site.urls;
+        self.papers[id]
+            .get_or_init(|| {
+                let paper = &site.corpus.papers[id];
+                Value::from_serializable(&PaperView {
+                    slug: &paper.slug,
+                    key: &paper.key,
+                    selected: paper.details.selected,
+                    venue: paper.details.venue.as_deref(),
+                    url: urls.url(&Route::Paper {
+                        slug: paper.slug.clone(),
+                    }),
+                    title: &paper.title.plain,
+                    title_html: &paper.title.html,
+                    year: paper.year,
+                    year_url: urls.url(&Route::Year {
+                        year: paper.year,
+                        page: 1,
+                    }),
+                    authors: paper
+                        .authors
+                        .iter()
+                        .map(|&a| person_link(site, a))
+                        .collect(),
+                    byline: byline(site, paper),
+                    authors_complete: paper.details.complete_authors.is_some(),
+                    categories: paper
+                        .categories
+                        .iter()
+                        .map(|&c| category_link(site, c))
+                        .collect(),
+                })
+            })
+            .clone()
+    }
+
     fn papers(&self, ids: &[PaperId]) -> Value {
-        Value::from(
-            ids.iter()
-                .map(|&id| self.papers[id].clone())
-                .collect::<Vec<_>>(),
-        )
+        Value::from(ids.iter().map(|&id| self.paper(id)).collect::<Vec<_>>())
     }
 }
 
@@ -798,12 +814,12 @@ fn category_link<'a>(site: &Site<'a>, id: CategoryId) -> CategoryLink<'a> {
 pub struct Renderer<'a> {
     site: Site<'a>,
     templates: Templates,
-    views: Views,
+    views: Views<'a>,
 }
 
 impl<'a> Renderer<'a> {
     /// Prepares a renderer: sets the global `site` value of every template.
-    pub fn new(site: Site<'a>, mut templates: Templates, views: Views) -> Renderer<'a> {
+    pub fn new(site: Site<'a>, mut templates: Templates, views: Views<'a>) -> Renderer<'a> {
         let config = site.config;
         let urls = site.urls;
         let corpus = site.corpus;
@@ -1136,7 +1152,7 @@ impl<'a> Renderer<'a> {
             }
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
-                context.insert_value("paper", views.papers[id].clone());
+                context.insert_value("paper", views.paper(id));
                 context.insert("abstract_html", &paper.abstract_text.html);
                 let description = if paper.abstract_text.is_empty() {
                     paper.title.plain.clone()

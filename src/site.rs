@@ -63,7 +63,7 @@ type PageFingerprints = HashMap<String, u64>;
 /// from the sink instead of rendered.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
-    entries: Mutex<HashMap<PathBuf, (u64, crate::listing::Listing)>>,
+    entries: Mutex<HashMap<PathBuf, (u64, std::sync::Arc<crate::listing::Listing>)>>,
     parsed: AtomicUsize,
     index: Mutex<Option<IndexFiles>>,
     indexed: AtomicUsize,
@@ -626,7 +626,7 @@ fn parse_listings(
                 lock(&c.entries)
                     .get(&shown)
                     .filter(|(h, _)| *h == hash)
-                    .map(|(_, listing)| listing.clone())
+                    .map(|(_, listing)| std::sync::Arc::clone(listing))
             });
             let fresh = cached.is_none();
             let listing = match cached {
@@ -636,7 +636,7 @@ fn parse_listings(
                         c.parsed.fetch_add(1, Ordering::Relaxed);
                     }
                     match listing::parse(&bytes) {
-                        Ok(listing) => listing,
+                        Ok(listing) => std::sync::Arc::new(listing),
                         Err(e) => {
                             diagnostics.push(Diagnostic::error(&shown, e.line(), e.to_string()));
                             return None;
@@ -658,7 +658,7 @@ fn parse_listings(
         let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _, _)| &p.file).collect();
         entries.retain(|file, _| present.contains(file));
         for (p, hash, _) in parsed.iter().filter(|(_, _, fresh)| *fresh) {
-            entries.insert(p.file.clone(), (*hash, p.listing.clone()));
+            entries.insert(p.file.clone(), (*hash, std::sync::Arc::clone(&p.listing)));
         }
     }
     parsed.into_iter().map(|(p, _, _)| p).collect()

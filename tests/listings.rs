@@ -29,7 +29,7 @@ fn corpus_of(dir: &Path) -> (Corpus, Diagnostics) {
         let listing = parse(&std::fs::read(&path).unwrap()).unwrap();
         listings.push(ParsedListing {
             file: PathBuf::from(path.file_name().unwrap()),
-            listing,
+            listing: listing.into(),
         });
     }
     let diagnostics = Diagnostics::new();
@@ -218,11 +218,11 @@ fn disagreeing_duplicates_warn_naming_both_places() {
     let listings = vec![
         ParsedListing {
             file: "seeds/b.txt".into(),
-            listing: parse(b.as_bytes()).unwrap(),
+            listing: parse(b.as_bytes()).unwrap().into(),
         },
         ParsedListing {
             file: "seeds/a.txt".into(),
-            listing: parse(a.as_bytes()).unwrap(),
+            listing: parse(a.as_bytes()).unwrap().into(),
         },
     ];
     let diagnostics = Diagnostics::new();
@@ -256,7 +256,7 @@ fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
     let text = "Ann A\n\narXiv2020\n\nT\n\ncs.XX cs.NA\n";
     let listings = vec![ParsedListing {
         file: "seeds/a.txt".into(),
-        listing: parse(text.as_bytes()).unwrap(),
+        listing: parse(text.as_bytes()).unwrap().into(),
     }];
     let diagnostics = Diagnostics::new();
     let corpus = Corpus::build(&listings, Taxonomy::arxiv(), &[], &diagnostics);
