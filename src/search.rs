@@ -200,9 +200,17 @@ fn fields(corpus: &Corpus, paper: &Paper) -> [String; 4] {
     ]
 }
 
-/// One document's terms with their impacts (BM25F term-frequency part
-/// × 100, rounded), title bigrams included.
-fn impacts(fields: &[String; 4], average: &[f64; 4]) -> Vec<(String, u32)> {
+/// One document's tokens before weighting: each term's count in each
+/// field, each field's length in tokens, and the title's bigram counts.
+#[derive(Debug)]
+pub struct Analysis {
+    terms: Vec<(String, [u32; 4])>,
+    lengths: [usize; 4],
+    bigrams: Vec<(String, u32)>,
+}
+
+/// Tokenises a document's four fields.
+fn analyse(fields: &[String; 4]) -> Analysis {
     let mut tf: HashMap<String, [u32; 4]> = HashMap::new();
     let mut lengths = [0usize; 4];
     let mut bigrams: HashMap<String, u32> = HashMap::new();
@@ -210,7 +218,14 @@ fn impacts(fields: &[String; 4], average: &[f64; 4]) -> Vec<(String, u32)> {
         let mut previous: Option<String> = None;
         for_each_token(text, |token| {
             lengths[f] += 1;
-            tf.entry(token.to_string()).or_default()[f] += 1;
+            match tf.get_mut(token) {
+                Some(counts) => counts[f] += 1,
+                None => {
+                    let mut counts = [0; 4];
+                    counts[f] = 1;
+                    tf.insert(token.to_string(), counts);
+                }
+            }
             if f == TITLE {
                 if let Some(before) = previous.replace(token.to_string()) {
                     *bigrams.entry(format!("{before} {token}")).or_default() += 1;
@@ -218,27 +233,80 @@ fn impacts(fields: &[String; 4], average: &[f64; 4]) -> Vec<(String, u32)> {
             }
         });
     }
-    let part = |f: usize, count: u32| {
+    Analysis {
+        terms: tf.into_iter().collect(),
+        lengths,
+        bigrams: bigrams.into_iter().collect(),
+    }
+}
+
+/// A document's terms with their impacts (BM25F term-frequency part
+/// × 100, rounded, at least 1), title bigrams included.
+fn impacts<'a>(
+    analysis: &'a Analysis,
+    average: &'a [f64; 4],
+) -> impl Iterator<Item = (&'a str, u32)> + 'a {
+    let part = move |f: usize, count: u32| {
         let count = f64::from(count);
-        let norm = 1.0 - B + B * lengths[f] as f64 / average[f].max(1e-9);
+        let norm = 1.0 - B + B * analysis.lengths[f] as f64 / average[f].max(1e-9);
         WEIGHTS[f] * count * (K1 + 1.0) / (count + K1 * norm)
     };
-    let mut out: Vec<(String, u32)> = tf
-        .into_iter()
-        .map(|(term, counts)| {
-            let impact: f64 = (0..4)
-                .filter(|&f| counts[f] > 0)
-                .map(|f| part(f, counts[f]))
-                .sum();
-            (term, (impact * 100.0).round().max(1.0) as u32)
-        })
-        .collect();
-    out.extend(
-        bigrams
-            .into_iter()
-            .map(|(term, count)| (term, (part(TITLE, count) * 100.0).round().max(1.0) as u32)),
-    );
-    out
+    let scaled = |impact: f64| (impact * 100.0).round().max(1.0) as u32;
+    let terms = analysis.terms.iter().map(move |(term, counts)| {
+        let impact: f64 = (0..4)
+            .filter(|&f| counts[f] > 0)
+            .map(|f| part(f, counts[f]))
+            .sum();
+        (term.as_str(), scaled(impact))
+    });
+    let bigrams = analysis
+        .bigrams
+        .iter()
+        .map(move |(term, count)| (term.as_str(), scaled(part(TITLE, *count))));
+    terms.chain(bigrams)
+}
+
+/// Analysed documents that `vellum serve` keeps between builds, by the
+/// XXH3-64 hash of their fields: a rebuild tokenises only documents whose
+/// title, authors, categories or abstract changed.
+#[derive(Debug, Default)]
+pub struct AnalysisCache(std::sync::Mutex<HashMap<u64, std::sync::Arc<Analysis>>>);
+
+impl AnalysisCache {
+    /// The analyses of `documents`, in order: cached ones reused, others
+    /// made (in parallel) and kept; entries of documents no longer in the
+    /// corpus are dropped.
+    fn analyses(&self, corpus: &Corpus, documents: &[&Paper]) -> Vec<std::sync::Arc<Analysis>> {
+        use std::sync::Arc;
+        let keyed: Vec<(u64, [String; 4])> = documents
+            .par_iter()
+            .map(|paper| {
+                let fields = fields(corpus, paper);
+                let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+                for field in &fields {
+                    hasher.update(field.as_bytes());
+                    hasher.update(&[0]);
+                }
+                (hasher.digest(), fields)
+            })
+            .collect();
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let found: Vec<Option<Arc<Analysis>>> = keyed
+            .iter()
+            .map(|(key, _)| cache.get(key).cloned())
+            .collect();
+        let made: Vec<Arc<Analysis>> = keyed
+            .par_iter()
+            .zip(found)
+            .map(|((_, fields), found)| found.unwrap_or_else(|| Arc::new(analyse(fields))))
+            .collect();
+        *cache = keyed
+            .iter()
+            .map(|(key, _)| *key)
+            .zip(made.iter().cloned())
+            .collect();
+        made
+    }
 }
 
 /// Average token count of each field over all documents.
@@ -259,6 +327,27 @@ fn average_lengths(corpus: &Corpus) -> [f64; 4] {
         );
     let n = corpus.papers.len().max(1) as f64;
     totals.map(|t| t as f64 / n)
+}
+
+/// Appends the postings of `analyses` (documents `first`, `first + 1`, …)
+/// to `postings`.
+fn add_postings<'a>(
+    postings: &mut HashMap<String, Vec<(u32, u32)>>,
+    first: usize,
+    analyses: impl Iterator<Item = &'a Analysis>,
+    average: &[f64; 4],
+) {
+    for (offset, analysis) in analyses.enumerate() {
+        let doc = (first + offset) as u32;
+        for (term, impact) in impacts(analysis, average) {
+            match postings.get_mut(term) {
+                Some(list) => list.push((doc, impact)),
+                None => {
+                    postings.insert(term.to_string(), vec![(doc, impact)]);
+                }
+            }
+        }
+    }
 }
 
 /// Documents whose token lists are made at once.
@@ -391,22 +480,33 @@ pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
 /// Builds the whole index: `(output path, bytes)` for the entry file and
 /// every shard, in a fixed order. Deterministic: the same corpus and
 /// settings give the same bytes.
-pub fn build_index(corpus: &Corpus, config: &Config, urls: &UrlMap) -> Vec<(String, Vec<u8>)> {
+pub fn build_index(
+    corpus: &Corpus,
+    config: &Config,
+    urls: &UrlMap,
+    cache: Option<&AnalysisCache>,
+) -> Vec<(String, Vec<u8>)> {
     let settings = config.search_settings;
-    let average = average_lengths(corpus);
     let documents = document_order(corpus);
-    // Documents in batches: impacts in parallel, postings appended in
-    // document order, so only one batch's token lists are alive at a time.
     let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-    for (batch, papers) in documents.chunks(BATCH).enumerate() {
-        let per_document: Vec<Vec<(String, u32)>> = papers
-            .par_iter()
-            .map(|p| impacts(&fields(corpus, p), &average))
-            .collect();
-        for (offset, terms) in per_document.into_iter().enumerate() {
-            let doc = (batch * BATCH + offset) as u32;
-            for (term, impact) in terms {
-                postings.entry(term).or_default().push((doc, impact));
+    match cache {
+        Some(cache) => {
+            let analyses = cache.analyses(corpus, &documents);
+            let n = analyses.len().max(1) as f64;
+            let average = [0, 1, 2, 3]
+                .map(|f| analyses.iter().map(|a| a.lengths[f]).sum::<usize>() as f64 / n);
+            add_postings(&mut postings, 0, analyses.iter().map(|a| &**a), &average);
+        }
+        None => {
+            // Documents in batches, analysed in parallel, postings appended
+            // in document order: one batch's tokens are alive at a time.
+            let average = average_lengths(corpus);
+            for (batch, papers) in documents.chunks(BATCH).enumerate() {
+                let analyses: Vec<Analysis> = papers
+                    .par_iter()
+                    .map(|p| analyse(&fields(corpus, p)))
+                    .collect();
+                add_postings(&mut postings, batch * BATCH, analyses.iter(), &average);
             }
         }
     }

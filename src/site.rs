@@ -58,7 +58,7 @@ type PageFingerprints = HashMap<String, u64>;
 /// What one build leaves for the next: parsed listings by path, with the
 /// XXH3-64 hash of the bytes they were parsed from (only files that
 /// parsed; a build drops the entries of files that are gone), the last
-/// search index, and the fingerprint of every page of the last committed
+/// search index and its analysed documents, and the fingerprint of every page of the last committed
 /// site, so that a page whose fingerprint is unchanged is carried over
 /// from the sink instead of rendered.
 #[derive(Debug, Default)]
@@ -67,6 +67,7 @@ pub struct RebuildCache {
     parsed: AtomicUsize,
     index: Mutex<Option<IndexFiles>>,
     indexed: AtomicUsize,
+    analyses: crate::search::AnalysisCache,
     /// (committed, pending): the pages of the last committed site, and of
     /// the build in progress, which become committed with the sink's commit.
     pages: Mutex<(PageFingerprints, PageFingerprints)>,
@@ -101,7 +102,12 @@ impl RebuildCache {
         let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
         if !reused {
             self.indexed.fetch_add(1, Ordering::Relaxed);
-            let files = crate::search::build_index(site.corpus, site.config, site.urls);
+            let files = crate::search::build_index(
+                site.corpus,
+                site.config,
+                site.urls,
+                Some(&self.analyses),
+            );
             *index = Some((hash, files));
         }
         let files = index.as_ref().map_or(&[][..], |(_, files)| files);
@@ -424,7 +430,7 @@ fn render_site(
     if site.config.search {
         let failed = timings.time("search", || match options.rebuild_cache.as_deref() {
             Some(cache) => cache.stage_search_index(site, sink),
-            None => crate::search::build_index(site.corpus, site.config, site.urls)
+            None => crate::search::build_index(site.corpus, site.config, site.urls, None)
                 .into_iter()
                 .filter_map(|(file, bytes)| Some((file.clone(), sink.put(&file, bytes).err()?)))
                 .collect(),
