@@ -14,8 +14,10 @@
 //! paper (the home page, feeds of the whole site, content pages with
 //! shortcodes, `corpus.json`) hash the whole corpus.
 //!
-//! Handed on: one `Option<u64>` per job; `None` means "always render"
-//! (the sitemap, which lists every page).
+//! The sitemap hashes the output files of every listed page, in plan
+//! order (with the base URL, they are its permalinks).
+//!
+//! Handed on: one fingerprint per job.
 
 use crate::corpus::{Corpus, PaperId};
 use crate::feeds::FeedKind;
@@ -41,6 +43,8 @@ pub struct Fingerprints<'a> {
     corpus: u64,
     /// Every content page (a section lists its pages).
     content: u64,
+    /// The output files of the pages the sitemap lists, in plan order.
+    listed: u64,
 }
 
 fn hash_of(value: impl Hash) -> u64 {
@@ -50,8 +54,14 @@ fn hash_of(value: impl Hash) -> u64 {
 }
 
 impl<'a> Fingerprints<'a> {
-    /// Hashes every paper (in parallel) and author of `site`.
-    pub fn new(site: Site<'a>, templates: &'a Templates) -> Fingerprints<'a> {
+    /// Hashes every paper (in parallel) and author of `site`, and the
+    /// listed pages of `plan`, whose jobs write `files` (one per job).
+    pub fn new(
+        site: Site<'a>,
+        templates: &'a Templates,
+        plan: &[Job],
+        files: &[String],
+    ) -> Fingerprints<'a> {
         let corpus: &Corpus = site.corpus;
         let base = hash_of((format!("{:?}", site.config), site.urls.base_url()));
         let counts = hash_of((
@@ -92,7 +102,14 @@ impl<'a> Fingerprints<'a> {
             .collect();
         let corpus_hash = hash_of((&papers, &authors));
         let content = hash_of(format!("{:?}", site.content.pages));
+        let mut listed = Xxh3::new();
+        for (job, file) in plan.iter().zip(files) {
+            if job.is_listed_page() {
+                file.hash(&mut listed);
+            }
+        }
         Fingerprints {
+            listed: listed.finish(),
             counts,
             content,
             site,
@@ -104,9 +121,13 @@ impl<'a> Fingerprints<'a> {
         }
     }
 
-    /// The fingerprint of `job`, or `None` for a job that is always
-    /// rendered (the sitemap).
-    pub fn of(&self, job: &Job) -> Option<u64> {
+    /// The site the fingerprints are of.
+    pub fn site(&self) -> &Site<'a> {
+        &self.site
+    }
+
+    /// The fingerprint of `job`.
+    pub fn of(&self, job: &Job) -> u64 {
         let site = &self.site;
         let corpus = site.corpus;
         let papers = |ids: &[PaperId]| {
@@ -212,7 +233,7 @@ impl<'a> Fingerprints<'a> {
             Job::Search => (Some("search.html"), 0),
             Job::Alias(path, target) => (Some("redirect.html"), hash_of((path, target))),
             Job::Robots => (None, 0),
-            Job::Sitemap => return None,
+            Job::Sitemap => (None, self.listed),
             Job::Feed(FeedKind::Site) => (None, self.corpus),
             Job::Feed(FeedKind::Author(id)) => (
                 None,
@@ -236,11 +257,6 @@ impl<'a> Fingerprints<'a> {
             let counts = self.templates.shows_counts(name).then_some(self.counts);
             (self.templates.hash(name), counts)
         });
-        Some(hash_of((
-            self.base,
-            std::mem::discriminant(job),
-            template_hash,
-            own,
-        )))
+        hash_of((self.base, std::mem::discriminant(job), template_hash, own))
     }
 }

@@ -129,21 +129,30 @@ impl RebuildCache {
         fingerprints: &Fingerprints,
         sink: &dyn Sink,
     ) -> Vec<&'j Job> {
-        let prints: Vec<Option<u64>> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
+        let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
         let mut pages = lock(&self.pages);
         let (committed, _) = &*pages;
-        let selected: Vec<usize> = (0..jobs.len())
-            .into_par_iter()
-            .filter(|&i| {
-                prints[i].is_none_or(|print| committed.get(&files[i]) != Some(&print))
-                    || !sink.keep(&files[i])
+        // The sitemap's parts, when it is split, are kept with it.
+        let listed = jobs.iter().filter(|job| job.is_listed_page()).count();
+        let max = fingerprints.site().config.sitemap_max_urls;
+        let parts: Vec<String> = (1..=listed.div_ceil(max))
+            .filter(|_| listed > max)
+            .map(|part| {
+                fingerprints
+                    .site()
+                    .urls
+                    .output_file(&Route::SitemapPart { part })
             })
             .collect();
-        pages.1 = files
-            .iter()
-            .zip(&prints)
-            .filter_map(|(file, print)| Some((file.clone(), (*print)?)))
+        let keep = |i: usize| match jobs[i] {
+            Job::Sitemap => parts.iter().chain([&files[i]]).all(|file| sink.keep(file)),
+            _ => sink.keep(&files[i]),
+        };
+        let selected: Vec<usize> = (0..jobs.len())
+            .into_par_iter()
+            .filter(|&i| committed.get(&files[i]) != Some(&prints[i]) || !keep(i))
             .collect();
+        pages.1 = files.iter().cloned().zip(prints).collect();
         let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
         rendered.sort();
         *lock(&self.rendered) = rendered;
@@ -414,7 +423,7 @@ fn render_site(
     }
     let selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
         Some(cache) => timings.time("select", || {
-            let fingerprints = Fingerprints::new(*site, &templates);
+            let fingerprints = Fingerprints::new(*site, &templates, &jobs, &files);
             cache.select(&jobs, &files, &fingerprints, sink)
         }),
         None => jobs.iter().collect(),

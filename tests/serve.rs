@@ -337,8 +337,7 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
 /// Rebuilds `root` in memory as `vellum serve` does, with one cache and
 /// one sink kept across builds, and, for comparison, afresh without them;
 /// the two must be byte-identical. Returns the files the rebuild rendered
-/// (the others were carried over), without the sitemap, which is always
-/// rendered.
+/// (the others were carried over).
 fn cached_equals_fresh(
     root: &std::path::Path,
     cache: &std::sync::Arc<vellum::site::RebuildCache>,
@@ -368,9 +367,7 @@ fn cached_equals_fresh(
             "{file} differs from a full build"
         );
     }
-    let mut rendered = cache.rendered_files();
-    rendered.retain(|f| f != "sitemap.xml");
-    rendered
+    cache.rendered_files()
 }
 
 /// The files of a paper: its page and its three exports.
@@ -416,7 +413,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     let all = cached_equals_fresh(root, &cache, &mut sink);
-    assert_eq!(all.len(), 33, "the first build renders every page: {all:?}");
+    assert_eq!(all.len(), 34, "the first build renders every page: {all:?}");
     assert_eq!(cache.parsed_count(), 2, "first build parses everything");
     assert_eq!(cache.indexed_count(), 1);
 
@@ -436,7 +433,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
                 author_files("olumide-adeyemi"),
                 moe_categories.concat(),
             ],
-            &[&whole_site[..], &["years/2021/index.html"]].concat()
+            &[&whole_site[..], &["sitemap.xml", "years/2021/index.html"]].concat()
         )
     );
     assert_eq!(cache.parsed_count(), 3);
@@ -471,7 +468,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     );
     assert_eq!(
         cached_equals_fresh(root, &cache, &mut sink),
-        ["about/index.html"]
+        ["about/index.html", "sitemap.xml"]
     );
     assert_eq!(cache.indexed_count(), 2, "a content page keeps the index");
 
@@ -504,7 +501,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
             .replace("Mei Lin", "Ana Lima")
             .into_bytes(),
     );
-    let new_author = ["authors/index.html", "search/index.html"];
+    let new_author = ["authors/index.html", "search/index.html", "sitemap.xml"];
     assert_eq!(
         cached_equals_fresh(root, &cache, &mut sink),
         files(
@@ -528,6 +525,24 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     assert_eq!(cache.parsed_count(), 4, "a deletion parses nothing");
     assert_eq!(cache.indexed_count(), 5);
 
+    // A sitemap split into parts: kept whole while no page comes or goes.
+    let config = std::fs::read_to_string(root.join("site.toml")).unwrap();
+    write(
+        root,
+        "site.toml",
+        format!("sitemap_max_urls = 10\n{config}").as_bytes(),
+    );
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(sink.site.contains_key("sitemap-2.xml"));
+    std::fs::write(&paper, std::fs::read_to_string(&paper).unwrap() + "\n").unwrap();
+    assert_eq!(
+        cached_equals_fresh(root, &cache, &mut sink),
+        [
+            "papers/fast-graphs/index.html",
+            "papers/steering-tokens-in-mixture-of-experts/index.html"
+        ]
+    );
+
     // site.toml: everything.
     let config = std::fs::read_to_string(root.join("site.toml")).unwrap();
     write(
@@ -540,7 +555,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         .site
         .keys()
         .filter(|f| !f.starts_with("search/") || *f == "search/index.html")
-        .filter(|f| !f.ends_with(".css") && !f.ends_with(".js") && *f != "sitemap.xml")
+        .filter(|f| !f.ends_with(".css") && !f.ends_with(".js") && !f.starts_with("sitemap-"))
         .collect();
     assert_eq!(
         rendered.iter().collect::<Vec<_>>(),
