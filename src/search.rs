@@ -718,7 +718,9 @@ mod tests {
             "We study serverless systems and serverless costs.".to_string(),
         ];
         let average = [2.0, 2.0, 2.0, 6.0];
-        let found: HashMap<String, u32> = impacts(&fields, &average).into_iter().collect();
+        let analysis = analyse(&fields);
+        assert_eq!(analysis.lengths, [2, 2, 3, 6]);
+        let found: HashMap<&str, u32> = impacts(&analysis, &average).collect();
         // Title (3.0, tf 1, len = avg) + abstract (1.0, tf 2, len 6 = avg).
         let title: f64 = 3.0 * 2.2 / (1.0 + 1.2);
         let abstract_part: f64 = 2.0 * 2.2 / (2.0 + 1.2);
