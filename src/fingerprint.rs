@@ -213,11 +213,7 @@ impl<'a> Fingerprints<'a> {
             Job::Paper(id) => (Some("paper.html"), self.papers[*id]),
             Job::Content(index) => {
                 let page = &site.content.pages[*index];
-                let template = match &page.front.template {
-                    Some(name) => name.as_str(),
-                    None if page.is_section => "section.html",
-                    None => "page.html",
-                };
+                let template = crate::render::content_template_name(page);
                 let shortcodes = !page.shortcodes.is_empty();
                 (
                     Some(template),

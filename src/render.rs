@@ -1332,11 +1332,7 @@ impl<'a> Renderer<'a> {
     }
 
     fn content_template<'j>(&'j self, page: &'j ContentPage) -> Result<&'j str, Diagnostic> {
-        let name = match &page.front.template {
-            Some(name) => name.as_str(),
-            None if page.is_section => "section.html",
-            None => "page.html",
-        };
+        let name = content_template_name(page);
         if self.templates.contains(name) {
             Ok(name)
         } else {
@@ -1386,6 +1382,16 @@ impl<'a> Renderer<'a> {
                     .collect(),
             },
         );
+    }
+}
+
+/// The template a content page names in its front matter, else
+/// `section.html` for a section and `page.html` for a page.
+pub fn content_template_name(page: &ContentPage) -> &str {
+    match &page.front.template {
+        Some(name) => name.as_str(),
+        None if page.is_section => "section.html",
+        None => "page.html",
     }
 }
 

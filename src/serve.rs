@@ -110,12 +110,6 @@ fn failures(report: &BuildReport) -> Option<String> {
     })
 }
 
-/// Builds into `sink`, which keeps the last good site: pages whose
-/// fingerprint did not change are carried over from it.
-fn rebuild(options: &BuildOptions, sink: &mut MemorySink) -> BuildReport {
-    build(options, sink)
-}
-
 /// Runs the server until Ctrl-C. Prints `Serving at URL` once listening.
 /// Errors: see [`ServeError`].
 pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
@@ -147,7 +141,9 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
 
     let start = Instant::now();
     let mut sink = MemorySink::default();
-    let report = rebuild(&build_options, &mut sink);
+    // The sink keeps the last good site; later builds carry the pages
+    // whose fingerprint did not change over from it.
+    let report = build(&build_options, &mut sink);
     print_report(
         &report,
         &build_options,
@@ -276,7 +272,9 @@ fn start_watching(
                 return;
             }
             let start = Instant::now();
-            let report = rebuild(&build_options, &mut sink);
+            // The sink keeps the last good site; later builds carry the pages
+            // whose fingerprint did not change over from it.
+            let report = build(&build_options, &mut sink);
             let what = changes
                 .iter()
                 .map(|c| format!("{c:?}").to_lowercase())
