@@ -22,7 +22,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::listing::Listing;
 use crate::names::{author_sort_key, fold, NameParts};
 use crate::permalink::{assign_unique_slugs, slugify};
-use crate::text::Text;
+use crate::text::{Text, TextMemo};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -240,6 +240,7 @@ impl Corpus {
         listings: &[ParsedListing],
         taxonomy: &Taxonomy,
         variants: &[NameVariant],
+        texts: Option<&TextMemo>,
         diagnostics: &Diagnostics,
     ) -> Corpus {
         let mut listings: Vec<&ParsedListing> = listings.iter().collect();
@@ -294,7 +295,16 @@ impl Corpus {
 
         let made: Vec<(Paper, String, &[String])> = drafts
             .par_iter()
-            .map(|draft| make_paper(draft, &listings, &author_of_listing, taxonomy, diagnostics))
+            .map(|draft| {
+                make_paper(
+                    draft,
+                    &listings,
+                    &author_of_listing,
+                    taxonomy,
+                    texts,
+                    diagnostics,
+                )
+            })
             .collect();
         let mut categories = CategoryTable::default();
         let mut made: Vec<(Paper, String)> = made
@@ -479,6 +489,7 @@ fn make_paper<'a>(
     listings: &[&'a ParsedListing],
     author_of_listing: &[AuthorId],
     taxonomy: &Taxonomy,
+    texts: Option<&TextMemo>,
     diagnostics: &Diagnostics,
 ) -> (Paper, String, &'a [String]) {
     let record_of = |&(listing, record): &(usize, usize)| {
@@ -529,8 +540,16 @@ fn make_paper<'a>(
         }
     }
     let mut problems = Vec::new();
-    let title = Text::inline(&chosen.title, &mut problems);
-    let abstract_text = Text::paragraphs(&chosen.abstract_paragraphs, &mut problems);
+    let (title, abstract_text) = match texts {
+        Some(memo) => (
+            memo.inline(&chosen.title, &mut problems),
+            memo.paragraphs(&chosen.abstract_paragraphs, &mut problems),
+        ),
+        None => (
+            Text::inline(&chosen.title, &mut problems),
+            Text::paragraphs(&chosen.abstract_paragraphs, &mut problems),
+        ),
+    };
     for problem in problems {
         diagnostics.push(Diagnostic::warning(
             &first_listing.file,

@@ -230,7 +230,9 @@ fn remove_stale(dir: &Path, keep: &HashSet<String>) -> io::Result<usize> {
 pub struct MemorySink {
     /// The last committed site, shared with whoever serves it.
     pub site: Arc<SiteOutput>,
-    pending: Mutex<SiteOutput>,
+    /// Files staged since [`Sink::begin`], in the order they came; the
+    /// map is built once, at commit (a later file of the same path wins).
+    pending: Mutex<Vec<(String, Arc<Vec<u8>>)>>,
 }
 
 impl Sink for MemorySink {
@@ -240,14 +242,14 @@ impl Sink for MemorySink {
     }
 
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        lock(&self.pending).insert(path.to_string(), Arc::new(bytes));
+        lock(&self.pending).push((path.to_string(), Arc::new(bytes)));
         Ok(())
     }
 
     fn keep(&self, path: &str) -> bool {
         match self.site.get(path) {
             Some(bytes) => {
-                lock(&self.pending).insert(path.to_string(), Arc::clone(bytes));
+                lock(&self.pending).push((path.to_string(), Arc::clone(bytes)));
                 true
             }
             None => false,
@@ -255,7 +257,8 @@ impl Sink for MemorySink {
     }
 
     fn commit(&mut self) -> io::Result<WriteStats> {
-        let site = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let site: SiteOutput = pending.into_iter().collect();
         let written = site
             .iter()
             .filter(|(path, bytes)| {
@@ -383,6 +386,8 @@ mod tests {
         let stats = memory.commit().unwrap();
         assert_eq!((stats.files, stats.written), (2, 1));
         assert_eq!(memory.site["a"].as_slice(), b"1");
+        assert_eq!(put_all(&mut memory, &[("d", "old"), ("d", "new")]).files, 1);
+        assert_eq!(memory.site["d"].as_slice(), b"new", "the last put wins");
         let mut null = NullSink::default();
         let stats = put_all(&mut null, &[("a", "12"), ("b", "3")]);
         assert_eq!((stats.files, stats.bytes, stats.written), (2, 3, 0));

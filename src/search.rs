@@ -12,8 +12,10 @@ use crate::config::Config;
 use crate::corpus::{Corpus, Paper};
 use crate::permalink::{Route, UrlMap};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 use xxhash_rust::xxh3::xxh3_64;
@@ -211,9 +213,9 @@ pub struct Analysis {
 
 /// Tokenises a document's four fields.
 fn analyse(fields: &[String; 4]) -> Analysis {
-    let mut tf: HashMap<String, [u32; 4]> = HashMap::new();
+    let mut tf: FxHashMap<String, [u32; 4]> = FxHashMap::default();
     let mut lengths = [0usize; 4];
-    let mut bigrams: HashMap<String, u32> = HashMap::new();
+    let mut bigrams: FxHashMap<String, u32> = FxHashMap::default();
     for (f, text) in fields.iter().enumerate() {
         let mut previous: Option<String> = None;
         for_each_token(text, |token| {
@@ -267,17 +269,53 @@ fn impacts<'a>(
 }
 
 /// Analysed documents that `vellum serve` keeps between builds, by the
-/// XXH3-64 hash of their fields: a rebuild tokenises only documents whose
-/// title, authors, categories or abstract changed.
+/// XXH3-64 hash of their fields, and a dictionary numbering every term
+/// they use: a rebuild tokenises only documents whose title, authors,
+/// categories or abstract changed, and gathers postings by term number
+/// instead of hashing each term again.
 #[derive(Debug, Default)]
-pub struct AnalysisCache(std::sync::Mutex<HashMap<u64, std::sync::Arc<Analysis>>>);
+pub struct AnalysisCache {
+    documents: Mutex<HashMap<u64, Arc<Numbered>>>,
+    dictionary: Mutex<Dictionary>,
+}
+
+/// An analysis with the dictionary number of each term it yields, in the
+/// order [`impacts`] yields them.
+#[derive(Debug)]
+struct Numbered {
+    analysis: Analysis,
+    numbers: Vec<u32>,
+}
+
+/// Term → number, and the terms by number. It only grows; terms no
+/// document uses any more get no postings and are not written.
+#[derive(Debug, Default)]
+struct Dictionary {
+    numbers: FxHashMap<String, u32>,
+    terms: Vec<String>,
+}
+
+impl Dictionary {
+    fn number(&mut self, term: &str) -> u32 {
+        if let Some(&n) = self.numbers.get(term) {
+            return n;
+        }
+        let n = self.terms.len() as u32;
+        self.terms.push(term.to_string());
+        self.numbers.insert(term.to_string(), n);
+        n
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 impl AnalysisCache {
-    /// The analyses of `documents`, in order: cached ones reused, others
-    /// made (in parallel) and kept; entries of documents no longer in the
-    /// corpus are dropped.
-    fn analyses(&self, corpus: &Corpus, documents: &[&Paper]) -> Vec<std::sync::Arc<Analysis>> {
-        use std::sync::Arc;
+    /// Every term of `documents` (in document order) with its postings:
+    /// cached analyses reused, others made (in parallel) and kept; entries
+    /// of documents no longer in the corpus are dropped.
+    fn postings(&self, corpus: &Corpus, documents: &[&Paper]) -> Vec<(String, Vec<(u32, u32)>)> {
         let keyed: Vec<(u64, [String; 4])> = documents
             .par_iter()
             .map(|paper| {
@@ -290,22 +328,58 @@ impl AnalysisCache {
                 (hasher.digest(), fields)
             })
             .collect();
-        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let found: Vec<Option<Arc<Analysis>>> = keyed
+        let mut cached = lock(&self.documents);
+        let found: Vec<Option<Arc<Numbered>>> = keyed
             .iter()
-            .map(|(key, _)| cache.get(key).cloned())
+            .map(|(key, _)| cached.get(key).cloned())
             .collect();
-        let made: Vec<Arc<Analysis>> = keyed
+        let analysed: Vec<Result<Arc<Numbered>, Analysis>> = keyed
             .par_iter()
             .zip(found)
-            .map(|((_, fields), found)| found.unwrap_or_else(|| Arc::new(analyse(fields))))
+            .map(|((_, fields), found)| found.ok_or_else(|| analyse(fields)))
             .collect();
-        *cache = keyed
+        let mut dictionary = lock(&self.dictionary);
+        let numbered: Vec<Arc<Numbered>> = analysed
+            .into_iter()
+            .map(|entry| {
+                entry.unwrap_or_else(|analysis| {
+                    let numbers = analysis
+                        .terms
+                        .iter()
+                        .map(|(term, _)| term)
+                        .chain(analysis.bigrams.iter().map(|(term, _)| term))
+                        .map(|term| dictionary.number(term))
+                        .collect();
+                    Arc::new(Numbered { analysis, numbers })
+                })
+            })
+            .collect();
+        *cached = keyed
             .iter()
             .map(|(key, _)| *key)
-            .zip(made.iter().cloned())
+            .zip(numbered.iter().cloned())
             .collect();
-        made
+        let n = numbered.len().max(1) as f64;
+        let average = [0, 1, 2, 3].map(|f| {
+            numbered
+                .iter()
+                .map(|d| d.analysis.lengths[f])
+                .sum::<usize>() as f64
+                / n
+        });
+        let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); dictionary.terms.len()];
+        for (doc, document) in numbered.iter().enumerate() {
+            let impacts = impacts(&document.analysis, &average);
+            for (&number, (_, impact)) in document.numbers.iter().zip(impacts) {
+                lists[number as usize].push((doc as u32, impact));
+            }
+        }
+        lists
+            .into_iter()
+            .zip(&dictionary.terms)
+            .filter(|(list, _)| !list.is_empty())
+            .map(|(list, term)| (term.clone(), list))
+            .collect()
     }
 }
 
@@ -332,7 +406,7 @@ fn average_lengths(corpus: &Corpus) -> [f64; 4] {
 /// Appends the postings of `analyses` (documents `first`, `first + 1`, …)
 /// to `postings`.
 fn add_postings<'a>(
-    postings: &mut HashMap<String, Vec<(u32, u32)>>,
+    postings: &mut FxHashMap<String, Vec<(u32, u32)>>,
     first: usize,
     analyses: impl Iterator<Item = &'a Analysis>,
     average: &[f64; 4],
@@ -488,18 +562,13 @@ pub fn build_index(
 ) -> Vec<(String, Vec<u8>)> {
     let settings = config.search_settings;
     let documents = document_order(corpus);
-    let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-    match cache {
-        Some(cache) => {
-            let analyses = cache.analyses(corpus, &documents);
-            let n = analyses.len().max(1) as f64;
-            let average = [0, 1, 2, 3]
-                .map(|f| analyses.iter().map(|a| a.lengths[f]).sum::<usize>() as f64 / n);
-            add_postings(&mut postings, 0, analyses.iter().map(|a| &**a), &average);
-        }
+    let mut terms: Vec<(String, Vec<(u32, u32)>)> = match cache {
+        Some(cache) => cache.postings(corpus, &documents),
         None => {
             // Documents in batches, analysed in parallel, postings appended
             // in document order: one batch's tokens are alive at a time.
+            // Fx hashing: the keys are short terms, hashed once per posting.
+            let mut postings: FxHashMap<String, Vec<(u32, u32)>> = FxHashMap::default();
             let average = average_lengths(corpus);
             for (batch, papers) in documents.chunks(BATCH).enumerate() {
                 let analyses: Vec<Analysis> = papers
@@ -508,9 +577,9 @@ pub fn build_index(
                     .collect();
                 add_postings(&mut postings, batch * BATCH, analyses.iter(), &average);
             }
+            postings.into_iter().collect()
         }
-    }
-    let mut terms: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
+    };
     terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let encoded: Vec<(String, String)> = terms
         .into_par_iter()

@@ -53,12 +53,13 @@ pub struct BuildOptions {
 type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 
 /// Output file → fingerprint of the job that wrote it ([`Fingerprints`]).
-type PageFingerprints = HashMap<String, u64>;
+type PageFingerprints = rustc_hash::FxHashMap<String, u64>;
 
 /// What one build leaves for the next: parsed listings by path, with the
 /// XXH3-64 hash of the bytes they were parsed from (only files that
 /// parsed; a build drops the entries of files that are gone), the last
-/// search index and its analysed documents, and the fingerprint of every page of the last committed
+/// search index and its analysed documents, converted titles and abstracts,
+/// and the fingerprint of every page of the last committed
 /// site, so that a page whose fingerprint is unchanged is carried over
 /// from the sink instead of rendered.
 #[derive(Debug, Default)]
@@ -68,6 +69,7 @@ pub struct RebuildCache {
     index: Mutex<Option<IndexFiles>>,
     indexed: AtomicUsize,
     analyses: crate::search::AnalysisCache,
+    texts: crate::text::TextMemo,
     /// (committed, pending): the pages of the last committed site, and of
     /// the build in progress, which become committed with the sink's commit.
     pages: Mutex<(PageFingerprints, PageFingerprints)>,
@@ -289,7 +291,11 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let variants = name_variants(&inputs.config, &content);
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
-        let corpus = Corpus::build(&listings, taxonomy, &variants, &diagnostics);
+        let texts = options.rebuild_cache.as_ref().map(|c| &c.texts);
+        let corpus = Corpus::build(&listings, taxonomy, &variants, texts, &diagnostics);
+        if let Some(texts) = texts {
+            texts.finish_build();
+        }
         overrides::apply(corpus, &content.overrides, &diagnostics)
     });
     // The corpus holds its own copies of what it keeps: the parsed listings

@@ -5,6 +5,8 @@
 
 use crate::latex;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// A title or an abstract in its three renderings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -74,6 +76,74 @@ pub fn escape_html(text: &str) -> String {
     // Writing to a String cannot fail.
     let _ = pulldown_cmark_escape::escape_html(&mut out, text);
     out
+}
+
+/// Converted titles and abstracts that `vellum serve` keeps between
+/// builds, by the XXH3-64 hash of their source (with its kind), together
+/// with the problems their conversion reported: a rebuild converts only
+/// texts it has not seen in the previous build.
+#[derive(Debug, Default)]
+pub struct TextMemo {
+    /// (this build's entries, the previous build's).
+    entries: Mutex<(TextEntries, TextEntries)>,
+}
+
+/// Source hash → converted text and its problems.
+type TextEntries = HashMap<u64, (Text, Vec<String>)>;
+
+impl TextMemo {
+    /// [`Text::inline`], or its result from this or the previous build.
+    pub fn inline(&self, source: &str, problems: &mut Vec<String>) -> Text {
+        let key = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), 1);
+        self.get_or_make(key, problems, |found| Text::inline(source, found))
+    }
+
+    /// [`Text::paragraphs`], or its result from this or the previous build.
+    pub fn paragraphs(&self, paragraphs: &[String], problems: &mut Vec<String>) -> Text {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(2);
+        for paragraph in paragraphs {
+            hasher.update(paragraph.as_bytes());
+            hasher.update(&[0]);
+        }
+        let key = hasher.digest();
+        self.get_or_make(key, problems, |found| Text::paragraphs(paragraphs, found))
+    }
+
+    fn get_or_make(
+        &self,
+        key: u64,
+        problems: &mut Vec<String>,
+        make: impl FnOnce(&mut Vec<String>) -> Text,
+    ) -> Text {
+        let found = {
+            let mut entries = self.lock();
+            let (current, previous) = &mut *entries;
+            match current.get(&key) {
+                Some(entry) => Some(entry.clone()),
+                None => previous.remove(&key).inspect(|entry| {
+                    current.insert(key, entry.clone());
+                }),
+            }
+        };
+        let (text, found_problems) = found.unwrap_or_else(|| {
+            let mut found = Vec::new();
+            let text = make(&mut found);
+            self.lock().0.insert(key, (text.clone(), found.clone()));
+            (text, found)
+        });
+        problems.extend(found_problems);
+        text
+    }
+
+    /// Ends a build: the texts it did not use are forgotten.
+    pub fn finish_build(&self) {
+        let mut entries = self.lock();
+        entries.1 = std::mem::take(&mut entries.0);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (TextEntries, TextEntries)> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[cfg(test)]
