@@ -8,6 +8,7 @@ use crate::corpus::PaperId;
 use crate::names::NameParts;
 use crate::permalink::Route;
 use crate::render::Site;
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// A citation export format.
@@ -91,11 +92,10 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
     }
 }
 
+/// `corpus.json` without its papers, which are serialised apart (in
+/// parallel) and written between `base_url` and `authors`.
 #[derive(Serialize)]
-struct CorpusFile<'a> {
-    version: u32,
-    base_url: &'a str,
-    papers: Vec<PaperEntry<'a>>,
+struct CorpusRest<'a> {
     authors: Vec<AuthorEntry<'a>>,
     years: Vec<YearEntry>,
     categories: Vec<CategoryEntry<'a>>,
@@ -150,13 +150,11 @@ struct CategoryEntry<'a> {
 pub fn corpus_json(site: &Site) -> Vec<u8> {
     let corpus = site.corpus;
     let urls = site.urls;
-    let file = CorpusFile {
-        version: 1,
-        base_url: urls.base_url(),
-        papers: corpus
-            .papers
-            .iter()
-            .map(|p| PaperEntry {
+    let papers: Vec<Vec<u8>> = corpus
+        .papers
+        .par_iter()
+        .map(|p| {
+            serde_json::to_vec(&PaperEntry {
                 key: &p.key,
                 slug: &p.slug,
                 url: urls.permalink(&Route::Paper {
@@ -174,7 +172,10 @@ pub fn corpus_json(site: &Site) -> Vec<u8> {
                 venue: p.details.venue.as_deref(),
                 selected: p.details.selected,
             })
-            .collect(),
+            .unwrap_or_default()
+        })
+        .collect();
+    let rest = CorpusRest {
         authors: corpus
             .authors
             .iter()
@@ -214,7 +215,14 @@ pub fn corpus_json(site: &Site) -> Vec<u8> {
             })
             .collect(),
     };
-    let mut bytes = serde_json::to_vec(&file).unwrap_or_default();
+    // The compact JSON of {"version", "base_url", "papers", ...rest}.
+    let mut bytes = b"{\"version\":1,\"base_url\":".to_vec();
+    bytes.extend(serde_json::to_vec(urls.base_url()).unwrap_or_default());
+    bytes.extend(b",\"papers\":[");
+    bytes.extend(papers.join(&b","[..]));
+    bytes.extend(b"],");
+    let rest = serde_json::to_vec(&rest).unwrap_or_default();
+    bytes.extend(rest.get(1..).unwrap_or_default());
     bytes.push(b'\n');
     bytes
 }

@@ -15,6 +15,7 @@ use crate::corpus::{paper_identity, Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::names::NameParts;
 use crate::text::Text;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
@@ -28,7 +29,7 @@ pub fn apply(
     // Keys come from the listed title, before any correction.
     let identities: Vec<String> = corpus
         .papers
-        .iter()
+        .par_iter()
         .map(|p| paper_identity(&p.title.source))
         .collect();
     let by_slug: HashMap<&str, PaperId> = corpus

@@ -154,7 +154,7 @@ impl RebuildCache {
             .into_par_iter()
             .filter(|&i| committed.get(&files[i]) != Some(&prints[i]) || !keep(i))
             .collect();
-        pages.1 = files.iter().cloned().zip(prints).collect();
+        pages.1 = files.par_iter().cloned().zip(prints).collect();
         let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
         rendered.sort();
         *lock(&self.rendered) = rendered;
