@@ -5,11 +5,13 @@
 
 use crate::cite::{bibtex, csl_json, ris, CiteRecord};
 use crate::corpus::PaperId;
+use crate::memo::Memo;
 use crate::names::NameParts;
 use crate::permalink::Route;
 use crate::render::Site;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::hash::{Hash, Hasher};
 
 /// A citation export format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +103,7 @@ struct CorpusRest<'a> {
     categories: Vec<CategoryEntry<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Hash)]
 struct PaperEntry<'a> {
     key: &'a str,
     slug: &'a str,
@@ -147,14 +149,16 @@ struct CategoryEntry<'a> {
 
 /// `corpus.json`: every visible paper (global order), author, year and
 /// category; papers are referred to by citation key. Shape in `docs/scholarly.md`.
-pub fn corpus_json(site: &Site) -> Vec<u8> {
+/// With a `memo` (`vellum serve`), a paper entry whose fields hash as in
+/// the previous build is not serialised again.
+pub fn corpus_json(site: &Site, memo: Option<&Memo<Vec<u8>>>) -> Vec<u8> {
     let corpus = site.corpus;
     let urls = site.urls;
     let papers: Vec<Vec<u8>> = corpus
         .papers
         .par_iter()
         .map(|p| {
-            serde_json::to_vec(&PaperEntry {
+            let entry = PaperEntry {
                 key: &p.key,
                 slug: &p.slug,
                 url: urls.permalink(&Route::Paper {
@@ -171,10 +175,21 @@ pub fn corpus_json(site: &Site) -> Vec<u8> {
                 doi: p.details.doi.as_deref(),
                 venue: p.details.venue.as_deref(),
                 selected: p.details.selected,
-            })
-            .unwrap_or_default()
+            };
+            let serialise = || serde_json::to_vec(&entry).unwrap_or_default();
+            match memo {
+                Some(memo) => {
+                    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+                    entry.hash(&mut hasher);
+                    memo.get_or_make(hasher.finish(), serialise)
+                }
+                None => serialise(),
+            }
         })
         .collect();
+    if let Some(memo) = memo {
+        memo.finish_build();
+    }
     let rest = CorpusRest {
         authors: corpus
             .authors

@@ -36,6 +36,7 @@ pub mod fingerprint;
 pub mod init;
 pub mod latex;
 pub mod listing;
+pub mod memo;
 pub mod names;
 pub mod output;
 pub mod overrides;

@@ -14,6 +14,7 @@ use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::exports::{Abstract, Export};
 use crate::feeds::FeedKind;
+use crate::memo::Memo;
 use crate::output::Sink;
 use crate::permalink::{Route, UrlMap};
 use crate::stats;
@@ -815,11 +816,20 @@ pub struct Renderer<'a> {
     site: Site<'a>,
     templates: Templates,
     views: Views<'a>,
+    /// `corpus.json`'s paper entries kept between builds (`vellum serve`).
+    corpus_json_memo: Option<&'a Memo<Vec<u8>>>,
 }
 
 impl<'a> Renderer<'a> {
     /// Prepares a renderer: sets the global `site` value of every template.
-    pub fn new(site: Site<'a>, mut templates: Templates, views: Views<'a>) -> Renderer<'a> {
+    /// `corpus_json_memo` keeps `corpus.json`'s paper entries between
+    /// builds (`vellum serve`; `None` for a one-off build).
+    pub fn new(
+        site: Site<'a>,
+        mut templates: Templates,
+        views: Views<'a>,
+        corpus_json_memo: Option<&'a Memo<Vec<u8>>>,
+    ) -> Renderer<'a> {
         let config = site.config;
         let urls = site.urls;
         let corpus = site.corpus;
@@ -861,6 +871,7 @@ impl<'a> Renderer<'a> {
             site,
             templates,
             views,
+            corpus_json_memo,
         }
     }
 
@@ -929,7 +940,10 @@ impl<'a> Renderer<'a> {
                     .collect();
                 return Ok(vec![file(&route, bib.join("\n").into_bytes())]);
             }
-            Job::CorpusJson => return Ok(vec![file(&route, crate::exports::corpus_json(site))]),
+            Job::CorpusJson => {
+                let json = crate::exports::corpus_json(site, self.corpus_json_memo);
+                return Ok(vec![file(&route, json)]);
+            }
             Job::Sitemap => {
                 let permalinks: Vec<String> = plan
                     .iter()

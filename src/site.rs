@@ -59,7 +59,7 @@ type PageFingerprints = rustc_hash::FxHashMap<String, u64>;
 /// XXH3-64 hash of the bytes they were parsed from (only files that
 /// parsed; a build drops the entries of files that are gone), the last
 /// search index and its analysed documents, converted titles and abstracts,
-/// and the fingerprint of every page of the last committed
+/// `corpus.json`'s paper entries, and the fingerprint of every page of the last committed
 /// site, so that a page whose fingerprint is unchanged is carried over
 /// from the sink instead of rendered.
 #[derive(Debug, Default)]
@@ -70,6 +70,7 @@ pub struct RebuildCache {
     indexed: AtomicUsize,
     analyses: crate::search::AnalysisCache,
     texts: crate::text::TextMemo,
+    corpus_json: crate::memo::Memo<Vec<u8>>,
     /// (committed, pending): the pages of the last committed site, and of
     /// the build in progress, which become committed with the sink's commit.
     pages: Mutex<(PageFingerprints, PageFingerprints)>,
@@ -440,7 +441,8 @@ fn render_site(
         if let Some(bar) = progress {
             bar.set_length(selected.len() as u64);
         }
-        Renderer::new(*site, templates, views).render_all(&selected, &jobs, sink, progress)
+        let memo = options.rebuild_cache.as_deref().map(|c| &c.corpus_json);
+        Renderer::new(*site, templates, views, memo).render_all(&selected, &jobs, sink, progress)
     });
     if site.config.search {
         let failed = timings.time("search", || match options.rebuild_cache.as_deref() {

@@ -4,9 +4,8 @@
 //! same text.
 
 use crate::latex;
+use crate::memo::Memo;
 use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// A title or an abstract in its three renderings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -79,17 +78,10 @@ pub fn escape_html(text: &str) -> String {
 }
 
 /// Converted titles and abstracts that `vellum serve` keeps between
-/// builds, by the XXH3-64 hash of their source (with its kind), together
-/// with the problems their conversion reported: a rebuild converts only
-/// texts it has not seen in the previous build.
+/// builds ([`Memo`]), by the hash of their source (with its kind), with
+/// the problems their conversion reported, which are reported again.
 #[derive(Debug, Default)]
-pub struct TextMemo {
-    /// (this build's entries, the previous build's).
-    entries: Mutex<(TextEntries, TextEntries)>,
-}
-
-/// Source hash → converted text and its problems.
-type TextEntries = HashMap<u64, (Text, Vec<String>)>;
+pub struct TextMemo(Memo<(Text, Vec<String>)>);
 
 impl TextMemo {
     /// [`Text::inline`], or its result from this or the previous build.
@@ -115,40 +107,49 @@ impl TextMemo {
         problems: &mut Vec<String>,
         make: impl FnOnce(&mut Vec<String>) -> Text,
     ) -> Text {
-        let found = {
-            let mut entries = self.lock();
-            let (current, previous) = &mut *entries;
-            match current.get(&key) {
-                Some(entry) => Some(entry.clone()),
-                None => previous.remove(&key).inspect(|entry| {
-                    current.insert(key, entry.clone());
-                }),
-            }
-        };
-        let (text, found_problems) = found.unwrap_or_else(|| {
+        let (text, found) = self.0.get_or_make(key, || {
             let mut found = Vec::new();
             let text = make(&mut found);
-            self.lock().0.insert(key, (text.clone(), found.clone()));
             (text, found)
         });
-        problems.extend(found_problems);
+        problems.extend(found);
         text
     }
 
     /// Ends a build: the texts it did not use are forgotten.
     pub fn finish_build(&self) {
-        let mut entries = self.lock();
-        entries.1 = std::mem::take(&mut entries.0);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, (TextEntries, TextEntries)> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.finish_build();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memoised_texts_equal_fresh_ones_and_replay_their_problems() {
+        let memo = TextMemo::default();
+        let broken = "Bad $\\frac{a$ formula";
+        let (mut fresh, mut first, mut again) = (Vec::new(), Vec::new(), Vec::new());
+        let expected = Text::inline(broken, &mut fresh);
+        assert_eq!(memo.inline(broken, &mut first), expected);
+        memo.finish_build();
+        assert_eq!(
+            memo.inline(broken, &mut again),
+            expected,
+            "from the last build"
+        );
+        assert_eq!((first.len(), &again), (1, &fresh));
+        let paragraphs = ["One.".to_string(), "Two.".to_string()];
+        assert_eq!(
+            memo.paragraphs(&paragraphs, &mut Vec::new()),
+            Text::paragraphs(&paragraphs, &mut Vec::new())
+        );
+        // A text a build does not use is forgotten when it finishes.
+        memo.finish_build();
+        memo.finish_build();
+        assert!(memo.0.is_empty());
+    }
 
     #[test]
     fn title_with_markup_is_shown_literally() {

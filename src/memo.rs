@@ -1,0 +1,67 @@
+//! Values that `vellum serve` keeps from one build to the next, keyed by
+//! an XXH3-64 hash of what they are made from, so a rebuild makes only the
+//! values it has not made before: converted titles and abstracts
+//! ([`crate::text::TextMemo`]) and the per-paper entries of `corpus.json`
+//! ([`crate::exports::corpus_json`]). A value a build does not use is
+//! forgotten when the build finishes ([`Memo::finish_build`]).
+
+use rustc_hash::FxHashMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// Values by key: (this build's, the previous build's).
+#[derive(Debug)]
+pub struct Memo<V> {
+    entries: Mutex<(FxHashMap<u64, V>, FxHashMap<u64, V>)>,
+}
+
+impl<V> Default for Memo<V> {
+    fn default() -> Self {
+        Memo {
+            entries: Mutex::default(),
+        }
+    }
+}
+
+impl<V: Clone> Memo<V> {
+    /// The value for `key` made in this build or the previous one, else
+    /// `make()`, kept for the next build. `make` runs without the lock, so
+    /// callers may make values in parallel.
+    pub fn get_or_make(&self, key: u64, make: impl FnOnce() -> V) -> V {
+        let found = {
+            let mut entries = self.lock();
+            let (current, previous) = &mut *entries;
+            match current.get(&key) {
+                Some(value) => Some(value.clone()),
+                None => previous.remove(&key).inspect(|value| {
+                    current.insert(key, value.clone());
+                }),
+            }
+        };
+        found.unwrap_or_else(|| {
+            let value = make();
+            self.lock().0.insert(key, value.clone());
+            value
+        })
+    }
+
+    /// Ends a build: the values it did not use are forgotten.
+    pub fn finish_build(&self) {
+        let mut entries = self.lock();
+        entries.1 = std::mem::take(&mut entries.0);
+    }
+
+    /// How many values are kept (this build's and the previous one's).
+    pub fn len(&self) -> usize {
+        let entries = self.lock();
+        entries.0.len() + entries.1.len()
+    }
+
+    /// Whether no value is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, (FxHashMap<u64, V>, FxHashMap<u64, V>)> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
