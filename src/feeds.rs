@@ -17,6 +17,7 @@ use crate::render::Site;
 use atom_syndication::{Category, Entry, Feed, FixedDateTime, Link, Person, Text};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
+use rayon::prelude::*;
 
 /// Which feed a feed job writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +182,7 @@ pub fn sitemaps(site: &Site, permalinks: &[String]) -> Vec<(Route, Vec<u8>)> {
         return vec![(Route::Sitemap, urlset(permalinks))];
     }
     let mut files: Vec<(Route, Vec<u8>)> = permalinks
-        .chunks(max)
+        .par_chunks(max)
         .enumerate()
         .map(|(i, chunk)| (Route::SitemapPart { part: i + 1 }, urlset(chunk)))
         .collect();

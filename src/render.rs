@@ -946,12 +946,12 @@ impl<'a> Renderer<'a> {
             }
             Job::Sitemap => {
                 let permalinks: Vec<String> = plan
-                    .iter()
+                    .par_iter()
                     .filter(|job| job.is_listed_page())
                     .map(|job| site.urls.permalink(&site.route(job)))
                     .collect();
                 let files = crate::feeds::sitemaps(site, &permalinks);
-                return Ok(files.iter().map(|(r, b)| file(r, b.clone())).collect());
+                return Ok(files.into_iter().map(|(r, b)| file(&r, b)).collect());
             }
             _ => {}
         }
