@@ -4,9 +4,10 @@
 //! last build ([`crate::output::Sink::keep`]).
 //!
 //! A fingerprint is an XXH3-64 hash over what the job's output is made of:
-//! the site-wide values every page shares (configuration, base URL, corpus
-//! counts), the hash of its template and the templates that one uses
-//! ([`Templates::hash`]), and the corpus items it shows. A paper's item
+//! the site-wide values every page shares (configuration, base URL), the
+//! hash of its template and the templates that one uses
+//! ([`Templates::hash`]), the corpus counts when that template shows them
+//! ([`Templates::shows_counts`]), and the corpus items it shows. A paper's item
 //! hash covers its own fields and the names and slugs of its authors and
 //! categories, so renaming an author changes every paper page naming
 //! them. A term page hashes the papers on it (its first page: all of the

@@ -20,7 +20,9 @@
 //! [`diagnostics`] collects every problem with its `file:line`; [`names`]
 //! is the author name model and ordering rule. Beside the pipeline:
 //! [`feeds`] (Atom, sitemap, robots.txt), [`check`] (link checker),
-//! [`init`] (new sites), [`serve`] with [`watch`] (local preview).
+//! [`init`] (new sites), [`serve`] with [`watch`] (local preview), whose
+//! incremental rebuilds use [`fingerprint`] (which pages to render again)
+//! and [`memo`] (values kept from the previous build).
 #![warn(missing_docs)]
 
 pub mod categories;
