@@ -50,18 +50,35 @@ impl<V: Clone> Memo<V> {
         entries.1 = std::mem::take(&mut entries.0);
     }
 
-    /// How many values are kept (this build's and the previous one's).
-    pub fn len(&self) -> usize {
-        let entries = self.lock();
-        entries.0.len() + entries.1.len()
-    }
-
-    /// Whether no value is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn lock(&self) -> MutexGuard<'_, (FxHashMap<u64, V>, FxHashMap<u64, V>)> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_made_once_kept_a_build_and_forgotten_when_unused() {
+        let memo: Memo<String> = Memo::default();
+        let mut made = 0;
+        let mut get = |memo: &Memo<String>| {
+            memo.get_or_make(7, || {
+                made += 1;
+                "value".to_string()
+            })
+        };
+        assert_eq!(get(&memo), "value");
+        assert_eq!(get(&memo), "value");
+        memo.finish_build();
+        assert_eq!(get(&memo), "value", "from the previous build");
+        memo.finish_build();
+        memo.finish_build();
+        get(&memo);
+        assert_eq!(
+            made, 2,
+            "made once, then again after a build that did not use it"
+        );
     }
 }
