@@ -173,24 +173,40 @@ fn alternate(href: String) -> Link {
     }
 }
 
-/// The sitemap files for `permalinks` (absolute page URLs, already in
-/// order): one `sitemap.xml` when they fit in `max_urls`, else
-/// `sitemap-1.xml`, `sitemap-2.xml`, … under a `sitemap.xml` index.
-pub fn sitemaps(site: &Site, permalinks: &[String]) -> Vec<(Route, Vec<u8>)> {
+/// The files a sitemap of `listed` pages is written to: `sitemap.xml`
+/// alone when they fit in `sitemap_max_urls`, else `sitemap-1.xml`,
+/// `sitemap-2.xml`, … and then `sitemap.xml`, their index.
+pub fn sitemap_routes(site: &Site, listed: usize) -> Vec<Route> {
     let max = site.config.sitemap_max_urls;
-    if permalinks.len() <= max {
-        return vec![(Route::Sitemap, urlset(permalinks))];
+    let parts = if listed <= max {
+        0
+    } else {
+        listed.div_ceil(max)
+    };
+    (1..=parts)
+        .map(|part| Route::SitemapPart { part })
+        .chain([Route::Sitemap])
+        .collect()
+}
+
+/// The sitemap files ([`sitemap_routes`]) for `permalinks` (absolute page
+/// URLs, already in order), each part listing at most `sitemap_max_urls`.
+pub fn sitemaps(site: &Site, permalinks: &[String]) -> Vec<(Route, Vec<u8>)> {
+    let mut routes = sitemap_routes(site, permalinks.len());
+    let index = routes.pop().unwrap_or(Route::Sitemap);
+    if routes.is_empty() {
+        return vec![(index, urlset(permalinks))];
     }
     let mut files: Vec<(Route, Vec<u8>)> = permalinks
-        .par_chunks(max)
-        .enumerate()
-        .map(|(i, chunk)| (Route::SitemapPart { part: i + 1 }, urlset(chunk)))
+        .par_chunks(site.config.sitemap_max_urls)
+        .zip(routes)
+        .map(|(chunk, route)| (route, urlset(chunk)))
         .collect();
     let parts: Vec<String> = files
         .iter()
         .map(|(route, _)| site.urls.permalink(route))
         .collect();
-    files.push((Route::Sitemap, xml_list("sitemapindex", "sitemap", &parts)));
+    files.push((index, xml_list("sitemapindex", "sitemap", &parts)));
     files
 }
 

@@ -122,11 +122,6 @@ impl<'a> Fingerprints<'a> {
         }
     }
 
-    /// The site the fingerprints are of.
-    pub fn site(&self) -> &Site<'a> {
-        &self.site
-    }
-
     /// The fingerprint of `job`.
     pub fn of(&self, job: &Job) -> u64 {
         let site = &self.site;

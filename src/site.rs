@@ -127,6 +127,7 @@ impl RebuildCache {
     /// for [`RebuildCache::commit`].
     fn select<'j>(
         &self,
+        site: &Site,
         jobs: &'j [Job],
         files: &[String],
         fingerprints: &Fingerprints,
@@ -135,20 +136,14 @@ impl RebuildCache {
         let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
         let mut pages = lock(&self.pages);
         let (committed, _) = &*pages;
-        // The sitemap's parts, when it is split, are kept with it.
+        // The sitemap is the one job that may write several files.
         let listed = jobs.iter().filter(|job| job.is_listed_page()).count();
-        let max = fingerprints.site().config.sitemap_max_urls;
-        let parts: Vec<String> = (1..=listed.div_ceil(max))
-            .filter(|_| listed > max)
-            .map(|part| {
-                fingerprints
-                    .site()
-                    .urls
-                    .output_file(&Route::SitemapPart { part })
-            })
+        let sitemap_files: Vec<String> = crate::feeds::sitemap_routes(site, listed)
+            .iter()
+            .map(|route| site.urls.output_file(route))
             .collect();
         let keep = |i: usize| match jobs[i] {
-            Job::Sitemap => parts.iter().chain([&files[i]]).all(|file| sink.keep(file)),
+            Job::Sitemap => sitemap_files.iter().all(|file| sink.keep(file)),
             _ => sink.keep(&files[i]),
         };
         let selected: Vec<usize> = (0..jobs.len())
@@ -431,7 +426,7 @@ fn render_site(
     let selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
         Some(cache) => timings.time("select", || {
             let fingerprints = Fingerprints::new(*site, &templates, &jobs, &files);
-            cache.select(&jobs, &files, &fingerprints, sink)
+            cache.select(site, &jobs, &files, &fingerprints, sink)
         }),
         None => jobs.iter().collect(),
     };
