@@ -26,6 +26,7 @@ use crate::text::{Text, TextMemo};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 use unicode_normalization::UnicodeNormalization;
 
 /// Index into [`Corpus::papers`]; lower ids come first in the global order.
@@ -67,10 +68,12 @@ pub struct RecordSource {
 pub struct Paper {
     /// Unique URL slug (see [`assign_unique_slugs`]).
     pub slug: String,
-    /// The title, from the chosen record.
-    pub title: Text,
-    /// The abstract (possibly empty), from the chosen record.
-    pub abstract_text: Text,
+    /// The title, from the chosen record; shared with `vellum serve`'s
+    /// text memo.
+    pub title: Arc<Text>,
+    /// The abstract (possibly empty), from the chosen record; shared like
+    /// the title.
+    pub abstract_text: Arc<Text>,
     /// Year, from the chosen record.
     pub year: u16,
     /// Categories, primary first, aliases resolved, no repeats.
@@ -264,14 +267,17 @@ impl Corpus {
         }
 
         // Papers by identity, records in (file, position) order.
-        let identities: Vec<Vec<String>> = listings
+        let identities: Vec<Vec<Arc<str>>> = listings
             .par_iter()
             .map(|parsed| {
                 parsed
                     .listing
                     .records
                     .iter()
-                    .map(|r| paper_identity(&r.title))
+                    .map(|r| match texts {
+                        Some(memo) => memo.identity(&r.title),
+                        None => paper_identity(&r.title).into(),
+                    })
                     .collect()
             })
             .collect();
@@ -546,8 +552,8 @@ fn make_paper<'a>(
             memo.paragraphs(&chosen.abstract_paragraphs, &mut problems),
         ),
         None => (
-            Text::inline(&chosen.title, &mut problems),
-            Text::paragraphs(&chosen.abstract_paragraphs, &mut problems),
+            Arc::new(Text::inline(&chosen.title, &mut problems)),
+            Arc::new(Text::paragraphs(&chosen.abstract_paragraphs, &mut problems)),
         ),
     };
     for problem in problems {

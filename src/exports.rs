@@ -151,10 +151,10 @@ struct CategoryEntry<'a> {
 /// category; papers are referred to by citation key. Shape in `docs/scholarly.md`.
 /// With a `memo` (`vellum serve`), a paper entry whose fields hash as in
 /// the previous build is not serialised again.
-pub fn corpus_json(site: &Site, memo: Option<&Memo<Vec<u8>>>) -> Vec<u8> {
+pub fn corpus_json(site: &Site, memo: Option<&Memo<std::sync::Arc<[u8]>>>) -> Vec<u8> {
     let corpus = site.corpus;
     let urls = site.urls;
-    let papers: Vec<Vec<u8>> = corpus
+    let papers: Vec<std::sync::Arc<[u8]>> = corpus
         .papers
         .par_iter()
         .map(|p| {
@@ -176,7 +176,7 @@ pub fn corpus_json(site: &Site, memo: Option<&Memo<Vec<u8>>>) -> Vec<u8> {
                 venue: p.details.venue.as_deref(),
                 selected: p.details.selected,
             };
-            let serialise = || serde_json::to_vec(&entry).unwrap_or_default();
+            let serialise = || serde_json::to_vec(&entry).unwrap_or_default().into();
             match memo {
                 Some(memo) => {
                     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -234,7 +234,12 @@ pub fn corpus_json(site: &Site, memo: Option<&Memo<Vec<u8>>>) -> Vec<u8> {
     let mut bytes = b"{\"version\":1,\"base_url\":".to_vec();
     bytes.extend(serde_json::to_vec(urls.base_url()).unwrap_or_default());
     bytes.extend(b",\"papers\":[");
-    bytes.extend(papers.join(&b","[..]));
+    for (i, paper) in papers.iter().enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        bytes.extend_from_slice(paper);
+    }
     bytes.extend(b"],");
     let rest = serde_json::to_vec(&rest).unwrap_or_default();
     bytes.extend(rest.get(1..).unwrap_or_default());

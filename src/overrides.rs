@@ -56,7 +56,7 @@ pub fn apply(
         let paper = &mut corpus.papers[id];
         if let Some(title) = &front.title {
             let mut problems = Vec::new();
-            paper.title = Text::inline(title, &mut problems);
+            paper.title = std::sync::Arc::new(Text::inline(title, &mut problems));
             for problem in problems {
                 diagnostics.push(Diagnostic::warning(
                     &found.file,

@@ -817,7 +817,7 @@ pub struct Renderer<'a> {
     templates: Templates,
     views: Views<'a>,
     /// `corpus.json`'s paper entries kept between builds (`vellum serve`).
-    corpus_json_memo: Option<&'a Memo<Vec<u8>>>,
+    corpus_json_memo: Option<&'a Memo<std::sync::Arc<[u8]>>>,
 }
 
 impl<'a> Renderer<'a> {
@@ -828,7 +828,7 @@ impl<'a> Renderer<'a> {
         site: Site<'a>,
         mut templates: Templates,
         views: Views<'a>,
-        corpus_json_memo: Option<&'a Memo<Vec<u8>>>,
+        corpus_json_memo: Option<&'a Memo<std::sync::Arc<[u8]>>>,
     ) -> Renderer<'a> {
         let config = site.config;
         let urls = site.urls;

@@ -56,7 +56,8 @@ type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 type PageFingerprints = rustc_hash::FxHashMap<String, u64>;
 
 /// What one build leaves for the next: parsed listings by path, with the
-/// XXH3-64 hash of the bytes they were parsed from (only files that
+/// XXH3-64 hash of the bytes they were parsed from and the file's size and
+/// modification time ([`CachedListing`]; only files that
 /// parsed; a build drops the entries of files that are gone), the last
 /// search index and its analysed documents, converted titles and abstracts,
 /// `corpus.json`'s paper entries, and the fingerprint of every page of the last committed
@@ -64,13 +65,13 @@ type PageFingerprints = rustc_hash::FxHashMap<String, u64>;
 /// from the sink instead of rendered.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
-    entries: Mutex<HashMap<PathBuf, (u64, std::sync::Arc<crate::listing::Listing>)>>,
+    entries: Mutex<HashMap<PathBuf, CachedListing>>,
     parsed: AtomicUsize,
     index: Mutex<Option<IndexFiles>>,
     indexed: AtomicUsize,
     analyses: crate::search::AnalysisCache,
     texts: crate::text::TextMemo,
-    corpus_json: crate::memo::Memo<Vec<u8>>,
+    corpus_json: crate::memo::Memo<std::sync::Arc<[u8]>>,
     /// (committed, pending): the pages of the last committed site, and of
     /// the build in progress, which become committed with the sink's commit.
     pages: Mutex<(PageFingerprints, PageFingerprints)>,
@@ -620,8 +621,10 @@ fn read_templates(dir: &Path, root: &Path) -> Result<Vec<(String, PathBuf, Strin
 
 /// Reads and parses every listing in parallel, one file's bytes at a time
 /// per thread, so the raw listings are never all in memory; errors go to
-/// `diagnostics`. With a `cache`, a file whose bytes hash as before is
-/// taken from it instead of being parsed.
+/// `diagnostics`. With a `cache`, a file is taken from it instead of being
+/// parsed when its size and modification time are those it had when it
+/// was last read (and it was not modified after that reading began, which
+/// a coarse clock could hide), or else when its bytes hash as before.
 fn parse_listings(
     paths: &[PathBuf],
     root: &Path,
@@ -629,25 +632,42 @@ fn parse_listings(
     diagnostics: &Diagnostics,
 ) -> Vec<ParsedListing> {
     let dir = root.join("seeds");
-    let parsed: Vec<(ParsedListing, u64, bool)> = paths
+    let parsed: Vec<(ParsedListing, Option<CachedListing>)> = paths
         .par_iter()
-        .filter_map(|path| match read_file(path, &dir, root) {
-            Ok(file) => Some(file),
-            Err(d) => {
-                diagnostics.push(d);
-                None
-            }
-        })
-        .filter_map(|(_, shown, bytes)| {
-            let hash = cache.map_or(0, |_| xxhash_rust::xxh3::xxh3_64(&bytes));
-            let cached = cache.and_then(|c| {
+        .filter_map(|path| {
+            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+            let stamp = cache.and_then(|_| FileStamp::of(path));
+            let unchanged = cache.and_then(|c| {
                 lock(&c.entries)
                     .get(&shown)
-                    .filter(|(h, _)| *h == hash)
-                    .map(|(_, listing)| std::sync::Arc::clone(listing))
+                    .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
+                    .map(|cached| std::sync::Arc::clone(&cached.listing))
             });
-            let fresh = cached.is_none();
-            let listing = match cached {
+            if let Some(listing) = unchanged {
+                return Some((
+                    ParsedListing {
+                        file: shown,
+                        listing,
+                    },
+                    None,
+                ));
+            }
+            let read_at = std::time::SystemTime::now();
+            let (_, shown, bytes) = match read_file(path, &dir, root) {
+                Ok(file) => file,
+                Err(d) => {
+                    diagnostics.push(d);
+                    return None;
+                }
+            };
+            let hash = cache.map_or(0, |_| xxhash_rust::xxh3::xxh3_64(&bytes));
+            let same_bytes = cache.and_then(|c| {
+                lock(&c.entries)
+                    .get(&shown)
+                    .filter(|cached| cached.hash == hash)
+                    .map(|cached| std::sync::Arc::clone(&cached.listing))
+            });
+            let listing = match same_bytes {
                 Some(listing) => listing,
                 None => {
                     if let Some(c) = cache {
@@ -662,22 +682,67 @@ fn parse_listings(
                     }
                 }
             };
+            let cached = cache.map(|_| CachedListing {
+                hash,
+                stamp,
+                read_at,
+                listing: std::sync::Arc::clone(&listing),
+            });
             Some((
                 ParsedListing {
                     file: shown,
                     listing,
                 },
-                hash,
-                fresh,
+                cached,
             ))
         })
         .collect();
     if let Some(mut entries) = cache.map(|c| lock(&c.entries)) {
-        let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _, _)| &p.file).collect();
+        let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
         entries.retain(|file, _| present.contains(file));
-        for (p, hash, _) in parsed.iter().filter(|(_, _, fresh)| *fresh) {
-            entries.insert(p.file.clone(), (*hash, std::sync::Arc::clone(&p.listing)));
+        for (p, cached) in &parsed {
+            if let Some(cached) = cached {
+                entries.insert(p.file.clone(), cached.clone());
+            }
         }
     }
-    parsed.into_iter().map(|(p, _, _)| p).collect()
+    parsed.into_iter().map(|(p, _)| p).collect()
+}
+
+/// A file's size in bytes and modification time, as `stat` gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: std::time::SystemTime,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path`; `None` when it cannot be read or
+    /// the platform gives no modification time.
+    fn of(path: &Path) -> Option<FileStamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            len: metadata.len(),
+            modified: metadata.modified().ok()?,
+        })
+    }
+}
+
+/// A parsed listing in [`RebuildCache`]: the XXH3-64 hash of its bytes,
+/// its stamp before they were read and when the reading began.
+#[derive(Debug, Clone)]
+struct CachedListing {
+    hash: u64,
+    stamp: Option<FileStamp>,
+    read_at: std::time::SystemTime,
+    listing: std::sync::Arc<crate::listing::Listing>,
+}
+
+impl CachedListing {
+    /// Whether a file stamped `now` still holds the bytes read: same size
+    /// and modification time, and that time before the reading began, so
+    /// a write in the same clock tick as the reading is not missed.
+    fn unchanged_at(&self, now: &FileStamp) -> bool {
+        self.stamp == Some(*now) && now.modified < self.read_at
+    }
 }

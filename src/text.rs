@@ -6,6 +6,7 @@
 use crate::latex;
 use crate::memo::Memo;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A title or an abstract in its three renderings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -79,19 +80,33 @@ pub fn escape_html(text: &str) -> String {
 
 /// Converted titles and abstracts that `vellum serve` keeps between
 /// builds ([`Memo`]), by the hash of their source (with its kind), with
-/// the problems their conversion reported, which are reported again.
+/// the problems their conversion reported, which are reported again; and
+/// the paper identities of titles ([`crate::corpus::paper_identity`]).
 #[derive(Debug, Default)]
-pub struct TextMemo(Memo<(Text, Vec<String>)>);
+pub struct TextMemo {
+    /// Converted texts and their problems.
+    texts: Memo<(Arc<Text>, Vec<String>)>,
+    /// Paper identities by the hash of the title.
+    identities: Memo<Arc<str>>,
+}
 
 impl TextMemo {
     /// [`Text::inline`], or its result from this or the previous build.
-    pub fn inline(&self, source: &str, problems: &mut Vec<String>) -> Text {
+    pub fn inline(&self, source: &str, problems: &mut Vec<String>) -> Arc<Text> {
         let key = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), 1);
         self.get_or_make(key, problems, |found| Text::inline(source, found))
     }
 
+    /// [`crate::corpus::paper_identity`] of `title`, or its result from
+    /// this or the previous build.
+    pub fn identity(&self, title: &str) -> Arc<str> {
+        let key = xxhash_rust::xxh3::xxh3_64_with_seed(title.as_bytes(), 3);
+        self.identities
+            .get_or_make(key, || crate::corpus::paper_identity(title).into())
+    }
+
     /// [`Text::paragraphs`], or its result from this or the previous build.
-    pub fn paragraphs(&self, paragraphs: &[String], problems: &mut Vec<String>) -> Text {
+    pub fn paragraphs(&self, paragraphs: &[String], problems: &mut Vec<String>) -> Arc<Text> {
         let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(2);
         for paragraph in paragraphs {
             hasher.update(paragraph.as_bytes());
@@ -106,11 +121,11 @@ impl TextMemo {
         key: u64,
         problems: &mut Vec<String>,
         make: impl FnOnce(&mut Vec<String>) -> Text,
-    ) -> Text {
-        let (text, found) = self.0.get_or_make(key, || {
+    ) -> Arc<Text> {
+        let (text, found) = self.texts.get_or_make(key, || {
             let mut found = Vec::new();
             let text = make(&mut found);
-            (text, found)
+            (Arc::new(text), found)
         });
         problems.extend(found);
         text
@@ -118,7 +133,8 @@ impl TextMemo {
 
     /// Ends a build: the texts it did not use are forgotten.
     pub fn finish_build(&self) {
-        self.0.finish_build();
+        self.texts.finish_build();
+        self.identities.finish_build();
     }
 }
 
@@ -132,19 +148,21 @@ mod tests {
         let broken = "Bad $\\frac{a$ formula";
         let (mut fresh, mut first, mut again) = (Vec::new(), Vec::new(), Vec::new());
         let expected = Text::inline(broken, &mut fresh);
-        assert_eq!(memo.inline(broken, &mut first), expected);
+        assert_eq!(*memo.inline(broken, &mut first), expected);
         memo.finish_build();
         assert_eq!(
-            memo.inline(broken, &mut again),
+            *memo.inline(broken, &mut again),
             expected,
             "from the last build"
         );
         assert_eq!((first.len(), &again), (1, &fresh));
         let paragraphs = ["One.".to_string(), "Two.".to_string()];
         assert_eq!(
-            memo.paragraphs(&paragraphs, &mut Vec::new()),
+            *memo.paragraphs(&paragraphs, &mut Vec::new()),
             Text::paragraphs(&paragraphs, &mut Vec::new())
         );
+        let title = "\\textbf{Fast} Graphs";
+        assert_eq!(&*memo.identity(title), crate::corpus::paper_identity(title));
     }
 
     #[test]
