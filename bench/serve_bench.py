@@ -8,6 +8,8 @@ saves one listing the way editors do (write a temporary file, rename it
 over the original) with a changed title, and measures the time from the
 rename to the `reload` event. The debounce interval (set with
 `--debounce-ms`, default 50 ms here) is reported separately and subtracted.
+"complete" is the time, debounce excluded, until the data files that the
+reload does not wait for (the search index, corpus.json) are made too.
 Two listings are edited, RUNS times each: one of an author with at most 50
 papers, and one of the most prolific author. Prints medians, the rebuild
 time `vellum serve` itself reports, how many files it rendered (the rest
@@ -100,7 +102,8 @@ def main():
     args = parser.parse_args()
     if not VELLUM.exists():
         sys.exit("build first: cargo build --release")
-    print(f"{'papers':>8} {'listing':>26} {'papers':>6} {'save→reload':>12} {'−debounce':>10} {'rebuild':>9}")
+    print(f"{'papers':>8} {'listing':>26} {'papers':>6} {'save→reload':>12} {'−debounce':>10} {'rebuild':>9} "
+          f"{'complete':>11}")
     for size in [int(s) for s in args.sizes.split(",")]:
         site = site_for(corpus(size), size)
         server = subprocess.Popen(
@@ -118,7 +121,7 @@ def main():
             stream = conn.getresponse()
             for label, (path, papers) in zip(["author ≤ 50 papers", "most prolific author"],
                                               pick_listings(site / "seeds")):
-                totals, rebuilds, rendered, stages = [], [], [], {}
+                totals, completes, rebuilds, rendered, stages = [], [], [], [], {}
                 for n in range(args.runs):
                     start = retitle(path, n)
                     arrived = wait_for_reload(stream)
@@ -134,9 +137,15 @@ def main():
                         stage = re.match(r"(\w+)\s+([\d.]+) ms", line)
                         if stage and stage.group(1) != "total":
                             stages.setdefault(stage.group(1), []).append(float(stage.group(2)))
+                    while not line.startswith("Made the search index"):
+                        line = server.stdout.readline().decode()
+                    completes.append((time.perf_counter() - start) * 1000)
+                    stages.setdefault("exports", []).append(float(re.search(r"in (\d+) ms", line).group(1)))
                 total = statistics.median(totals)
+                complete = statistics.median(completes)
                 print(f"{size:>8} {label:>26} {papers:>6} {total:>9.0f} ms {total - args.debounce_ms:>7.0f} ms "
-                      f"{statistics.median(rebuilds):>6.0f} ms  {statistics.median(rendered):.0f} files rendered")
+                      f"{statistics.median(rebuilds):>6.0f} ms {complete - args.debounce_ms:>8.0f} ms  "
+                      f"{statistics.median(rendered):.0f} files rendered")
                 print("         stages: " + ", ".join(
                     f"{name} {statistics.median(times):.0f}" for name, times in stages.items()) + " (ms)")
         finally:

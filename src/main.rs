@@ -165,6 +165,7 @@ fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
         keep_going: false,
         progress,
         rebuild_cache: None,
+        defer_exports: false,
     }
 }
 

@@ -235,6 +235,20 @@ pub struct MemorySink {
     pending: Mutex<Vec<(String, Arc<Vec<u8>>)>>,
 }
 
+impl MemorySink {
+    /// Adds `files` (output path, bytes) to the committed site, replacing
+    /// files of the same path: files made after the commit
+    /// ([`crate::site::DeferredExports`]).
+    pub fn add(&mut self, files: Vec<(String, Vec<u8>)>) {
+        let site = Arc::make_mut(&mut self.site);
+        site.extend(
+            files
+                .into_iter()
+                .map(|(path, bytes)| (path, Arc::new(bytes))),
+        );
+    }
+}
+
 impl Sink for MemorySink {
     fn begin(&mut self) -> io::Result<()> {
         self.abort();

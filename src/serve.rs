@@ -70,6 +70,10 @@ pub enum Notice {
 /// The site being served and the channel to open pages.
 struct Served {
     site: RwLock<Arc<SiteOutput>>,
+    /// False from the swap of a rebuilt site until the data files it left
+    /// out ([`crate::site::DeferredExports`]) are in it; a request for a
+    /// missing file waits for true.
+    exports_ready: tokio::sync::watch::Sender<bool>,
     error: RwLock<Option<String>>,
     base_path: String,
     notices: broadcast::Sender<Notice>,
@@ -154,11 +158,17 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
         site: RwLock::new(Arc::clone(&sink.site)),
+        exports_ready: tokio::sync::watch::Sender::new(true),
         error: RwLock::new(failures(&report)),
         base_path: path.clone(),
         notices,
     });
-    let _watcher = start_watching(&options, build_options, sink, Arc::clone(&served))?;
+    // Rebuilds announce the reload before making the site's data files.
+    let rebuild_options = BuildOptions {
+        defer_exports: true,
+        ..build_options
+    };
+    let _watcher = start_watching(&options, rebuild_options, sink, Arc::clone(&served))?;
 
     let app = Router::new()
         .route(&format!("{path}{EVENTS_PATH}"), get(events))
@@ -284,10 +294,26 @@ fn start_watching(
             print_report(&report, &build_options, &verb, start.elapsed(), verbose);
             match failures(&report) {
                 None => {
+                    if report.exports.is_some() {
+                        served.exports_ready.send_replace(false);
+                    }
                     *served.site.write().unwrap_or_else(|e| e.into_inner()) =
                         Arc::clone(&sink.site);
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
                     let _ = served.notices.send(Notice::Reload);
+                    if let Some(exports) = &report.exports {
+                        let start = Instant::now();
+                        sink.add(exports.make());
+                        *served.site.write().unwrap_or_else(|e| e.into_inner()) =
+                            Arc::clone(&sink.site);
+                        served.exports_ready.send_replace(true);
+                        if verbose {
+                            println!(
+                                "Made the search index and corpus.json in {} ms",
+                                start.elapsed().as_millis()
+                            );
+                        }
+                    }
                 }
                 Some(text) => {
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = Some(text.clone());
@@ -413,6 +439,14 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
     } else {
         relative.to_string()
     };
+    let mut site = site;
+    if !site.contains_key(&file) {
+        // It may be one of the data files a rebuild is still making.
+        let mut ready = served.exports_ready.subscribe();
+        if ready.wait_for(|ready| *ready).await.is_ok() {
+            site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
+        }
+    }
     match site.get(&file) {
         Some(bytes) if !file.ends_with(".html") && headers.contains_key(header::RANGE) => {
             let range = headers[header::RANGE].to_str().unwrap_or_default();
@@ -529,6 +563,46 @@ mod tests {
         ] {
             assert_eq!(safe_path(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_missing_file_waits_for_the_data_files_of_a_rebuild() {
+        let page_at = |ready: bool| {
+            Arc::new(Served {
+                site: RwLock::new(Arc::new(SiteOutput::from([(
+                    "404.html".to_string(),
+                    Arc::new(b"gone".to_vec()),
+                )]))),
+                exports_ready: tokio::sync::watch::Sender::new(ready),
+                error: RwLock::new(None),
+                base_path: "/".to_string(),
+                notices: broadcast::channel(1).0,
+            })
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let request = |served: &Arc<Served>| {
+                let uri: Uri = "/corpus.json".parse().unwrap();
+                page(State(Arc::clone(served)), uri, HeaderMap::new())
+            };
+            let idle = page_at(true);
+            assert_eq!(request(&idle).await.status(), StatusCode::NOT_FOUND);
+
+            let pending = page_at(false);
+            let making = Arc::clone(&pending);
+            let finish = async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let mut site = SiteOutput::clone(&making.site.read().unwrap());
+                site.insert("corpus.json".to_string(), Arc::new(b"{}".to_vec()));
+                *making.site.write().unwrap() = Arc::new(site);
+                making.exports_ready.send_replace(true);
+            };
+            let (response, ()) = tokio::join!(request(&pending), finish);
+            assert_eq!(response.status(), StatusCode::OK, "served once made");
+        });
     }
 
     #[test]

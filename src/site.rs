@@ -46,6 +46,11 @@ pub struct BuildOptions {
     /// inputs are unchanged is not built again, and a page whose
     /// fingerprint is unchanged is carried over by the sink.
     pub rebuild_cache: Option<std::sync::Arc<RebuildCache>>,
+    /// Leave the search index and a changed `corpus.json` out of the
+    /// build; [`BuildReport::exports`] makes them afterwards. `vellum
+    /// serve` announces the reload first: a page does not wait for the
+    /// site's data files, and a request for one waits until it is made.
+    pub defer_exports: bool,
 }
 
 /// Search index files: the hash of their inputs
@@ -101,6 +106,31 @@ impl RebuildCache {
     /// inputs hash as before (carried over from the sink when it can),
     /// else a new one, kept for next time. Errors: the files not staged.
     fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        self.with_search_index(site, |reused, files| {
+            files
+                .iter()
+                .filter(|(file, _)| !(reused && sink.keep(file)))
+                .filter_map(|(file, bytes)| {
+                    Some((file.clone(), sink.put(file, bytes.clone()).err()?))
+                })
+                .collect()
+        })
+    }
+
+    /// The files of the search index of `site`, as
+    /// [`RebuildCache::stage_search_index`] finds or makes them.
+    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
+        self.with_search_index(site, |_, files| files.to_vec())
+    }
+
+    /// Makes the cached search index that of `site` (kept when its inputs
+    /// hash as before, else built again), then hands `take` whether it was
+    /// kept and its files, under the cache's lock.
+    fn with_search_index<T>(
+        &self,
+        site: &Site,
+        take: impl FnOnce(bool, &[(String, Vec<u8>)]) -> T,
+    ) -> T {
         let hash = crate::search::inputs_hash(site.corpus, site.config, site.urls);
         let mut index = lock(&self.index);
         let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
@@ -114,12 +144,7 @@ impl RebuildCache {
             );
             *index = Some((hash, files));
         }
-        let files = index.as_ref().map_or(&[][..], |(_, files)| files);
-        files
-            .iter()
-            .filter(|(file, _)| !(reused && sink.keep(file)))
-            .filter_map(|(file, bytes)| Some((file.clone(), sink.put(file, bytes.clone()).err()?)))
-            .collect()
+        take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
     }
 
     /// Which of `jobs` (writing `files`) to render: those whose
@@ -230,6 +255,50 @@ pub struct BuildReport {
     /// Whether the plan and every page rendered (input errors aside); when
     /// not, pages are missing and a link check would report false errors.
     pub all_pages_rendered: bool,
+    /// With [`BuildOptions::defer_exports`], after a successful build: what
+    /// makes the files left out.
+    pub exports: Option<DeferredExports>,
+}
+
+/// The site's data files left out of a build with
+/// [`BuildOptions::defer_exports`]: the search index and, when it changed,
+/// `corpus.json`. Holds the build's corpus and inputs.
+#[derive(Debug)]
+pub struct DeferredExports {
+    config: crate::config::Config,
+    urls: UrlMap,
+    corpus: Corpus,
+    content: Content,
+    cache: Option<std::sync::Arc<RebuildCache>>,
+    corpus_json: bool,
+}
+
+impl DeferredExports {
+    /// The files left out, `(output path, bytes)`: the search index when
+    /// the site has one (the cached one when its inputs did not change)
+    /// and `corpus.json` when it changed. Together with the build's files
+    /// they are the full build's files, byte for byte.
+    pub fn make(&self) -> Vec<(String, Vec<u8>)> {
+        let site = Site {
+            config: &self.config,
+            urls: &self.urls,
+            corpus: &self.corpus,
+            content: &self.content,
+        };
+        let mut files = Vec::new();
+        if self.corpus_json {
+            let memo = self.cache.as_deref().map(|c| &c.corpus_json);
+            let file = self.urls.output_file(&Route::CorpusJson);
+            files.push((file, crate::exports::corpus_json(&site, memo)));
+        }
+        if self.config.search {
+            files.extend(match self.cache.as_deref() {
+                Some(cache) => cache.search_index(&site),
+                None => crate::search::build_index(&self.corpus, &self.config, &self.urls, None),
+            });
+        }
+        files
+    }
 }
 
 /// Content page output file → (its Markdown source, the links written in
@@ -341,10 +410,12 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         content: &content,
     };
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
+    let mut corpus_json_left = false;
+    let mut committed = false;
     if let (Some(templates), true) = (templates, render) {
         match sink.begin() {
             Ok(()) => {
-                report.all_pages_rendered = render_site(
+                (report.all_pages_rendered, corpus_json_left) = render_site(
                     &site,
                     templates,
                     inputs.statics,
@@ -368,6 +439,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
                     if let Some(cache) = &options.rebuild_cache {
                         cache.commit();
                     }
+                    committed = true;
                     report.written = Some(stats)
                 }
                 Err(e) => diagnostics.push(Diagnostic::error(
@@ -378,6 +450,16 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             }
         }
     }
+    if options.defer_exports && committed {
+        report.exports = Some(DeferredExports {
+            config: inputs.config,
+            urls,
+            corpus,
+            content,
+            cache: options.rebuild_cache.clone(),
+            corpus_json: corpus_json_left,
+        });
+    }
     report.diagnostics = diagnostics.into_sorted(options.strict);
     report.timings = timings;
     report
@@ -386,7 +468,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 /// Plans and renders every page and hands it, with the static files, to
 /// `sink`, advancing `options.progress` and using `options.rebuild_cache`.
 /// Errors go to `diagnostics`. Returns whether every planned page was
-/// rendered.
+/// rendered, and whether `corpus.json` was left out
+/// ([`BuildOptions::defer_exports`]).
 fn render_site(
     site: &Site,
     templates: Templates,
@@ -395,12 +478,12 @@ fn render_site(
     sink: &dyn Sink,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
-) -> bool {
+) -> (bool, bool) {
     let jobs = match timings.time("plan", || render::plan(site)) {
         Ok(jobs) => jobs,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            return false;
+            return (false, false);
         }
     };
     let files: Vec<String> = jobs
@@ -424,13 +507,18 @@ fn render_site(
             ));
         }
     }
-    let selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
+    let mut selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
         Some(cache) => timings.time("select", || {
             let fingerprints = Fingerprints::new(*site, &templates, &jobs, &files);
             cache.select(site, &jobs, &files, &fingerprints, sink)
         }),
         None => jobs.iter().collect(),
     };
+    let corpus_json_left =
+        options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
+    if options.defer_exports {
+        selected.retain(|job| !matches!(job, Job::CorpusJson));
+    }
     let rendered = timings.time("render", || {
         let views = Views::new(site);
         let progress = options.progress.as_ref();
@@ -440,7 +528,7 @@ fn render_site(
         let memo = options.rebuild_cache.as_deref().map(|c| &c.corpus_json);
         Renderer::new(*site, templates, views, memo).render_all(&selected, &jobs, sink, progress)
     });
-    if site.config.search {
+    if site.config.search && !options.defer_exports {
         let failed = timings.time("search", || match options.rebuild_cache.as_deref() {
             Some(cache) => cache.stage_search_index(site, sink),
             None => crate::search::build_index(site.corpus, site.config, site.urls, None)
@@ -457,10 +545,10 @@ fn render_site(
         }
     }
     match rendered {
-        Ok(()) => true,
+        Ok(()) => (true, corpus_json_left),
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            false
+            (false, corpus_json_left)
         }
     }
 }

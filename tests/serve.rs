@@ -176,6 +176,14 @@ fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
         get(port, "/").1
     );
     assert!(body.contains("<h1>Routing Tokens, Revised</h1>"));
+    // The data files are made after the reload; a request waits for them.
+    let (status, body) = get(port, "/corpus.json");
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("\"title\":\"Routing Tokens, Revised\""),
+        "{body}"
+    );
+    assert_eq!(get(port, "/search/index.json").0, 200);
     assert_eq!(
         get(port, "/papers/routing-tokens-in-mixture-of-experts/").0,
         404
@@ -335,9 +343,10 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
 }
 
 /// Rebuilds `root` in memory as `vellum serve` does, with one cache and
-/// one sink kept across builds, and, for comparison, afresh without them;
-/// the two must be byte-identical. Returns the files the rebuild rendered
-/// (the others were carried over).
+/// one sink kept across builds (the first build whole, later ones leaving
+/// the data files until after the commit), and, for comparison, afresh
+/// without them; the two must be byte-identical. Returns the files the
+/// rebuild rendered (the others were carried over).
 fn cached_equals_fresh(
     root: &std::path::Path,
     cache: &std::sync::Arc<vellum::site::RebuildCache>,
@@ -348,14 +357,24 @@ fn cached_equals_fresh(
     let options = BuildOptions {
         root: root.to_path_buf(),
         rebuild_cache: Some(cache.clone()),
+        defer_exports: !cached.site.is_empty(),
         ..BuildOptions::default()
     };
     let report = build(&options, cached);
     assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(report.exports.is_some(), options.defer_exports);
+    if let Some(exports) = &report.exports {
+        assert!(
+            !cached.site.contains_key("search/index.json"),
+            "the search index is left out of the commit"
+        );
+        cached.add(exports.make());
+    }
     let mut fresh = MemorySink::default();
     build(
         &BuildOptions {
             rebuild_cache: None,
+            defer_exports: false,
             ..options
         },
         &mut fresh,
