@@ -68,6 +68,8 @@ pub struct RecordSource {
 pub struct Paper {
     /// Unique URL slug (see [`assign_unique_slugs`]).
     pub slug: String,
+    /// The listed title's [`paper_identity`], shared by all its records.
+    pub identity: Arc<str>,
     /// The title, from the chosen record; shared with `vellum serve`'s
     /// text memo.
     pub title: Arc<Text>,
@@ -230,6 +232,7 @@ impl Corpus {
 /// A paper while merging: its records as (listing index, record index),
 /// first the chosen one.
 struct Draft {
+    identity: Arc<str>,
     records: Vec<(usize, usize)>,
 }
 
@@ -289,6 +292,7 @@ impl Corpus {
             for (record, key) in keys.iter().enumerate() {
                 let index = *by_identity.entry(key).or_insert_with(|| {
                     drafts.push(Draft {
+                        identity: Arc::clone(key),
                         records: Vec::new(),
                     });
                     drafts.len() - 1
@@ -299,7 +303,7 @@ impl Corpus {
             draft_of_record.push(drafts_here);
         }
 
-        let made: Vec<(Paper, String, &[String])> = drafts
+        let made: Vec<(Paper, Arc<str>, &[String])> = drafts
             .par_iter()
             .map(|draft| {
                 make_paper(
@@ -313,7 +317,7 @@ impl Corpus {
             })
             .collect();
         let mut categories = CategoryTable::default();
-        let mut made: Vec<(Paper, String)> = made
+        let mut made: Vec<(Paper, Arc<str>)> = made
             .into_iter()
             .map(|(mut paper, key, codes)| {
                 for code in codes {
@@ -342,7 +346,7 @@ impl Corpus {
         let mut slots: Vec<Option<Paper>> = made.drain(..).map(|(p, _)| Some(p)).collect();
         let mut papers: Vec<Paper> = order.iter().filter_map(|&d| slots[d].take()).collect();
         let titles: Vec<(String, String)> = papers
-            .iter()
+            .par_iter()
             .map(|p| (p.title.source.clone(), slugify(&p.title.plain)))
             .collect();
         for (paper, slug) in papers.iter_mut().zip(assign_unique_slugs(&titles)) {
@@ -497,7 +501,7 @@ fn make_paper<'a>(
     taxonomy: &Taxonomy,
     texts: Option<&TextMemo>,
     diagnostics: &Diagnostics,
-) -> (Paper, String, &'a [String]) {
+) -> (Paper, Arc<str>, &'a [String]) {
     let record_of = |&(listing, record): &(usize, usize)| {
         let parsed: &'a ParsedListing = listings[listing];
         (parsed, &parsed.listing.records[record])
@@ -563,9 +567,13 @@ fn make_paper<'a>(
             format!("{problem}; it is shown as written"),
         ));
     }
-    let key = fold(&title.plain);
+    let key: Arc<str> = match texts {
+        Some(memo) => memo.sort_key(&title.plain),
+        None => fold(&title.plain).into(),
+    };
     let paper = Paper {
         slug: String::new(),
+        identity: Arc::clone(&draft.identity),
         title,
         abstract_text,
         year: chosen.year,

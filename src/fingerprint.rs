@@ -76,7 +76,9 @@ impl<'a> Fingerprints<'a> {
             .par_iter()
             .map(|paper| {
                 let mut h = Xxh3::new();
-                (&paper.slug, &paper.key, &paper.title, &paper.abstract_text).hash(&mut h);
+                // A text's HTML and plain forms are made from its source alone.
+                let texts = (&paper.title.source, &paper.abstract_text.source);
+                (&paper.slug, &paper.key, texts).hash(&mut h);
                 (paper.year, &paper.details).hash(&mut h);
                 for &a in &paper.authors {
                     (&corpus.authors[a].name, &corpus.authors[a].slug).hash(&mut h);

@@ -8,16 +8,23 @@
 use rustc_hash::FxHashMap;
 use std::sync::{Mutex, MutexGuard};
 
-/// Values by key: (this build's, the previous build's).
+/// Values by key: (this build's, the previous build's), in shards by key
+/// so that threads looking values up at once rarely wait for each other.
 #[derive(Debug)]
 pub struct Memo<V> {
-    entries: Mutex<(FxHashMap<u64, V>, FxHashMap<u64, V>)>,
+    shards: [Mutex<Shard<V>>; SHARDS],
 }
+
+/// One shard's values: (this build's, the previous build's).
+type Shard<V> = (FxHashMap<u64, V>, FxHashMap<u64, V>);
+
+/// Shards of a [`Memo`]; keys are XXH3 hashes, so their low bits spread.
+const SHARDS: usize = 16;
 
 impl<V> Default for Memo<V> {
     fn default() -> Self {
         Memo {
-            entries: Mutex::default(),
+            shards: std::array::from_fn(|_| Mutex::default()),
         }
     }
 }
@@ -28,7 +35,7 @@ impl<V: Clone> Memo<V> {
     /// callers may make values in parallel.
     pub fn get_or_make(&self, key: u64, make: impl FnOnce() -> V) -> V {
         let found = {
-            let mut entries = self.lock();
+            let mut entries = self.lock(key);
             let (current, previous) = &mut *entries;
             match current.get(&key) {
                 Some(value) => Some(value.clone()),
@@ -39,19 +46,23 @@ impl<V: Clone> Memo<V> {
         };
         found.unwrap_or_else(|| {
             let value = make();
-            self.lock().0.insert(key, value.clone());
+            self.lock(key).0.insert(key, value.clone());
             value
         })
     }
 
     /// Ends a build: the values it did not use are forgotten.
     pub fn finish_build(&self) {
-        let mut entries = self.lock();
-        entries.1 = std::mem::take(&mut entries.0);
+        for shard in &self.shards {
+            let mut entries = shard.lock().unwrap_or_else(|e| e.into_inner());
+            entries.1 = std::mem::take(&mut entries.0);
+        }
     }
 
-    fn lock(&self) -> MutexGuard<'_, (FxHashMap<u64, V>, FxHashMap<u64, V>)> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self, key: u64) -> MutexGuard<'_, Shard<V>> {
+        self.shards[key as usize % SHARDS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -12,7 +12,7 @@
 //!   which incremental rebuilds use for pages whose inputs did not change.
 //! - [`NullSink`] only counts (for `check`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex};
 
 /// A whole site in memory: output path (relative, with `/`) → bytes,
 /// shared so that a rebuild can carry unchanged files over without copying.
-pub type SiteOutput = BTreeMap<String, Arc<Vec<u8>>>;
+/// Unordered (a hash map: built once per build, looked up per request).
+pub type SiteOutput = rustc_hash::FxHashMap<String, Arc<Vec<u8>>>;
 
 /// What a sink did in one build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -11,11 +11,10 @@
 
 use crate::cite::citation_key;
 use crate::content::PaperOverride;
-use crate::corpus::{paper_identity, Corpus, PaperDetails, PaperId};
+use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::names::NameParts;
 use crate::text::Text;
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
@@ -26,12 +25,6 @@ pub fn apply(
     overrides: &BTreeMap<String, PaperOverride>,
     diagnostics: &Diagnostics,
 ) -> Corpus {
-    // Keys come from the listed title, before any correction.
-    let identities: Vec<String> = corpus
-        .papers
-        .par_iter()
-        .map(|p| paper_identity(&p.title.source))
-        .collect();
     let by_slug: HashMap<&str, PaperId> = corpus
         .papers
         .iter()
@@ -89,16 +82,11 @@ pub fn apply(
     if hidden.contains(&true) {
         remove_papers(&mut corpus, &hidden);
     }
-    let kept = |id: &usize| !hidden[*id];
-    let identities: Vec<String> = (0..hidden.len())
-        .filter(kept)
-        .map(|id| identities[id].clone())
-        .collect();
     let pinned = (0..hidden.len())
-        .filter(kept)
+        .filter(|&id| !hidden[id])
         .map(|id| pinned[id].clone())
         .collect();
-    assign_keys(&mut corpus, &identities, pinned);
+    assign_keys(&mut corpus, pinned);
     corpus
 }
 
@@ -106,13 +94,12 @@ pub fn apply(
 /// [`citation_key`] of its first author's family name (the complete list's
 /// first when known, else the first listed author), its year and its listed
 /// title. Keys that would repeat get `a`, `b`, … in paper order.
-fn assign_keys(corpus: &mut Corpus, identities: &[String], pinned: Vec<Option<String>>) {
+fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
     let bases: Vec<String> = corpus
         .papers
         .iter()
-        .zip(identities)
         .zip(&pinned)
-        .map(|((paper, identity), pinned)| {
+        .map(|(paper, pinned)| {
             if let Some(key) = pinned {
                 return key.clone();
             }
@@ -124,7 +111,12 @@ fn assign_keys(corpus: &mut Corpus, identities: &[String], pinned: Vec<Option<St
                     .map(|&a| corpus.authors[a].name.clone())
                     .unwrap_or_default(),
             };
-            citation_key(&NameParts::split(&first).family, paper.year, identity)
+            // From the listed title's identity, before any correction.
+            citation_key(
+                &NameParts::split(&first).family,
+                paper.year,
+                &paper.identity,
+            )
         })
         .collect();
     let mut uses: HashMap<&str, usize> = HashMap::new();

@@ -148,9 +148,19 @@ impl Site<'_> {
     }
 }
 
-/// Plans every page of the site. Errors: a content page whose output path
-/// is also a generated page's, naming both.
-pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
+/// Every job of a site with the output file it writes (relative path,
+/// `/`-separated: `papers/fast-graphs/index.html`), in the same order.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// The jobs.
+    pub jobs: Vec<Job>,
+    /// `files[i]` is the output file of `jobs[i]`.
+    pub files: Vec<String>,
+}
+
+/// Plans every page of the site. Errors: a content page or alias whose
+/// output path is also another page's, naming both.
+pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
     let corpus = site.corpus;
     let mut jobs = vec![
         Job::Home,
@@ -182,11 +192,15 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
         jobs.push(Job::Search);
     }
 
-    // Output file → index of the job writing it; described only on a clash.
-    let mut taken: std::collections::HashMap<String, usize> = jobs
+    let mut files: Vec<String> = jobs
         .par_iter()
+        .map(|job| site.urls.output_file(&site.route(job)))
+        .collect();
+    // Output file → index of the job writing it; described only on a clash.
+    let mut taken: rustc_hash::FxHashMap<String, usize> = files
+        .iter()
         .enumerate()
-        .map(|(index, job)| (site.urls.output_file(&site.route(job)), index))
+        .map(|(index, file)| (file.clone(), index))
         .collect();
     let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
     let mut errors = Vec::new();
@@ -204,7 +218,8 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
                 ),
             )),
             None => {
-                taken.insert(file, jobs.len());
+                taken.insert(file.clone(), jobs.len());
+                files.push(file);
                 jobs.push(job);
             }
         }
@@ -214,7 +229,9 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
             .chain((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))))
             .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
         for job in feeds {
-            taken.insert(site.urls.output_file(&site.route(&job)), jobs.len());
+            let file = site.urls.output_file(&site.route(&job));
+            taken.insert(file.clone(), jobs.len());
+            files.push(file);
             jobs.push(job);
         }
     }
@@ -248,13 +265,16 @@ pub fn plan(site: &Site) -> Result<Vec<Job>, Vec<Diagnostic>> {
             continue;
         }
         alias_of.insert(jobs.len(), alias.of);
-        taken.insert(file, jobs.len());
+        taken.insert(file.clone(), jobs.len());
+        files.push(file);
         jobs.push(job);
     }
-    jobs.push(Job::Robots);
-    jobs.push(Job::Sitemap);
+    for job in [Job::Robots, Job::Sitemap] {
+        files.push(site.urls.output_file(&site.route(&job)));
+        jobs.push(job);
+    }
     if errors.is_empty() {
-        Ok(jobs)
+        Ok(Plan { jobs, files })
     } else {
         Err(errors)
     }

@@ -569,10 +569,11 @@ mod tests {
     fn a_missing_file_waits_for_the_data_files_of_a_rebuild() {
         let page_at = |ready: bool| {
             Arc::new(Served {
-                site: RwLock::new(Arc::new(SiteOutput::from([(
-                    "404.html".to_string(),
-                    Arc::new(b"gone".to_vec()),
-                )]))),
+                site: RwLock::new(Arc::new(
+                    [("404.html".to_string(), Arc::new(b"gone".to_vec()))]
+                        .into_iter()
+                        .collect(),
+                )),
                 exports_ready: tokio::sync::watch::Sender::new(ready),
                 error: RwLock::new(None),
                 base_path: "/".to_string(),

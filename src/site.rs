@@ -57,8 +57,10 @@ pub struct BuildOptions {
 /// ([`crate::search::inputs_hash`]) and `(output path, bytes)`.
 type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 
-/// Output file → fingerprint of the job that wrote it ([`Fingerprints`]).
-type PageFingerprints = rustc_hash::FxHashMap<String, u64>;
+/// XXH3-64 hash of an output file's path → fingerprint of the job that
+/// wrote it ([`Fingerprints`]). Paths are hashed so a rebuild copies none;
+/// a wrong carry-over would need two paths and two fingerprints to collide.
+type PageFingerprints = rustc_hash::FxHashMap<u64, u64>;
 
 /// What one build leaves for the next: parsed listings by path, with the
 /// XXH3-64 hash of the bytes they were parsed from and the file's size and
@@ -160,6 +162,10 @@ impl RebuildCache {
         sink: &dyn Sink,
     ) -> Vec<&'j Job> {
         let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
+        let paths: Vec<u64> = files
+            .par_iter()
+            .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
+            .collect();
         let mut pages = lock(&self.pages);
         let (committed, _) = &*pages;
         // The sitemap is the one job that may write several files.
@@ -172,11 +178,15 @@ impl RebuildCache {
             Job::Sitemap => sitemap_files.iter().all(|file| sink.keep(file)),
             _ => sink.keep(&files[i]),
         };
-        let selected: Vec<usize> = (0..jobs.len())
+        let unchanged: Vec<bool> = (0..jobs.len())
             .into_par_iter()
-            .filter(|&i| committed.get(&files[i]) != Some(&prints[i]) || !keep(i))
+            .map(|i| committed.get(&paths[i]) == Some(&prints[i]))
             .collect();
-        pages.1 = files.par_iter().cloned().zip(prints).collect();
+        // In one thread: the sink takes carried-over files without contention.
+        let selected: Vec<usize> = (0..jobs.len())
+            .filter(|&i| !unchanged[i] || !keep(i))
+            .collect();
+        pages.1 = paths.into_iter().zip(prints).collect();
         let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
         rendered.sort();
         *lock(&self.rendered) = rendered;
@@ -479,21 +489,17 @@ fn render_site(
     timings: &mut Timings,
     diagnostics: &Diagnostics,
 ) -> (bool, bool) {
-    let jobs = match timings.time("plan", || render::plan(site)) {
-        Ok(jobs) => jobs,
+    let render::Plan { jobs, files } = match timings.time("plan", || render::plan(site)) {
+        Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
             return (false, false);
         }
     };
-    let files: Vec<String> = jobs
-        .par_iter()
-        .map(|job| site.urls.output_file(&site.route(job)))
-        .collect();
-    let pages: HashSet<&String> = files.iter().collect();
+    let pages: rustc_hash::FxHashSet<&str> = files.iter().map(String::as_str).collect();
     for (relative, shown, bytes) in statics {
         let file = site.urls.output_file(&Route::Static { path: relative });
-        if pages.contains(&file) {
+        if pages.contains(file.as_str()) {
             diagnostics.push(Diagnostic::error(
                 &shown,
                 0,

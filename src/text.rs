@@ -81,13 +81,15 @@ pub fn escape_html(text: &str) -> String {
 /// Converted titles and abstracts that `vellum serve` keeps between
 /// builds ([`Memo`]), by the hash of their source (with its kind), with
 /// the problems their conversion reported, which are reported again; and
-/// the paper identities of titles ([`crate::corpus::paper_identity`]).
+/// the paper identities ([`crate::corpus::paper_identity`]) and sort keys
+/// of titles.
 #[derive(Debug, Default)]
 pub struct TextMemo {
     /// Converted texts and their problems.
     texts: Memo<(Arc<Text>, Vec<String>)>,
-    /// Paper identities by the hash of the title.
-    identities: Memo<Arc<str>>,
+    /// Paper identities and sort keys of titles, by the hash of the title
+    /// (with its kind).
+    keys: Memo<Arc<str>>,
 }
 
 impl TextMemo {
@@ -101,8 +103,16 @@ impl TextMemo {
     /// this or the previous build.
     pub fn identity(&self, title: &str) -> Arc<str> {
         let key = xxhash_rust::xxh3::xxh3_64_with_seed(title.as_bytes(), 3);
-        self.identities
+        self.keys
             .get_or_make(key, || crate::corpus::paper_identity(title).into())
+    }
+
+    /// [`crate::names::fold`] of a title's plain text, or its result from
+    /// this or the previous build.
+    pub fn sort_key(&self, plain: &str) -> Arc<str> {
+        let key = xxhash_rust::xxh3::xxh3_64_with_seed(plain.as_bytes(), 4);
+        self.keys
+            .get_or_make(key, || crate::names::fold(plain).into())
     }
 
     /// [`Text::paragraphs`], or its result from this or the previous build.
@@ -134,7 +144,7 @@ impl TextMemo {
     /// Ends a build: the texts it did not use are forgotten.
     pub fn finish_build(&self) {
         self.texts.finish_build();
-        self.identities.finish_build();
+        self.keys.finish_build();
     }
 }
 

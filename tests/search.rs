@@ -139,11 +139,12 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
         entry["years"],
         serde_json::json!([[2025, 0], [2024, 2], [2022, 36]])
     );
-    let listed: Vec<String> = site
+    let mut listed: Vec<String> = site
         .keys()
         .filter(|f| f.starts_with("search/") && f.as_bytes().get(8) == Some(&b'-'))
         .cloned()
         .collect();
+    listed.sort();
     let mut kinds: Vec<&str> = listed.iter().map(|f| &f[7..8]).collect();
     let term_shards = kinds.iter().filter(|&&k| k == "t").count();
     kinds.dedup();
@@ -248,10 +249,13 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     assert_eq!(records(&tiny), records(&default));
     let (_, again) = build_memory(tiny_dir.path(), None);
     let search_files = |site: &SiteOutput| -> Vec<(String, Vec<u8>)> {
-        site.iter()
+        let mut files: Vec<(String, Vec<u8>)> = site
+            .iter()
             .filter(|(f, _)| f.starts_with("search/"))
             .map(|(f, b)| (f.clone(), b.to_vec()))
-            .collect()
+            .collect();
+        files.sort();
+        files
     };
     assert_eq!(search_files(&tiny), search_files(&again));
 }
