@@ -24,7 +24,8 @@ use crate::names::{author_sort_key, fold, NameParts};
 use crate::permalink::{assign_unique_slugs, slugify};
 use crate::text::{Text, TextMemo};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use unicode_normalization::UnicodeNormalization;
@@ -285,7 +286,7 @@ impl Corpus {
             })
             .collect();
         let mut drafts: Vec<Draft> = Vec::new();
-        let mut by_identity: HashMap<&str, usize> = HashMap::new();
+        let mut by_identity: FxHashMap<&str, usize> = FxHashMap::default();
         let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
         for (listing, keys) in identities.iter().enumerate() {
             let mut drafts_here = Vec::with_capacity(keys.len());
@@ -635,7 +636,7 @@ fn build_authors(
             check_pages(variant, &pages, diagnostics);
         }
         let mut own: Vec<PaperId> = Vec::new();
-        let mut seen: HashSet<PaperId> = HashSet::new();
+        let mut seen: FxHashSet<PaperId> = FxHashSet::default();
         for &listing in &indexes {
             for &id in &paper_of_record[listing] {
                 if papers_authors[id].last() != Some(&author_id) {
@@ -743,7 +744,7 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
 /// renumbers the papers' category ids.
 #[derive(Default)]
 struct CategoryTable {
-    by_code: HashMap<String, usize>,
+    by_code: FxHashMap<String, usize>,
     entries: Vec<Category>,
 }
 

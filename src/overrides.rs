@@ -15,7 +15,8 @@ use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::names::NameParts;
 use crate::text::Text;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
 /// and assigns citation keys. Warnings: an override whose slug is no
@@ -25,7 +26,7 @@ pub fn apply(
     overrides: &BTreeMap<String, PaperOverride>,
     diagnostics: &Diagnostics,
 ) -> Corpus {
-    let by_slug: HashMap<&str, PaperId> = corpus
+    let by_slug: FxHashMap<&str, PaperId> = corpus
         .papers
         .iter()
         .enumerate()
@@ -119,11 +120,11 @@ fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
             )
         })
         .collect();
-    let mut uses: HashMap<&str, usize> = HashMap::new();
+    let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
     for base in &bases {
         *uses.entry(base).or_default() += 1;
     }
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     for ((paper, base), pinned) in corpus.papers.iter_mut().zip(&bases).zip(&pinned) {
         paper.key = if uses[base.as_str()] == 1 || pinned.is_some() {
             base.clone()
