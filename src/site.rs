@@ -716,9 +716,9 @@ fn read_templates(dir: &Path, root: &Path) -> Result<Vec<(String, PathBuf, Strin
 /// Reads and parses every listing in parallel, one file's bytes at a time
 /// per thread, so the raw listings are never all in memory; errors go to
 /// `diagnostics`. With a `cache`, a file is taken from it instead of being
-/// parsed when its size and modification time are those it had when it
-/// was last read (and it was not modified after that reading began, which
-/// a coarse clock could hide), or else when its bytes hash as before.
+/// parsed when its [`FileStamp`] is the one it had when it was last read
+/// (and it was not changed after that reading began, which a coarse clock
+/// could hide), or else when its bytes hash as before.
 fn parse_listings(
     paths: &[PathBuf],
     root: &Path,
@@ -803,11 +803,17 @@ fn parse_listings(
     parsed.into_iter().map(|(p, _)| p).collect()
 }
 
-/// A file's size in bytes and modification time, as `stat` gives them.
+/// What `stat` says of a file: size in bytes, modification time, and on
+/// Unix the inode number and the status-change time (ctime), which every
+/// write and rename sets and no program can set back, so a file restored
+/// with its old size and modification time (`cp -p`, `touch -r`, `tar x`)
+/// still differs. Elsewhere `changed` is the modification time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FileStamp {
     len: u64,
     modified: std::time::SystemTime,
+    changed: std::time::SystemTime,
+    inode: u64,
 }
 
 impl FileStamp {
@@ -815,9 +821,23 @@ impl FileStamp {
     /// the platform gives no modification time.
     fn of(path: &Path) -> Option<FileStamp> {
         let metadata = std::fs::metadata(path).ok()?;
+        let modified = metadata.modified().ok()?;
+        #[cfg(unix)]
+        let (changed, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            let since_epoch = std::time::Duration::new(
+                u64::try_from(metadata.ctime()).ok()?,
+                u32::try_from(metadata.ctime_nsec()).ok()?,
+            );
+            (std::time::UNIX_EPOCH + since_epoch, metadata.ino())
+        };
+        #[cfg(not(unix))]
+        let (changed, inode) = (modified, 0);
         Some(FileStamp {
             len: metadata.len(),
-            modified: metadata.modified().ok()?,
+            modified,
+            changed,
+            inode,
         })
     }
 }
@@ -833,10 +853,10 @@ struct CachedListing {
 }
 
 impl CachedListing {
-    /// Whether a file stamped `now` still holds the bytes read: same size
-    /// and modification time, and that time before the reading began, so
-    /// a write in the same clock tick as the reading is not missed.
+    /// Whether a file stamped `now` still holds the bytes read: the same
+    /// stamp, last changed before the reading began, so a write in the same
+    /// clock tick as the reading is not missed.
     fn unchanged_at(&self, now: &FileStamp) -> bool {
-        self.stamp == Some(*now) && now.modified < self.read_at
+        self.stamp == Some(*now) && now.modified < self.read_at && now.changed < self.read_at
     }
 }
