@@ -63,8 +63,8 @@ type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 type PageFingerprints = rustc_hash::FxHashMap<u64, u64>;
 
 /// What one build leaves for the next: parsed listings by path, with the
-/// XXH3-64 hash of the bytes they were parsed from and the file's size and
-/// modification time ([`CachedListing`]; only files that
+/// XXH3-64 hash of the bytes they were parsed from and the file's
+/// [`FileStamp`] ([`CachedListing`]; only files that
 /// parsed; a build drops the entries of files that are gone), the last
 /// search index and its analysed documents, converted titles and abstracts,
 /// `corpus.json`'s paper entries, and the fingerprint of every page of the last committed
