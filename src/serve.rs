@@ -79,6 +79,13 @@ struct Served {
     notices: broadcast::Sender<Notice>,
 }
 
+impl Served {
+    /// Serves the sink's last committed site from now on.
+    fn show(&self, sink: &MemorySink) {
+        *self.site.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&sink.site);
+    }
+}
+
 /// Errors `serve` can end with: a busy or unusable address, or a watcher
 /// that cannot start. Both name what to change.
 #[derive(Debug, thiserror::Error)]
@@ -294,18 +301,15 @@ fn start_watching(
             print_report(&report, &build_options, &verb, start.elapsed(), verbose);
             match failures(&report) {
                 None => {
-                    if report.exports.is_some() {
-                        served.exports_ready.send_replace(false);
-                    }
-                    *served.site.write().unwrap_or_else(|e| e.into_inner()) =
-                        Arc::clone(&sink.site);
+                    // Pages first; requests for missing files wait for the rest.
+                    served.exports_ready.send_replace(report.exports.is_none());
+                    served.show(&sink);
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
                     let _ = served.notices.send(Notice::Reload);
                     if let Some(exports) = &report.exports {
                         let start = Instant::now();
                         sink.add(exports.make());
-                        *served.site.write().unwrap_or_else(|e| e.into_inner()) =
-                            Arc::clone(&sink.site);
+                        served.show(&sink);
                         served.exports_ready.send_replace(true);
                         if verbose {
                             println!(
@@ -422,7 +426,7 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
     let Some(path) = safe_path(uri.path()) else {
         return (StatusCode::BAD_REQUEST, "bad request path").into_response();
     };
-    let site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
+    let mut site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
     let Some(relative) = path.strip_prefix(&served.base_path) else {
         if format!("{path}/") == served.base_path {
             let location = served.base_path.clone();
@@ -439,7 +443,6 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
     } else {
         relative.to_string()
     };
-    let mut site = site;
     if !site.contains_key(&file) {
         // It may be one of the data files a rebuild is still making.
         let mut ready = served.exports_ready.subscribe();
