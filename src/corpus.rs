@@ -22,7 +22,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::listing::Listing;
 use crate::names::{author_sort_key, fold, NameParts};
 use crate::permalink::{assign_unique_slugs, slugify};
-use crate::text::{Text, TextMemo};
+use crate::text::{Abstract, Text, TextMemo};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -76,7 +76,7 @@ pub struct Paper {
     pub title: Arc<Text>,
     /// The abstract (possibly empty), from the chosen record; shared like
     /// the title.
-    pub abstract_text: Arc<Text>,
+    pub abstract_text: Arc<Abstract>,
     /// Year, from the chosen record.
     pub year: u16,
     /// Categories, primary first, aliases resolved, no repeats.
@@ -243,14 +243,19 @@ impl Corpus {
     /// Warnings (unknown category codes, disagreeing duplicates, missing or
     /// repeated listing pages, a name variant matching no listing) go to
     /// `diagnostics`.
+    ///
+    /// Memory: a listing held nowhere else (a build without `vellum
+    /// serve`'s cache) loses the title, abstract and categories of every
+    /// record that is not its paper's chosen one as soon as the records are
+    /// compared, so the corpus's texts reuse that memory instead of adding
+    /// to it (at 100,000 papers, three records a paper, about 400 MB).
     pub fn build(
-        listings: &[ParsedListing],
+        mut listings: Vec<ParsedListing>,
         taxonomy: &Taxonomy,
         variants: &[NameVariant],
         texts: Option<&TextMemo>,
         diagnostics: &Diagnostics,
     ) -> Corpus {
-        let mut listings: Vec<&ParsedListing> = listings.iter().collect();
         listings.sort_by(|a, b| a.file.cmp(&b.file));
 
         // Authors first, so every record knows its author's final id.
@@ -304,18 +309,31 @@ impl Corpus {
             draft_of_record.push(drafts_here);
         }
 
+        drafts
+            .par_iter()
+            .for_each(|draft| check_records(draft, &listings, taxonomy, diagnostics));
+        let chosen = |listing: usize, record: usize| {
+            drafts[draft_of_record[listing][record]].records[0] == (listing, record)
+        };
+        listings
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(index, parsed)| {
+                let Some(listing) = Arc::get_mut(&mut parsed.listing) else {
+                    return;
+                };
+                for (position, record) in listing.records.iter_mut().enumerate() {
+                    if !chosen(index, position) {
+                        record.title = String::new();
+                        record.abstract_paragraphs = Vec::new();
+                        record.categories = Vec::new();
+                    }
+                }
+            });
+
         let made: Vec<(Paper, Arc<str>, &[String])> = drafts
             .par_iter()
-            .map(|draft| {
-                make_paper(
-                    draft,
-                    &listings,
-                    &author_of_listing,
-                    taxonomy,
-                    texts,
-                    diagnostics,
-                )
-            })
+            .map(|draft| make_paper(draft, &listings, &author_of_listing, texts, diagnostics))
             .collect();
         let mut categories = CategoryTable::default();
         let mut made: Vec<(Paper, Arc<str>)> = made
@@ -389,7 +407,7 @@ impl Corpus {
 /// first). Names compare folded ([`fold`]); the canonical may be a slug.
 fn merge_variants(
     by_name: &mut BTreeMap<String, Vec<usize>>,
-    listings: &[&ParsedListing],
+    listings: &[ParsedListing],
     variants: &[NameVariant],
     diagnostics: &Diagnostics,
 ) {
@@ -492,19 +510,16 @@ pub fn paper_identity(title: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Builds one paper from its records; returns it with its title sort key
-/// and the chosen record's category codes (interned by the caller). The
-/// paper's `authors`, `categories` and `slug` are filled in later.
-fn make_paper<'a>(
+/// Warns about the records of one paper: unknown category codes, and
+/// records that disagree with the chosen one (year, categories, abstract).
+fn check_records(
     draft: &Draft,
-    listings: &[&'a ParsedListing],
-    author_of_listing: &[AuthorId],
+    listings: &[ParsedListing],
     taxonomy: &Taxonomy,
-    texts: Option<&TextMemo>,
     diagnostics: &Diagnostics,
-) -> (Paper, Arc<str>, &'a [String]) {
+) {
     let record_of = |&(listing, record): &(usize, usize)| {
-        let parsed: &'a ParsedListing = listings[listing];
+        let parsed = &listings[listing];
         (parsed, &parsed.listing.records[record])
     };
     let (first_listing, chosen) = record_of(&draft.records[0]);
@@ -550,15 +565,32 @@ fn make_paper<'a>(
             ));
         }
     }
+}
+
+/// Builds one paper from its records; returns it with its title sort key
+/// and the chosen record's category codes (interned by the caller). The
+/// paper's `authors`, `categories` and `slug` are filled in later.
+fn make_paper<'a>(
+    draft: &Draft,
+    listings: &'a [ParsedListing],
+    author_of_listing: &[AuthorId],
+    texts: Option<&TextMemo>,
+    diagnostics: &Diagnostics,
+) -> (Paper, Arc<str>, &'a [String]) {
+    let record_of = |&(listing, record): &(usize, usize)| {
+        let parsed = &listings[listing];
+        (parsed, &parsed.listing.records[record])
+    };
+    let (first_listing, chosen) = record_of(&draft.records[0]);
     let mut problems = Vec::new();
     let (title, abstract_text) = match texts {
         Some(memo) => (
             memo.inline(&chosen.title, &mut problems),
-            memo.paragraphs(&chosen.abstract_paragraphs, &mut problems),
+            memo.abstract_text(&chosen.abstract_paragraphs, &mut problems),
         ),
         None => (
             Arc::new(Text::inline(&chosen.title, &mut problems)),
-            Arc::new(Text::paragraphs(&chosen.abstract_paragraphs, &mut problems)),
+            Arc::new(Abstract::new(&chosen.abstract_paragraphs, &mut problems)),
         ),
     };
     for problem in problems {
@@ -605,7 +637,7 @@ fn make_paper<'a>(
 /// in author order), orders each author's pages, fills each author's papers
 /// in listing order and each paper's authors; warns about page gaps and repeats.
 fn build_authors(
-    listings: &[&ParsedListing],
+    listings: &[ParsedListing],
     author_pages: &[Vec<usize>],
     paper_of_record: &[Vec<PaperId>],
     papers: &mut [Paper],
@@ -623,7 +655,7 @@ fn build_authors(
                 &listings[i].file,
             )
         });
-        let pages: Vec<&ParsedListing> = indexes.iter().map(|&i| listings[i]).collect();
+        let pages: Vec<&ParsedListing> = indexes.iter().map(|&i| &listings[i]).collect();
         // Each name variant numbers its pages on its own.
         let mut by_variant: BTreeMap<&str, Vec<&ParsedListing>> = BTreeMap::new();
         for page in &pages {

@@ -77,7 +77,7 @@ impl<'a> Fingerprints<'a> {
             .map(|paper| {
                 let mut h = Xxh3::new();
                 // A text's HTML and plain forms are made from its source alone.
-                let texts = (&paper.title.source, &paper.abstract_text.source);
+                let texts = (&paper.title.source, paper.abstract_text.source_hash);
                 (&paper.slug, &paper.key, texts).hash(&mut h);
                 (paper.year, &paper.details).hash(&mut h);
                 for &a in &paper.authors {

@@ -368,15 +368,12 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
         let texts = options.rebuild_cache.as_ref().map(|c| &c.texts);
-        let corpus = Corpus::build(&listings, taxonomy, &variants, texts, &diagnostics);
+        let corpus = Corpus::build(listings, taxonomy, &variants, texts, &diagnostics);
         if let Some(texts) = texts {
             texts.finish_build();
         }
         overrides::apply(corpus, &content.overrides, &diagnostics)
     });
-    // The corpus holds its own copies of what it keeps: the parsed listings
-    // (every record, abstracts repeated across co-authors) can go.
-    drop(listings);
     report.counts = [
         corpus.papers.len(),
         corpus.authors.len(),

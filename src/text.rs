@@ -1,7 +1,7 @@
-//! The text type for titles and abstracts: the source text as listed, its
-//! HTML rendering and its plain-text rendering, made once (LaTeX converted
-//! by [`crate::latex`]) so every page, feed, export and index shows the
-//! same text.
+//! The text types for titles and abstracts: a title's source as listed,
+//! its HTML rendering and its plain-text rendering; an abstract's two
+//! renderings. Each is made once (LaTeX converted by [`crate::latex`]) so
+//! every page, feed, export and index shows the same text.
 
 use crate::latex;
 use crate::memo::Memo;
@@ -34,10 +34,26 @@ impl Text {
             plain: rendered.plain,
         }
     }
+}
 
-    /// A block text such as an abstract: each paragraph in `<p>…</p>`.
-    /// Problems as for [`Text::inline`].
-    pub fn paragraphs(paragraphs: &[String], problems: &mut Vec<String>) -> Text {
+/// An abstract in the two renderings that pages, feeds, exports and the
+/// search index show. Its source is not kept, only its hash: nothing shows
+/// it, and at 100,000 papers it would add about 140 MB.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Abstract {
+    /// Safe HTML, each paragraph in `<p>…</p>`, joined with `\n`.
+    pub html: String,
+    /// Plain text, paragraphs joined with a space.
+    pub plain: String,
+    /// XXH3-64 hash of the listed paragraphs ([`Abstract::source_hash`]),
+    /// which alone decide both renderings.
+    pub source_hash: u64,
+}
+
+impl Abstract {
+    /// An abstract from its listed paragraphs (none when absent). Problems
+    /// as for [`Text::inline`].
+    pub fn new(paragraphs: &[String], problems: &mut Vec<String>) -> Abstract {
         let mut html = Vec::with_capacity(paragraphs.len());
         let mut plain = Vec::with_capacity(paragraphs.len());
         for paragraph in paragraphs {
@@ -46,16 +62,26 @@ impl Text {
             html.push(format!("<p>{}</p>", rendered.html));
             plain.push(rendered.plain);
         }
-        Text {
-            source: paragraphs.join("\n\n"),
+        Abstract {
             html: html.join("\n"),
             plain: plain.join(" "),
+            source_hash: Abstract::source_hash(paragraphs),
         }
     }
 
-    /// Whether the text is empty (an absent abstract).
+    /// XXH3-64 of the paragraphs, each followed by a zero byte.
+    pub fn source_hash(paragraphs: &[String]) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(2);
+        for paragraph in paragraphs {
+            hasher.update(paragraph.as_bytes());
+            hasher.update(&[0]);
+        }
+        hasher.digest()
+    }
+
+    /// Whether the abstract is absent.
     pub fn is_empty(&self) -> bool {
-        self.source.is_empty()
+        self.html.is_empty()
     }
 
     /// The plain text cut to at most `max_chars` characters at a word
@@ -85,8 +111,10 @@ pub fn escape_html(text: &str) -> String {
 /// of titles.
 #[derive(Debug, Default)]
 pub struct TextMemo {
-    /// Converted texts and their problems.
+    /// Converted titles and their problems.
     texts: Memo<(Arc<Text>, Vec<String>)>,
+    /// Converted abstracts and their problems.
+    abstracts: Memo<(Arc<Abstract>, Vec<String>)>,
     /// Paper identities and sort keys of titles, by the hash of the title
     /// (with its kind).
     keys: Memo<Arc<str>>,
@@ -96,7 +124,9 @@ impl TextMemo {
     /// [`Text::inline`], or its result from this or the previous build.
     pub fn inline(&self, source: &str, problems: &mut Vec<String>) -> Arc<Text> {
         let key = xxhash_rust::xxh3::xxh3_64_with_seed(source.as_bytes(), 1);
-        self.get_or_make(key, problems, |found| Text::inline(source, found))
+        get_or_make(&self.texts, key, problems, |found| {
+            Text::inline(source, found)
+        })
     }
 
     /// [`crate::corpus::paper_identity`] of `title`, or its result from
@@ -115,37 +145,41 @@ impl TextMemo {
             .get_or_make(key, || crate::names::fold(plain).into())
     }
 
-    /// [`Text::paragraphs`], or its result from this or the previous build.
-    pub fn paragraphs(&self, paragraphs: &[String], problems: &mut Vec<String>) -> Arc<Text> {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(2);
-        for paragraph in paragraphs {
-            hasher.update(paragraph.as_bytes());
-            hasher.update(&[0]);
-        }
-        let key = hasher.digest();
-        self.get_or_make(key, problems, |found| Text::paragraphs(paragraphs, found))
-    }
-
-    fn get_or_make(
+    /// [`Abstract::new`], or its result from this or the previous build.
+    pub fn abstract_text(
         &self,
-        key: u64,
+        paragraphs: &[String],
         problems: &mut Vec<String>,
-        make: impl FnOnce(&mut Vec<String>) -> Text,
-    ) -> Arc<Text> {
-        let (text, found) = self.texts.get_or_make(key, || {
-            let mut found = Vec::new();
-            let text = make(&mut found);
-            (Arc::new(text), found)
-        });
-        problems.extend(found);
-        text
+    ) -> Arc<Abstract> {
+        let key = Abstract::source_hash(paragraphs);
+        get_or_make(&self.abstracts, key, problems, |found| {
+            Abstract::new(paragraphs, found)
+        })
     }
 
     /// Ends a build: the texts it did not use are forgotten.
     pub fn finish_build(&self) {
         self.texts.finish_build();
+        self.abstracts.finish_build();
         self.keys.finish_build();
     }
+}
+
+/// The value of `memo` at `key`, made when absent; its problems are added
+/// to `problems`.
+fn get_or_make<T>(
+    memo: &Memo<(Arc<T>, Vec<String>)>,
+    key: u64,
+    problems: &mut Vec<String>,
+    make: impl FnOnce(&mut Vec<String>) -> T,
+) -> Arc<T> {
+    let (value, found) = memo.get_or_make(key, || {
+        let mut found = Vec::new();
+        let value = make(&mut found);
+        (Arc::new(value), found)
+    });
+    problems.extend(found);
+    value
 }
 
 #[cfg(test)]
@@ -168,8 +202,8 @@ mod tests {
         assert_eq!((first.len(), &again), (1, &fresh));
         let paragraphs = ["One.".to_string(), "Two.".to_string()];
         assert_eq!(
-            *memo.paragraphs(&paragraphs, &mut Vec::new()),
-            Text::paragraphs(&paragraphs, &mut Vec::new())
+            *memo.abstract_text(&paragraphs, &mut Vec::new()),
+            Abstract::new(&paragraphs, &mut Vec::new())
         );
         let title = "\\textbf{Fast} Graphs";
         assert_eq!(&*memo.identity(title), crate::corpus::paper_identity(title));
@@ -187,17 +221,17 @@ mod tests {
     #[test]
     fn paragraphs_and_summary() {
         let mut problems = Vec::new();
-        let t = Text::paragraphs(
-            &["One  two.".into(), "Three \"four\" $\\frac{a$.".into()],
-            &mut problems,
-        );
+        let paragraphs = ["One  two.".into(), "Three \"four\" $\\frac{a$.".into()];
+        let t = Abstract::new(&paragraphs, &mut problems);
         assert_eq!(
             t.html,
             "<p>One two.</p>\n<p>Three &quot;four&quot; <code class=\"latex-source\">$\\frac{a$</code>.</p>"
         );
         assert_eq!(problems.len(), 1);
-        assert_eq!(t.source, "One  two.\n\nThree \"four\" $\\frac{a$.");
+        assert_eq!(t.plain, "One two. Three \"four\" frac a.");
+        assert_eq!(t.source_hash, Abstract::source_hash(&paragraphs));
+        assert_ne!(t.source_hash, Abstract::source_hash(&paragraphs[..1]));
         assert_eq!(t.summary(10), "One two.…");
-        assert!(Text::paragraphs(&[], &mut problems).is_empty());
+        assert!(Abstract::new(&[], &mut problems).is_empty());
     }
 }

@@ -33,7 +33,7 @@ fn corpus_of(dir: &Path) -> (Corpus, Diagnostics) {
         });
     }
     let diagnostics = Diagnostics::new();
-    let corpus = Corpus::build(&listings, Taxonomy::arxiv(), &[], None, &diagnostics);
+    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
     (corpus, diagnostics)
 }
 
@@ -125,7 +125,7 @@ fn every_valid_fixture_gives_its_expected_corpus() {
                 let paragraphs = if paper.abstract_text.is_empty() {
                     0
                 } else {
-                    paper.abstract_text.source.split("\n\n").count()
+                    paper.abstract_text.html.matches("<p>").count()
                 };
                 assert_eq!(paragraphs as u64, n.as_u64().unwrap(), "{case}: paragraphs");
             }
@@ -133,7 +133,7 @@ fn every_valid_fixture_gives_its_expected_corpus() {
                 assert!(
                     paper
                         .abstract_text
-                        .source
+                        .plain
                         .contains(fragment.as_str().unwrap()),
                     "{case}"
                 );
@@ -226,7 +226,7 @@ fn disagreeing_duplicates_warn_naming_both_places() {
         },
     ];
     let diagnostics = Diagnostics::new();
-    let corpus = Corpus::build(&listings, Taxonomy::arxiv(), &[], None, &diagnostics);
+    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
     assert_eq!(corpus.papers.len(), 1);
     assert_eq!(
         corpus.papers[0].year, 2020,
@@ -259,7 +259,7 @@ fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
         listing: parse(text.as_bytes()).unwrap().into(),
     }];
     let diagnostics = Diagnostics::new();
-    let corpus = Corpus::build(&listings, Taxonomy::arxiv(), &[], None, &diagnostics);
+    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
     let codes: Vec<(&str, &str)> = corpus
         .categories
         .iter()
