@@ -776,16 +776,24 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
 /// renumbers the papers' category ids.
 #[derive(Default)]
 struct CategoryTable {
+    /// Canonical code → entry.
     by_code: FxHashMap<String, usize>,
+    /// Code as written (an alias, say) → entry, so each is resolved once.
+    by_written: FxHashMap<String, usize>,
     entries: Vec<Category>,
 }
 
 impl CategoryTable {
     fn intern(&mut self, taxonomy: &Taxonomy, code: &str) -> usize {
-        let info = taxonomy.resolve(code);
-        if let Some(&id) = self.by_code.get(&info.code) {
+        if let Some(&id) = self.by_written.get(code) {
             return id;
         }
+        let info = taxonomy.resolve(code);
+        if let Some(&id) = self.by_code.get(&info.code) {
+            self.by_written.insert(code.to_string(), id);
+            return id;
+        }
+        self.by_written.insert(code.to_string(), self.entries.len());
         self.entries.push(Category {
             slug: slugify(&info.code),
             code: info.code.clone(),

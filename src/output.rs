@@ -18,10 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A whole site in memory: output path (relative, with `/`) → bytes,
-/// shared so that a rebuild can carry unchanged files over without copying.
-/// Unordered (a hash map: built once per build, looked up per request).
-pub type SiteOutput = rustc_hash::FxHashMap<String, Arc<Vec<u8>>>;
+/// A whole site in memory: output path (relative, with `/`) → bytes.
+/// Paths and bytes are shared, so a rebuild carries an unchanged file over
+/// without copying either. Unordered (a hash map: built once per build,
+/// looked up per request).
+pub type SiteOutput = rustc_hash::FxHashMap<Arc<str>, Arc<Vec<u8>>>;
 
 /// What a sink did in one build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -233,7 +234,7 @@ pub struct MemorySink {
     pub site: Arc<SiteOutput>,
     /// Files staged since [`Sink::begin`], in the order they came; the
     /// map is built once, at commit (a later file of the same path wins).
-    pending: Mutex<Vec<(String, Arc<Vec<u8>>)>>,
+    pending: Mutex<Vec<(Arc<str>, Arc<Vec<u8>>)>>,
 }
 
 impl MemorySink {
@@ -245,7 +246,7 @@ impl MemorySink {
         site.extend(
             files
                 .into_iter()
-                .map(|(path, bytes)| (path, Arc::new(bytes))),
+                .map(|(path, bytes)| (Arc::from(path), Arc::new(bytes))),
         );
     }
 }
@@ -257,14 +258,14 @@ impl Sink for MemorySink {
     }
 
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        lock(&self.pending).push((path.to_string(), Arc::new(bytes)));
+        lock(&self.pending).push((Arc::from(path), Arc::new(bytes)));
         Ok(())
     }
 
     fn keep(&self, path: &str) -> bool {
-        match self.site.get(path) {
-            Some(bytes) => {
-                lock(&self.pending).push((path.to_string(), Arc::clone(bytes)));
+        match self.site.get_key_value(path) {
+            Some((path, bytes)) => {
+                lock(&self.pending).push((Arc::clone(path), Arc::clone(bytes)));
                 true
             }
             None => false,
@@ -273,7 +274,8 @@ impl Sink for MemorySink {
 
     fn commit(&mut self) -> io::Result<WriteStats> {
         let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
-        let site: SiteOutput = pending.into_iter().collect();
+        let mut site = SiteOutput::with_capacity_and_hasher(pending.len(), Default::default());
+        site.extend(pending);
         let written = site
             .iter()
             .filter(|(path, bytes)| {

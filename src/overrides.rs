@@ -15,6 +15,7 @@ use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::names::NameParts;
 use crate::text::Text;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -98,26 +99,21 @@ pub fn apply(
 fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
     let bases: Vec<String> = corpus
         .papers
-        .iter()
+        .par_iter()
         .zip(&pinned)
         .map(|(paper, pinned)| {
             if let Some(key) = pinned {
                 return key.clone();
             }
             let first = match &paper.details.complete_authors {
-                Some(names) => names[0].clone(),
+                Some(names) => names[0].as_str(),
                 None => paper
                     .authors
                     .first()
-                    .map(|&a| corpus.authors[a].name.clone())
-                    .unwrap_or_default(),
+                    .map_or("", |&a| corpus.authors[a].name.as_str()),
             };
             // From the listed title's identity, before any correction.
-            citation_key(
-                &NameParts::split(&first).family,
-                paper.year,
-                &paper.identity,
-            )
+            citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
         })
         .collect();
     let mut uses: FxHashMap<&str, usize> = FxHashMap::default();

@@ -443,20 +443,20 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
     } else {
         relative.to_string()
     };
-    if !site.contains_key(&file) {
+    if !site.contains_key(file.as_str()) {
         // It may be one of the data files a rebuild is still making.
         let mut ready = served.exports_ready.subscribe();
         if ready.wait_for(|ready| *ready).await.is_ok() {
             site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
         }
     }
-    match site.get(&file) {
+    match site.get(file.as_str()) {
         Some(bytes) if !file.ends_with(".html") && headers.contains_key(header::RANGE) => {
             let range = headers[header::RANGE].to_str().unwrap_or_default();
             respond_range(&served, &file, bytes, range)
         }
         Some(bytes) => respond(&served, &file, bytes, StatusCode::OK),
-        None if site.contains_key(&format!("{relative}/index.html")) => {
+        None if site.contains_key(format!("{relative}/index.html").as_str()) => {
             let location = format!("{path}/");
             (
                 StatusCode::MOVED_PERMANENTLY,
