@@ -38,13 +38,46 @@ pub type AuthorId = usize;
 pub type CategoryId = usize;
 
 /// A listing file handed to [`Corpus::build`]: its path as shown in
-/// messages (relative to the site root) and its parsed content.
+/// messages (relative to the site root), its parsed content and what the
+/// merge derives from each record alone. `vellum serve` caches it whole, so
+/// an unchanged listing costs the merge no conversion or hashing.
 #[derive(Debug, Clone)]
 pub struct ParsedListing {
     /// Path for messages, e.g. `seeds/chuan-wu.txt`.
     pub file: PathBuf,
     /// The parsed file, shared with `vellum serve`'s cache.
-    pub listing: std::sync::Arc<Listing>,
+    pub listing: Arc<Listing>,
+    /// One per record, in the listing's order.
+    pub keys: Arc<[RecordKeys]>,
+}
+
+/// What the merge derives from one record alone.
+#[derive(Debug, Clone)]
+pub struct RecordKeys {
+    /// The title's [`paper_identity`]: records with the same one are one paper.
+    pub identity: Arc<str>,
+    /// [`Abstract::source_hash`] of the abstract's paragraphs, which
+    /// records of one paper are compared by.
+    pub abstract_hash: u64,
+}
+
+impl ParsedListing {
+    /// `listing`, parsed from `file`, with its records' keys.
+    pub fn new(file: PathBuf, listing: Arc<Listing>) -> ParsedListing {
+        let keys = listing
+            .records
+            .iter()
+            .map(|record| RecordKeys {
+                identity: paper_identity(&record.title).into(),
+                abstract_hash: Abstract::source_hash(&record.abstract_paragraphs),
+            })
+            .collect();
+        ParsedListing {
+            file,
+            listing,
+            keys,
+        }
+    }
 }
 
 /// Where one record of a paper was seen.
@@ -276,29 +309,17 @@ impl Corpus {
         }
 
         // Papers by identity, records in (file, position) order.
-        let identities: Vec<Vec<Arc<str>>> = listings
-            .par_iter()
-            .map(|parsed| {
-                parsed
-                    .listing
-                    .records
-                    .iter()
-                    .map(|r| match texts {
-                        Some(memo) => memo.identity(&r.title),
-                        None => paper_identity(&r.title).into(),
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut drafts: Vec<Draft> = Vec::new();
-        let mut by_identity: FxHashMap<&str, usize> = FxHashMap::default();
+        let records: usize = listings.iter().map(|parsed| parsed.keys.len()).sum();
+        let mut drafts: Vec<Draft> = Vec::with_capacity(records);
+        let mut by_identity: FxHashMap<&str, usize> =
+            FxHashMap::with_capacity_and_hasher(records, Default::default());
         let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
-        for (listing, keys) in identities.iter().enumerate() {
-            let mut drafts_here = Vec::with_capacity(keys.len());
-            for (record, key) in keys.iter().enumerate() {
-                let index = *by_identity.entry(key).or_insert_with(|| {
+        for (listing, parsed) in listings.iter().enumerate() {
+            let mut drafts_here = Vec::with_capacity(parsed.keys.len());
+            for (record, keys) in parsed.keys.iter().enumerate() {
+                let index = *by_identity.entry(&keys.identity).or_insert_with(|| {
                     drafts.push(Draft {
-                        identity: Arc::clone(key),
+                        identity: Arc::clone(&keys.identity),
                         records: Vec::new(),
                     });
                     drafts.len() - 1
@@ -364,11 +385,18 @@ impl Corpus {
         }
         let mut slots: Vec<Option<Paper>> = made.drain(..).map(|(p, _)| Some(p)).collect();
         let mut papers: Vec<Paper> = order.iter().filter_map(|&d| slots[d].take()).collect();
-        let titles: Vec<(String, String)> = papers
+        let titles: Vec<(&str, String)> = papers
             .par_iter()
-            .map(|p| (p.title.source.clone(), slugify(&p.title.plain)))
+            .map(|p| {
+                let slug = match texts {
+                    Some(memo) => memo.slug(&p.title.plain).to_string(),
+                    None => slugify(&p.title.plain),
+                };
+                (p.title.source.as_str(), slug)
+            })
             .collect();
-        for (paper, slug) in papers.iter_mut().zip(assign_unique_slugs(&titles)) {
+        let slugs = assign_unique_slugs(titles);
+        for (paper, slug) in papers.iter_mut().zip(slugs) {
             paper.slug = slug;
         }
 
@@ -534,7 +562,10 @@ fn check_records(
             }
         }
     }
-    for (listing, record) in draft.records[1..].iter().map(record_of) {
+    let abstract_hash =
+        |&(listing, record): &(usize, usize)| listings[listing].keys[record].abstract_hash;
+    for pair in &draft.records[1..] {
+        let (listing, record) = record_of(pair);
         let mut differences = Vec::new();
         if record.year != chosen.year {
             differences.push(format!("year {} vs {}", record.year, chosen.year));
@@ -546,7 +577,7 @@ fn check_records(
                 chosen.categories.join(" ")
             ));
         }
-        if record.abstract_paragraphs != chosen.abstract_paragraphs {
+        if abstract_hash(pair) != abstract_hash(&draft.records[0]) {
             differences.push("abstract".to_string());
         }
         if !differences.is_empty() {
@@ -582,11 +613,16 @@ fn make_paper<'a>(
         (parsed, &parsed.listing.records[record])
     };
     let (first_listing, chosen) = record_of(&draft.records[0]);
+    let chosen_keys = &first_listing.keys[draft.records[0].1];
     let mut problems = Vec::new();
     let (title, abstract_text) = match texts {
         Some(memo) => (
             memo.inline(&chosen.title, &mut problems),
-            memo.abstract_text(&chosen.abstract_paragraphs, &mut problems),
+            memo.abstract_text(
+                &chosen.abstract_paragraphs,
+                chosen_keys.abstract_hash,
+                &mut problems,
+            ),
         ),
         None => (
             Arc::new(Text::inline(&chosen.title, &mut problems)),
@@ -697,11 +733,12 @@ fn build_authors(
                 .collect(),
         });
     }
-    let names: Vec<(String, String)> = authors
+    let names: Vec<(&str, String)> = authors
         .iter()
-        .map(|a| (a.name.clone(), a.slug.clone()))
+        .map(|a| (a.name.as_str(), a.slug.clone()))
         .collect();
-    for (author, slug) in authors.iter_mut().zip(assign_unique_slugs(&names)) {
+    let slugs = assign_unique_slugs(names);
+    for (author, slug) in authors.iter_mut().zip(slugs) {
         author.slug = slug;
     }
     for (paper, ids) in papers.iter_mut().zip(papers_authors) {
@@ -818,11 +855,12 @@ impl CategoryTable {
             new_id[old] = new;
         }
         let mut entries = self.entries;
-        let codes: Vec<(String, String)> = entries
+        let codes: Vec<(&str, String)> = entries
             .iter()
-            .map(|c| (c.code.clone(), c.slug.clone()))
+            .map(|c| (c.code.as_str(), c.slug.clone()))
             .collect();
-        for (entry, slug) in entries.iter_mut().zip(assign_unique_slugs(&codes)) {
+        let slugs = assign_unique_slugs(codes);
+        for (entry, slug) in entries.iter_mut().zip(slugs) {
             entry.slug = slug;
         }
         for (paper_id, paper) in papers.iter_mut().enumerate() {

@@ -6,17 +6,22 @@
 //! forgotten when the build finishes ([`Memo::finish_build`]).
 
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// Values by key: (this build's, the previous build's), in shards by key
-/// so that threads looking values up at once rarely wait for each other.
+/// Values by key, each with the number of the last build that used it, in
+/// shards by key so that threads looking values up at once rarely wait for
+/// each other. A value stays in place from build to build: a lookup only
+/// marks it used.
 #[derive(Debug)]
 pub struct Memo<V> {
     shards: [Mutex<Shard<V>>; SHARDS],
+    /// The number of the build in progress.
+    build: AtomicU64,
 }
 
-/// One shard's values: (this build's, the previous build's).
-type Shard<V> = (FxHashMap<u64, V>, FxHashMap<u64, V>);
+/// One shard's values, with the last build that used each.
+type Shard<V> = FxHashMap<u64, (V, u64)>;
 
 /// Shards of a [`Memo`]; keys are XXH3 hashes, so their low bits spread.
 const SHARDS: usize = 16;
@@ -25,6 +30,7 @@ impl<V> Default for Memo<V> {
     fn default() -> Self {
         Memo {
             shards: std::array::from_fn(|_| Mutex::default()),
+            build: AtomicU64::new(0),
         }
     }
 }
@@ -34,28 +40,24 @@ impl<V: Clone> Memo<V> {
     /// `make()`, kept for the next build. `make` runs without the lock, so
     /// callers may make values in parallel.
     pub fn get_or_make(&self, key: u64, make: impl FnOnce() -> V) -> V {
-        let found = {
-            let mut entries = self.lock(key);
-            let (current, previous) = &mut *entries;
-            match current.get(&key) {
-                Some(value) => Some(value.clone()),
-                None => previous.remove(&key).inspect(|value| {
-                    current.insert(key, value.clone());
-                }),
-            }
-        };
+        let build = self.build.load(Ordering::Relaxed);
+        let found = self.lock(key).get_mut(&key).map(|(value, used)| {
+            *used = build;
+            value.clone()
+        });
         found.unwrap_or_else(|| {
             let value = make();
-            self.lock(key).0.insert(key, value.clone());
+            self.lock(key).insert(key, (value.clone(), build));
             value
         })
     }
 
     /// Ends a build: the values it did not use are forgotten.
     pub fn finish_build(&self) {
+        let build = self.build.fetch_add(1, Ordering::Relaxed);
         for shard in &self.shards {
             let mut entries = shard.lock().unwrap_or_else(|e| e.into_inner());
-            entries.1 = std::mem::take(&mut entries.0);
+            entries.retain(|_, (_, used)| *used == build);
         }
     }
 

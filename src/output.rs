@@ -24,6 +24,9 @@ use std::sync::{Arc, Mutex};
 /// looked up per request).
 pub type SiteOutput = rustc_hash::FxHashMap<Arc<str>, Arc<Vec<u8>>>;
 
+/// One file of a [`SiteOutput`]: its path and bytes.
+type OutputFile = (Arc<str>, Arc<Vec<u8>>);
+
 /// What a sink did in one build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WriteStats {
@@ -234,7 +237,7 @@ pub struct MemorySink {
     pub site: Arc<SiteOutput>,
     /// Files staged since [`Sink::begin`], in the order they came; the
     /// map is built once, at commit (a later file of the same path wins).
-    pending: Mutex<Vec<(Arc<str>, Arc<Vec<u8>>)>>,
+    pending: Mutex<Vec<OutputFile>>,
 }
 
 impl MemorySink {

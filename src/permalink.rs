@@ -260,26 +260,36 @@ pub fn slugify(text: &str) -> String {
 /// eight hex digits of a hash of its full text. So a slug depends only on
 /// the item's own text and the texts it collides with, never on the order
 /// items are found: adding `Zoe Chen` leaves `Zoë Chen` at `zoe-chen`.
-pub fn assign_unique_slugs(items: &[(String, String)]) -> Vec<String> {
+pub fn assign_unique_slugs(items: Vec<(&str, String)>) -> Vec<String> {
+    let mut uses: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for (_, slug) in &items {
+        *uses.entry(slug.as_str()).or_default() += 1;
+    }
     let mut by_slug: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (index, (_, slug)) in items.iter().enumerate() {
-        by_slug.entry(slug.as_str()).or_default().push(index);
-    }
-    let mut slugs: Vec<String> = items.iter().map(|(_, slug)| slug.clone()).collect();
-    for (slug, mut members) in by_slug {
-        if members.len() < 2 {
-            continue;
+        if uses[slug.as_str()] > 1 {
+            by_slug.entry(slug.as_str()).or_default().push(index);
         }
+    }
+    let mut renamed: Vec<(usize, String)> = Vec::new();
+    for (slug, mut members) in by_slug {
         members.sort_by_key(|&i| {
-            let text = &items[i].0;
+            let text = items[i].0;
             (
                 std::cmp::Reverse(text.chars().filter(|c| !c.is_ascii()).count()),
-                text.clone(),
+                text,
             )
         });
         for &i in &members[1..] {
-            slugs[i] = format!("{slug}-{:08x}", xxh3_64(items[i].0.as_bytes()) as u32);
+            renamed.push((
+                i,
+                format!("{slug}-{:08x}", xxh3_64(items[i].0.as_bytes()) as u32),
+            ));
         }
+    }
+    let mut slugs: Vec<String> = items.into_iter().map(|(_, slug)| slug).collect();
+    for (i, slug) in renamed {
+        slugs[i] = slug;
     }
     slugs
 }
@@ -289,9 +299,8 @@ mod tests {
     use super::*;
 
     fn assign(texts: &[&str]) -> Vec<String> {
-        let items: Vec<(String, String)> =
-            texts.iter().map(|t| (t.to_string(), slugify(t))).collect();
-        assign_unique_slugs(&items)
+        let items: Vec<(&str, String)> = texts.iter().map(|t| (*t, slugify(t))).collect();
+        assign_unique_slugs(items)
     }
 
     #[test]

@@ -573,7 +573,7 @@ mod tests {
         let page_at = |ready: bool| {
             Arc::new(Served {
                 site: RwLock::new(Arc::new(
-                    [("404.html".to_string(), Arc::new(b"gone".to_vec()))]
+                    [(Arc::from("404.html"), Arc::new(b"gone".to_vec()))]
                         .into_iter()
                         .collect(),
                 )),
@@ -600,7 +600,7 @@ mod tests {
             let finish = async move {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let mut site = SiteOutput::clone(&making.site.read().unwrap());
-                site.insert("corpus.json".to_string(), Arc::new(b"{}".to_vec()));
+                site.insert(Arc::from("corpus.json"), Arc::new(b"{}".to_vec()));
                 *making.site.write().unwrap() = Arc::new(site);
                 making.exports_ready.send_replace(true);
             };

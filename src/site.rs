@@ -732,16 +732,10 @@ fn parse_listings(
                 lock(&c.entries)
                     .get(&shown)
                     .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
-                    .map(|cached| std::sync::Arc::clone(&cached.listing))
+                    .map(|cached| cached.parsed.clone())
             });
-            if let Some(listing) = unchanged {
-                return Some((
-                    ParsedListing {
-                        file: shown,
-                        listing,
-                    },
-                    None,
-                ));
+            if let Some(parsed) = unchanged {
+                return Some((parsed, None));
             }
             let read_at = std::time::SystemTime::now();
             let (_, shown, bytes) = match read_file(path, &dir, root) {
@@ -756,16 +750,16 @@ fn parse_listings(
                 lock(&c.entries)
                     .get(&shown)
                     .filter(|cached| cached.hash == hash)
-                    .map(|cached| std::sync::Arc::clone(&cached.listing))
+                    .map(|cached| cached.parsed.clone())
             });
-            let listing = match same_bytes {
-                Some(listing) => listing,
+            let parsed = match same_bytes {
+                Some(parsed) => parsed,
                 None => {
                     if let Some(c) = cache {
                         c.parsed.fetch_add(1, Ordering::Relaxed);
                     }
                     match listing::parse(&bytes) {
-                        Ok(listing) => std::sync::Arc::new(listing),
+                        Ok(listing) => ParsedListing::new(shown, std::sync::Arc::new(listing)),
                         Err(e) => {
                             diagnostics.push(Diagnostic::error(&shown, e.line(), e.to_string()));
                             return None;
@@ -777,15 +771,9 @@ fn parse_listings(
                 hash,
                 stamp,
                 read_at,
-                listing: std::sync::Arc::clone(&listing),
+                parsed: parsed.clone(),
             });
-            Some((
-                ParsedListing {
-                    file: shown,
-                    listing,
-                },
-                cached,
-            ))
+            Some((parsed, cached))
         })
         .collect();
     if let Some(mut entries) = cache.map(|c| lock(&c.entries)) {
@@ -846,7 +834,7 @@ struct CachedListing {
     hash: u64,
     stamp: Option<FileStamp>,
     read_at: std::time::SystemTime,
-    listing: std::sync::Arc<crate::listing::Listing>,
+    parsed: ParsedListing,
 }
 
 impl CachedListing {

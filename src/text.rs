@@ -107,16 +107,15 @@ pub fn escape_html(text: &str) -> String {
 /// Converted titles and abstracts that `vellum serve` keeps between
 /// builds ([`Memo`]), by the hash of their source (with its kind), with
 /// the problems their conversion reported, which are reported again; and
-/// the paper identities ([`crate::corpus::paper_identity`]) and sort keys
-/// of titles.
+/// the sort keys of titles.
 #[derive(Debug, Default)]
 pub struct TextMemo {
     /// Converted titles and their problems.
     texts: Memo<(Arc<Text>, Vec<String>)>,
     /// Converted abstracts and their problems.
     abstracts: Memo<(Arc<Abstract>, Vec<String>)>,
-    /// Paper identities and sort keys of titles, by the hash of the title
-    /// (with its kind).
+    /// Sort keys and slugs of titles, by the hash of the title's plain
+    /// text (with its kind).
     keys: Memo<Arc<str>>,
 }
 
@@ -129,14 +128,6 @@ impl TextMemo {
         })
     }
 
-    /// [`crate::corpus::paper_identity`] of `title`, or its result from
-    /// this or the previous build.
-    pub fn identity(&self, title: &str) -> Arc<str> {
-        let key = xxhash_rust::xxh3::xxh3_64_with_seed(title.as_bytes(), 3);
-        self.keys
-            .get_or_make(key, || crate::corpus::paper_identity(title).into())
-    }
-
     /// [`crate::names::fold`] of a title's plain text, or its result from
     /// this or the previous build.
     pub fn sort_key(&self, plain: &str) -> Arc<str> {
@@ -145,14 +136,23 @@ impl TextMemo {
             .get_or_make(key, || crate::names::fold(plain).into())
     }
 
-    /// [`Abstract::new`], or its result from this or the previous build.
+    /// [`crate::permalink::slugify`] of a title's plain text, or its
+    /// result from this or the previous build.
+    pub fn slug(&self, plain: &str) -> Arc<str> {
+        let key = xxhash_rust::xxh3::xxh3_64_with_seed(plain.as_bytes(), 5);
+        self.keys
+            .get_or_make(key, || crate::permalink::slugify(plain).into())
+    }
+
+    /// [`Abstract::new`], or its result from this or the previous build;
+    /// `source_hash` is the paragraphs' [`Abstract::source_hash`].
     pub fn abstract_text(
         &self,
         paragraphs: &[String],
+        source_hash: u64,
         problems: &mut Vec<String>,
     ) -> Arc<Abstract> {
-        let key = Abstract::source_hash(paragraphs);
-        get_or_make(&self.abstracts, key, problems, |found| {
+        get_or_make(&self.abstracts, source_hash, problems, |found| {
             Abstract::new(paragraphs, found)
         })
     }
@@ -202,11 +202,13 @@ mod tests {
         assert_eq!((first.len(), &again), (1, &fresh));
         let paragraphs = ["One.".to_string(), "Two.".to_string()];
         assert_eq!(
-            *memo.abstract_text(&paragraphs, &mut Vec::new()),
+            *memo.abstract_text(
+                &paragraphs,
+                Abstract::source_hash(&paragraphs),
+                &mut Vec::new()
+            ),
             Abstract::new(&paragraphs, &mut Vec::new())
         );
-        let title = "\\textbf{Fast} Graphs";
-        assert_eq!(&*memo.identity(title), crate::corpus::paper_identity(title));
     }
 
     #[test]

@@ -53,7 +53,7 @@ fn bundled_site_has_the_expected_corpus_and_pages() {
         let noun = if count == 1 { "paper" } else { "papers" };
         let fragment = format!("<code>{code}</code> <span class=\"count\">{count} {noun}</span>");
         assert!(categories.contains(&fragment), "{fragment}");
-        assert!(site.contains_key(&format!("categories/{slug}/index.html")));
+        assert!(site.contains_key(format!("categories/{slug}/index.html").as_str()));
     }
     assert!(categories.contains("<h2 id=\"group-1\">Computer Science</h2>"));
     assert!(categories.contains(">Distributed, Parallel, and Cluster Computing</a>"));

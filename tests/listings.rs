@@ -27,10 +27,10 @@ fn corpus_of(dir: &Path) -> (Corpus, Diagnostics) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let listing = parse(&std::fs::read(&path).unwrap()).unwrap();
-        listings.push(ParsedListing {
-            file: PathBuf::from(path.file_name().unwrap()),
-            listing: listing.into(),
-        });
+        listings.push(ParsedListing::new(
+            PathBuf::from(path.file_name().unwrap()),
+            listing.into(),
+        ));
     }
     let diagnostics = Diagnostics::new();
     let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
@@ -215,15 +215,12 @@ fn accented_and_plain_names_are_two_authors_with_stable_slugs() {
 fn disagreeing_duplicates_warn_naming_both_places() {
     let a = "Ann A\n\nPublications and source records attributed to Ann A.\n\narXiv2020\n\nShared Work\n\nOne.\n\ncs.LG\n";
     let b = "Bob B\n\nPublications and source records attributed to Bob B.\n\narXiv2021\n\nshared work!\n\nTwo.\n\ncs.DC\n";
+    // Agrees with a.txt in everything but the title's punctuation: no warning.
+    let c = "Cat C\n\nPublications and source records attributed to Cat C.\n\narXiv2020\n\nShared work.\n\nOne.\n\ncs.LG\n";
     let listings = vec![
-        ParsedListing {
-            file: "seeds/b.txt".into(),
-            listing: parse(b.as_bytes()).unwrap().into(),
-        },
-        ParsedListing {
-            file: "seeds/a.txt".into(),
-            listing: parse(a.as_bytes()).unwrap().into(),
-        },
+        ParsedListing::new("seeds/b.txt".into(), parse(b.as_bytes()).unwrap().into()),
+        ParsedListing::new("seeds/c.txt".into(), parse(c.as_bytes()).unwrap().into()),
+        ParsedListing::new("seeds/a.txt".into(), parse(a.as_bytes()).unwrap().into()),
     ];
     let diagnostics = Diagnostics::new();
     let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
@@ -232,7 +229,7 @@ fn disagreeing_duplicates_warn_naming_both_places() {
         corpus.papers[0].year, 2020,
         "seeds/a.txt comes first by path"
     );
-    assert_eq!(corpus.papers[0].authors.len(), 2);
+    assert_eq!(corpus.papers[0].authors.len(), 3);
     let messages: Vec<String> = diagnostics
         .into_sorted(false)
         .iter()
@@ -245,7 +242,10 @@ fn disagreeing_duplicates_warn_naming_both_places() {
         messages[0]
     );
     assert!(
-        messages[0].contains("seeds/a.txt:5") && messages[0].contains("year 2021 vs 2020"),
+        messages[0].contains(
+            "agree with seeds/a.txt:5, found differences in year 2021 vs 2020, \
+             categories `cs.DC` vs `cs.LG`, abstract; keeping seeds/a.txt:5"
+        ),
         "{}",
         messages[0]
     );
@@ -254,10 +254,10 @@ fn disagreeing_duplicates_warn_naming_both_places() {
 #[test]
 fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
     let text = "Ann A\n\narXiv2020\n\nT\n\ncs.XX cs.NA\n";
-    let listings = vec![ParsedListing {
-        file: "seeds/a.txt".into(),
-        listing: parse(text.as_bytes()).unwrap().into(),
-    }];
+    let listings = vec![ParsedListing::new(
+        "seeds/a.txt".into(),
+        parse(text.as_bytes()).unwrap().into(),
+    )];
     let diagnostics = Diagnostics::new();
     let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
     let codes: Vec<(&str, &str)> = corpus

@@ -117,7 +117,8 @@ fn feed_limit_caps_every_feed() {
 #[test]
 fn sitemap_lists_every_page_and_splits_past_the_threshold() {
     let (_, site) = build_memory(&project(), Some(BASE));
-    let pages: Vec<&String> = site.keys().filter(|f| f.ends_with("index.html")).collect();
+    let pages: Vec<&std::sync::Arc<str>> =
+        site.keys().filter(|f| f.ends_with("index.html")).collect();
     let urls = locations(text(&site, "sitemap.xml"));
     assert_eq!(urls.len(), pages.len());
     for url in &urls {

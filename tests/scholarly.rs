@@ -287,8 +287,9 @@ fn every_export_file_can_be_switched_off_keeping_the_cite_block() {
     let dir = fast_graphs_site("exports = false\n");
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
-    let exports: Vec<&String> = site
+    let exports: Vec<&str> = site
         .keys()
+        .map(|f| &**f)
         .filter(|f| f.ends_with(".bib") || f.ends_with(".ris") || *f == "corpus.json")
         .collect();
     assert!(exports.is_empty(), "{exports:?}");

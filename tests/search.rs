@@ -72,7 +72,7 @@ fn records(site: &SiteOutput) -> Vec<Value> {
     let entry = json(site, "search/index.json");
     let mut out = Vec::new();
     for file in entry["metadata"]["files"].as_array().unwrap() {
-        let pack = &site[&format!("search/{}", file.as_str().unwrap())];
+        let pack = &site[format!("search/{}", file.as_str().unwrap()).as_str()];
         let offset = |k: usize| {
             let digits = std::str::from_utf8(&pack[k * 8..k * 8 + 8]).unwrap();
             usize::from_str_radix(digits, 16).unwrap()
@@ -142,7 +142,7 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let mut listed: Vec<String> = site
         .keys()
         .filter(|f| f.starts_with("search/") && f.as_bytes().get(8) == Some(&b'-'))
-        .cloned()
+        .map(|f| f.to_string())
         .collect();
     listed.sort();
     let mut kinds: Vec<&str> = listed.iter().map(|f| &f[7..8]).collect();
@@ -158,10 +158,10 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     assert!(term_shards >= 2, "{term_shards} term shards");
     for shard in &entry["terms"].as_array().unwrap()[..term_shards - 1] {
         let file = format!("search/{}", shard[1].as_str().unwrap());
-        assert!(site[&file].len() >= 16 * 1024, "{file}");
+        assert!(site[file.as_str()].len() >= 16 * 1024, "{file}");
     }
     for file in &listed {
-        let hash = xxhash_rust::xxh3::xxh3_64(&site[file]);
+        let hash = xxhash_rust::xxh3::xxh3_64(&site[file.as_str()]);
         let name = file.rsplit('/').next().unwrap();
         assert_eq!(&name[2..18], format!("{hash:016x}"), "{file}");
     }
@@ -252,7 +252,7 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
         let mut files: Vec<(String, Vec<u8>)> = site
             .iter()
             .filter(|(f, _)| f.starts_with("search/"))
-            .map(|(f, b)| (f.clone(), b.to_vec()))
+            .map(|(f, b)| (f.to_string(), b.to_vec()))
             .collect();
         files.sort();
         files

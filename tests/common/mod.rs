@@ -144,7 +144,7 @@ pub fn resolve(
     match vellum::check::resolve_link(base, page_file, link) {
         LinkTarget::External => Ok(None),
         LinkTarget::OutsideBase => Err(format!("{link} is outside the base URL {base}")),
-        LinkTarget::Internal { file, .. } if site.contains_key(&file) => Ok(Some(file)),
+        LinkTarget::Internal { file, .. } if site.contains_key(file.as_str()) => Ok(Some(file)),
         LinkTarget::Internal { file, .. } => Err(format!("{link} → {file} does not exist")),
     }
 }
