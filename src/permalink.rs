@@ -252,7 +252,9 @@ pub fn slugify(text: &str) -> String {
 }
 
 /// Gives each item a unique slug. `items` are `(full text, base slug)`
-/// pairs, one per distinct item (an author's name, a paper's title).
+/// pairs, one per distinct item (an author's name, a paper's title); the
+/// result has one slug per item, in order (the base slugs, moved, where
+/// they are unique).
 ///
 /// Items sharing a base slug are ranked by their full text alone: more
 /// non-ASCII characters first (the spelling the ASCII slug was taken from),
