@@ -629,7 +629,11 @@ fn make_paper<'a>(
         ),
         None => (
             Arc::new(Text::inline(&chosen.title, &mut problems)),
-            Arc::new(Abstract::new(&chosen.abstract_paragraphs, &mut problems)),
+            Arc::new(Abstract::with_hash(
+                &chosen.abstract_paragraphs,
+                chosen_keys.abstract_hash,
+                &mut problems,
+            )),
         ),
     };
     for problem in problems {

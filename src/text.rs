@@ -54,6 +54,16 @@ impl Abstract {
     /// An abstract from its listed paragraphs (none when absent). Problems
     /// as for [`Text::inline`].
     pub fn new(paragraphs: &[String], problems: &mut Vec<String>) -> Abstract {
+        Abstract::with_hash(paragraphs, Abstract::source_hash(paragraphs), problems)
+    }
+
+    /// [`Abstract::new`] for paragraphs whose [`Abstract::source_hash`] is
+    /// known already (a record's, made when its listing was parsed).
+    pub fn with_hash(
+        paragraphs: &[String],
+        source_hash: u64,
+        problems: &mut Vec<String>,
+    ) -> Abstract {
         let mut html = Vec::with_capacity(paragraphs.len());
         let mut plain = Vec::with_capacity(paragraphs.len());
         for paragraph in paragraphs {
@@ -65,7 +75,7 @@ impl Abstract {
         Abstract {
             html: html.join("\n"),
             plain: plain.join(" "),
-            source_hash: Abstract::source_hash(paragraphs),
+            source_hash,
         }
     }
 
@@ -153,7 +163,7 @@ impl TextMemo {
         problems: &mut Vec<String>,
     ) -> Arc<Abstract> {
         get_or_make(&self.abstracts, source_hash, problems, |found| {
-            Abstract::new(paragraphs, found)
+            Abstract::with_hash(paragraphs, source_hash, found)
         })
     }
 
