@@ -403,10 +403,28 @@ fn average_lengths(corpus: &Corpus) -> [f64; 4] {
     totals.map(|t| t as f64 / n)
 }
 
+/// One term's postings in the index's encoding: for each (document,
+/// impact) in document order, the document's distance from the previous
+/// one (from 0 for the first) and the impact, each [`encode_number`]ed.
+#[derive(Debug, Default)]
+struct EncodedPostings {
+    previous: u32,
+    text: String,
+}
+
+impl EncodedPostings {
+    /// Appends a posting; `doc` is not below the last one pushed.
+    fn push(&mut self, doc: u32, impact: u32) {
+        encode_number(u64::from(doc - self.previous), &mut self.text);
+        encode_number(u64::from(impact), &mut self.text);
+        self.previous = doc;
+    }
+}
+
 /// Appends the postings of `analyses` (documents `first`, `first + 1`, …)
 /// to `postings`.
 fn add_postings<'a>(
-    postings: &mut FxHashMap<String, Vec<(u32, u32)>>,
+    postings: &mut FxHashMap<String, EncodedPostings>,
     first: usize,
     analyses: impl Iterator<Item = &'a Analysis>,
     average: &[f64; 4],
@@ -415,9 +433,11 @@ fn add_postings<'a>(
         let doc = (first + offset) as u32;
         for (term, impact) in impacts(analysis, average) {
             match postings.get_mut(term) {
-                Some(list) => list.push((doc, impact)),
+                Some(list) => list.push(doc, impact),
                 None => {
-                    postings.insert(term.to_string(), vec![(doc, impact)]);
+                    let mut list = EncodedPostings::default();
+                    list.push(doc, impact);
+                    postings.insert(term.to_string(), list);
                 }
             }
         }
@@ -551,24 +571,39 @@ pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
     hasher.digest()
 }
 
-/// Builds the whole index: `(output path, bytes)` for the entry file and
-/// every shard, in a fixed order. Deterministic: the same corpus and
-/// settings give the same bytes.
+/// Builds the whole index and hands each file to `emit` as `(output path,
+/// bytes)` as soon as it is made: every shard, then the entry file, in a
+/// fixed order. Deterministic: the same corpus and settings give the same
+/// bytes. Memory: no finished file is kept, and each term shard's
+/// postings are dropped once it is emitted.
 pub fn build_index(
     corpus: &Corpus,
     config: &Config,
     urls: &UrlMap,
     cache: Option<&AnalysisCache>,
-) -> Vec<(String, Vec<u8>)> {
+    emit: &mut dyn FnMut(String, Vec<u8>),
+) {
     let settings = config.search_settings;
     let documents = document_order(corpus);
-    let mut terms: Vec<(String, Vec<(u32, u32)>)> = match cache {
-        Some(cache) => cache.postings(corpus, &documents),
+    // Each term with its postings, encoded as the index writes them.
+    let mut encoded: Vec<(String, String)> = match cache {
+        Some(cache) => cache
+            .postings(corpus, &documents)
+            .into_par_iter()
+            .map(|(term, list)| {
+                let mut encoded = EncodedPostings::default();
+                for (doc, impact) in list {
+                    encoded.push(doc, impact);
+                }
+                (term, encoded.text)
+            })
+            .collect(),
         None => {
             // Documents in batches, analysed in parallel, postings appended
-            // in document order: one batch's tokens are alive at a time.
+            // in document order, already encoded (3 to 4 bytes a posting
+            // instead of 8): one batch's tokens are alive at a time.
             // Fx hashing: the keys are short terms, hashed once per posting.
-            let mut postings: FxHashMap<String, Vec<(u32, u32)>> = FxHashMap::default();
+            let mut postings: FxHashMap<String, EncodedPostings> = FxHashMap::default();
             let average = average_lengths(corpus);
             for (batch, papers) in documents.chunks(BATCH).enumerate() {
                 let analyses: Vec<Analysis> = papers
@@ -577,28 +612,17 @@ pub fn build_index(
                     .collect();
                 add_postings(&mut postings, batch * BATCH, analyses.iter(), &average);
             }
-            postings.into_iter().collect()
+            postings
+                .into_iter()
+                .map(|(term, encoded)| (term, encoded.text))
+                .collect()
         }
     };
-    terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let encoded: Vec<(String, String)> = terms
-        .into_par_iter()
-        .map(|(term, list)| {
-            let mut text = String::with_capacity(list.len() * 3);
-            let mut previous = 0;
-            for (doc, impact) in list {
-                encode_number(u64::from(doc - previous), &mut text);
-                encode_number(u64::from(impact), &mut text);
-                previous = doc;
-            }
-            (term, text)
-        })
-        .collect();
+    encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
 
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut put = |prefix: &str, extension: &str, bytes: Vec<u8>| {
         let name = format!("{prefix}-{:016x}.{extension}", xxh3_64(&bytes));
-        files.push((format!("search/{name}"), bytes));
+        emit(format!("search/{name}"), bytes);
         name
     };
 
@@ -609,10 +633,10 @@ pub fn build_index(
         (total / TERM_SHARDS).clamp(MIN_TERM_SHARD_BYTES, MAX_TERM_SHARD_BYTES)
     });
     let mut term_files = Vec::new();
-    let mut shard: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut shard: BTreeMap<String, String> = BTreeMap::new();
     let mut shard_bytes = 0;
     let mut first = String::new();
-    for (term, list) in &encoded {
+    for (term, list) in encoded {
         if shard_bytes >= budget && !shard.is_empty() {
             let name = put("t", "json", json_object("terms", &shard));
             term_files.push((std::mem::take(&mut first), name));
@@ -626,7 +650,7 @@ pub fn build_index(
                 term.clone()
             };
         }
-        shard_bytes += term_bytes(term, list);
+        shard_bytes += term_bytes(&term, &list);
         shard.insert(term, list);
     }
     if !shard.is_empty() || term_files.is_empty() {
@@ -736,11 +760,10 @@ pub fn build_index(
             papers: papers_url.trim_end_matches('/').to_string() + "/",
         },
     };
-    files.push((
+    emit(
         "search/index.json".to_string(),
         serde_json::to_vec(&entry).unwrap_or_default(),
-    ));
-    files
+    );
 }
 
 /// `{"<key>": value}` as JSON bytes.

@@ -138,11 +138,13 @@ impl RebuildCache {
         let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
         if !reused {
             self.indexed.fetch_add(1, Ordering::Relaxed);
-            let files = crate::search::build_index(
+            let mut files = Vec::new();
+            crate::search::build_index(
                 site.corpus,
                 site.config,
                 site.urls,
                 Some(&self.analyses),
+                &mut |file, bytes| files.push((file, bytes)),
             );
             *index = Some((hash, files));
         }
@@ -302,10 +304,16 @@ impl DeferredExports {
             files.push((file, crate::exports::corpus_json(&site, memo)));
         }
         if self.config.search {
-            files.extend(match self.cache.as_deref() {
-                Some(cache) => cache.search_index(&site),
-                None => crate::search::build_index(&self.corpus, &self.config, &self.urls, None),
-            });
+            match self.cache.as_deref() {
+                Some(cache) => files.extend(cache.search_index(&site)),
+                None => crate::search::build_index(
+                    &self.corpus,
+                    &self.config,
+                    &self.urls,
+                    None,
+                    &mut |file, bytes| files.push((file, bytes)),
+                ),
+            }
         }
         files
     }
@@ -534,10 +542,21 @@ fn render_site(
     if site.config.search && !options.defer_exports {
         let failed = timings.time("search", || match options.rebuild_cache.as_deref() {
             Some(cache) => cache.stage_search_index(site, sink),
-            None => crate::search::build_index(site.corpus, site.config, site.urls, None)
-                .into_iter()
-                .filter_map(|(file, bytes)| Some((file.clone(), sink.put(&file, bytes).err()?)))
-                .collect(),
+            None => {
+                let mut failed = Vec::new();
+                crate::search::build_index(
+                    site.corpus,
+                    site.config,
+                    site.urls,
+                    None,
+                    &mut |file, bytes| {
+                        if let Err(e) = sink.put(&file, bytes) {
+                            failed.push((file, e));
+                        }
+                    },
+                );
+                failed
+            }
         });
         for (file, e) in failed {
             diagnostics.push(Diagnostic::error(
