@@ -78,6 +78,25 @@ impl ParsedListing {
             keys,
         }
     }
+
+    /// Drops the abstract of every record whose paper `seen` already holds
+    /// (by [`RecordKeys::identity`]) and adds the others' identities.
+    /// Called on listings in path order, this strips every record but each
+    /// paper's first (by file, then position): the one [`Corpus::build`]
+    /// keeps. The merge compares the others by [`RecordKeys::abstract_hash`]
+    /// alone, so warnings and output are unchanged. Only for a listing
+    /// nothing else holds (a build without `vellum serve`'s cache); others
+    /// are left whole.
+    pub fn forget_repeated_abstracts(&mut self, seen: &mut FxHashSet<Arc<str>>) {
+        let Some(listing) = Arc::get_mut(&mut self.listing) else {
+            return;
+        };
+        for (record, keys) in listing.records.iter_mut().zip(self.keys.iter()) {
+            if !seen.insert(Arc::clone(&keys.identity)) {
+                record.abstract_paragraphs = Vec::new();
+            }
+        }
+    }
 }
 
 /// Where one record of a paper was seen.

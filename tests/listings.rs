@@ -252,6 +252,37 @@ fn disagreeing_duplicates_warn_naming_both_places() {
 }
 
 #[test]
+fn a_build_shows_each_papers_first_record_and_warns_like_the_merge() {
+    // A build parses listings in path order and drops the abstract of every
+    // record whose paper an earlier one already holds: what it shows and
+    // warns must still be the first record's (seeds/a.txt before b.txt).
+    let a = "Ann A\n\nPublications and source records attributed to Ann A.\n\narXiv2020\n\nShared Work\n\nFirst abstract.\n\ncs.LG\n";
+    let b = "Bob B\n\nPublications and source records attributed to Bob B.\n\narXiv2020\n\nshared work!\n\nSecond abstract.\n\ncs.LG\n\narXiv2019\n\nOnly Bob\n\nBob alone.\n\ncs.DC\n";
+    let site = temp_site(&[("b.txt", b.as_bytes()), ("a.txt", a.as_bytes())], "");
+    let (report, output) = common::build_memory(site.path(), None);
+    let page = |path: &str| String::from_utf8(output[path].to_vec()).unwrap();
+    let shared = page("papers/shared-work/index.html");
+    assert!(
+        shared.contains("<div class=\"abstract\"><p>First abstract.</p></div>"),
+        "{shared}"
+    );
+    assert!(!shared.contains("Second abstract."));
+    let alone = page("papers/only-bob/index.html");
+    assert!(
+        alone.contains("<div class=\"abstract\"><p>Bob alone.</p></div>"),
+        "{alone}"
+    );
+    let messages: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        messages,
+        [
+            "seeds/b.txt:5: warning: expected this record of `shared work!` to agree with \
+          seeds/a.txt:5, found differences in abstract; keeping seeds/a.txt:5"
+        ]
+    );
+}
+
+#[test]
 fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
     let text = "Ann A\n\narXiv2020\n\nT\n\ncs.XX cs.NA\n";
     let listings = vec![ParsedListing::new(
