@@ -188,8 +188,8 @@ def main():
             if not runs:
                 continue
             # The floor copies the like-with-like tree: same files and bytes.
-            files = runs[0].get("files", results["vellum-lwl"][0].get("files"))
-            mib = runs[0].get("bytes", results["vellum-lwl"][0].get("bytes")) / 2**20
+            measured = runs[0] if "files" in runs[0] else results["vellum-lwl"][0]
+            files, mib = measured["files"], measured["bytes"] / 2**20
             print(f"{size:>8} {kind:<12} {median(runs, 'wall'):>8.2f} {median(runs, 'cpu'):>8.2f} "
                   f"{median(runs, 'rss'):>8.0f} {files:>8} {mib:>7.0f}")
         if results["hugo"]:

@@ -301,7 +301,8 @@ impl Corpus {
     /// record that is not its paper's chosen one as soon as the records are
     /// compared, so the corpus's texts reuse that memory instead of adding
     /// to it (at 100,000 papers, three records a paper, the build's peak
-    /// RSS fell by about 320 MB).
+    /// RSS fell by about 320 MB). Without a text memo, each chosen record
+    /// also gives up its abstract's paragraphs as the abstract is made.
     pub fn build(
         mut listings: Vec<ParsedListing>,
         taxonomy: &Taxonomy,
@@ -357,27 +358,53 @@ impl Corpus {
             drafts[draft_of_record[listing][record]].records[0] == (listing, record)
         };
         // Only the chosen records' texts are read from here on: a listing
-        // nothing else holds gives up the others' (see Memory above).
-        listings
+        // nothing else holds gives up the others', and (without a text
+        // memo) the chosen records' abstracts are made here, each giving
+        // up its listed paragraphs as it is made (see Memory above).
+        let abstracts: Vec<Vec<Option<Arc<Abstract>>>> = listings
             .par_iter_mut()
             .enumerate()
-            .for_each(|(index, parsed)| {
+            .map(|(index, parsed)| {
                 let Some(listing) = Arc::get_mut(&mut parsed.listing) else {
-                    return;
+                    return Vec::new();
                 };
-                for (position, record) in listing.records.iter_mut().enumerate() {
-                    if !chosen(index, position) {
-                        record.title = String::new();
-                        record.abstract_paragraphs = Vec::new();
-                        record.categories = Vec::new();
-                    }
-                }
-            });
+                let (file, keys) = (&parsed.file, &parsed.keys);
+                let records = listing.records.iter_mut().enumerate();
+                records
+                    .map(|(position, record)| {
+                        if !chosen(index, position) {
+                            record.title = String::new();
+                            record.abstract_paragraphs = Vec::new();
+                            record.categories = Vec::new();
+                            return None;
+                        }
+                        if texts.is_some() {
+                            return None;
+                        }
+                        let paragraphs = std::mem::take(&mut record.abstract_paragraphs);
+                        let hash = keys[position].abstract_hash;
+                        let mut problems = Vec::new();
+                        let made = Abstract::with_hash(&paragraphs, hash, &mut problems);
+                        report_text_problems(problems, file, record.line, diagnostics);
+                        Some(Arc::new(made))
+                    })
+                    .collect()
+            })
+            .collect();
 
         let made: Vec<(Paper, Arc<str>, &[String])> = drafts
             .par_iter()
-            .map(|draft| make_paper(draft, &listings, &author_of_listing, texts, diagnostics))
+            .map(|draft| {
+                let paper = PaperInputs {
+                    listings: &listings,
+                    abstracts: &abstracts,
+                    author_of_listing: &author_of_listing,
+                    texts,
+                };
+                make_paper(draft, paper, diagnostics)
+            })
             .collect();
+        drop(abstracts);
         let mut categories = CategoryTable::default();
         let mut made: Vec<(Paper, Arc<str>)> = made
             .into_iter()
@@ -625,43 +652,46 @@ fn check_records(
 /// paper's `authors`, `categories` and `slug` are filled in later.
 fn make_paper<'a>(
     draft: &Draft,
-    listings: &'a [ParsedListing],
-    author_of_listing: &[AuthorId],
-    texts: Option<&TextMemo>,
+    inputs: PaperInputs<'a, '_>,
     diagnostics: &Diagnostics,
 ) -> (Paper, Arc<str>, &'a [String]) {
+    let PaperInputs {
+        listings,
+        abstracts,
+        author_of_listing,
+        texts,
+    } = inputs;
     let record_of = |&(listing, record): &(usize, usize)| {
         let parsed = &listings[listing];
         (parsed, &parsed.listing.records[record])
     };
     let (first_listing, chosen) = record_of(&draft.records[0]);
-    let chosen_keys = &first_listing.keys[draft.records[0].1];
+    let (listing_index, record_index) = draft.records[0];
+    let chosen_keys = &first_listing.keys[record_index];
+    let made = abstracts
+        .get(listing_index)
+        .and_then(|made| made.get(record_index))
+        .cloned()
+        .flatten();
     let mut problems = Vec::new();
-    let (title, abstract_text) = match texts {
-        Some(memo) => (
-            memo.inline(&chosen.title, &mut problems),
-            memo.abstract_text(
-                &chosen.abstract_paragraphs,
-                chosen_keys.abstract_hash,
-                &mut problems,
-            ),
-        ),
-        None => (
-            Arc::new(Text::inline(&chosen.title, &mut problems)),
-            Arc::new(Abstract::with_hash(
-                &chosen.abstract_paragraphs,
-                chosen_keys.abstract_hash,
-                &mut problems,
-            )),
-        ),
+    let title = match texts {
+        Some(memo) => memo.inline(&chosen.title, &mut problems),
+        None => Arc::new(Text::inline(&chosen.title, &mut problems)),
     };
-    for problem in problems {
-        diagnostics.push(Diagnostic::warning(
-            &first_listing.file,
-            chosen.line,
-            format!("{problem}; it is shown as written"),
-        ));
-    }
+    let abstract_text = match (made, texts) {
+        (Some(made), _) => made,
+        (None, Some(memo)) => memo.abstract_text(
+            &chosen.abstract_paragraphs,
+            chosen_keys.abstract_hash,
+            &mut problems,
+        ),
+        (None, None) => Arc::new(Abstract::with_hash(
+            &chosen.abstract_paragraphs,
+            chosen_keys.abstract_hash,
+            &mut problems,
+        )),
+    };
+    report_text_problems(problems, &first_listing.file, chosen.line, diagnostics);
     let key: Arc<str> = match texts {
         Some(memo) => memo.sort_key(&title.plain),
         None => fold(&title.plain).into(),
@@ -693,6 +723,35 @@ fn make_paper<'a>(
             .collect(),
     };
     (paper, key, &chosen.categories)
+}
+
+/// What [`make_paper`] reads besides the paper's draft: the listings, the
+/// abstracts already made from them (per listing, per record; empty for a
+/// listing whose abstracts were not made ahead), each listing's author,
+/// and `vellum serve`'s text memo.
+#[derive(Clone, Copy)]
+struct PaperInputs<'a, 'b> {
+    listings: &'a [ParsedListing],
+    abstracts: &'b [Vec<Option<Arc<Abstract>>>],
+    author_of_listing: &'b [AuthorId],
+    texts: Option<&'b TextMemo>,
+}
+
+/// Warns at `file:line` about each problem converting a record's title or
+/// abstract (a malformed formula, shown as its source).
+fn report_text_problems(
+    problems: Vec<String>,
+    file: &std::path::Path,
+    line: usize,
+    diagnostics: &Diagnostics,
+) {
+    for problem in problems {
+        diagnostics.push(Diagnostic::warning(
+            file,
+            line,
+            format!("{problem}; it is shown as written"),
+        ));
+    }
 }
 
 /// Makes one author per group of listings (`author_pages`, listing indexes

@@ -445,7 +445,7 @@ fn add_postings<'a>(
 }
 
 /// Documents whose token lists are made at once.
-const BATCH: usize = 8192;
+const BATCH: usize = 2048;
 
 /// The index format's version, in the entry file.
 const VERSION: u32 = 2;
