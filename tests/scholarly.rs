@@ -653,7 +653,7 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
                 &[(
                     "Bounds for $\\frac{a$ Things",
                     2024,
-                    "We show \\textbf{tight} bounds of $O(n^2)$.",
+                    "We show \\textbf{tight} bounds of $O(n^2)$ and $\\sqrt{x$.",
                     "cs.DS",
                 )],
             ),
@@ -663,10 +663,16 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let warnings: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
         warnings[0]
             .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\frac{a$`"),
+        "{warnings:?}"
+    );
+    // The abstract's problem is reported at the same record.
+    assert!(
+        warnings[1]
+            .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\sqrt{x$`"),
         "{warnings:?}"
     );
     let page = text(&site, "papers/bounds-for-frac-a-things/index.html");
