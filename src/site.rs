@@ -738,7 +738,10 @@ const PARSE_CHUNK: usize = 512;
 /// `diagnostics`. With a `cache`, a file is taken from it instead of being
 /// parsed when its [`FileStamp`] is the one it had when it was last read
 /// (and it was not changed after that reading began, which a coarse clock
-/// could hide), or else when its bytes hash as before.
+/// could hide), or else when its bytes hash as before. Without a cache,
+/// files are parsed in path order, [`PARSE_CHUNK`] at a time, and each
+/// record repeating an earlier record's paper loses its abstract
+/// ([`ParsedListing::forget_repeated_abstracts`]).
 fn parse_listings(
     paths: &[PathBuf],
     root: &Path,
