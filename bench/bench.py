@@ -19,7 +19,7 @@ names: every page and the search index, per-paper export files off.
 
 Before generating anything the script checks free disk space and inodes
 under bench/work/ against what the sizes need (estimated per paper from
-measured 100,000-paper runs) and stops, saying what it needs, when they
+100,000-paper runs) and stops, saying what it needs, when they
 fall short.
 
 Usage: bench/bench.py [--sizes 10000,100000] [--runs 3] [--no-hugo]
@@ -43,8 +43,9 @@ GEN = ROOT.parent / "shared" / "tools" / "gen-corpus"
 VELLUM = ROOT / "target" / "release" / "vellum"
 # Largest corpus built with Hugo too.
 HUGO_MAX = 200_000
-# Disk bytes and inodes per paper, measured at 100,000 papers (and rounded
-# up): listings, their Hugo copy, and each output tree.
+# Disk bytes and inodes per paper of the listings, their Hugo copy and each
+# output tree: bytes and files as measured at 100,000 papers, rounded up;
+# inodes add an estimated directory per page (not counted).
 BYTES_PER_PAPER = {"listings": 5_200, "hugo-copy": 4_100, "vellum-lwl": 16_000,
                    "vellum-full": 35_000, "vellum-complete": 30_000, "hugo": 3_100,
                    "floor": 16_000}
