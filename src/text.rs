@@ -51,14 +51,9 @@ pub struct Abstract {
 }
 
 impl Abstract {
-    /// An abstract from its listed paragraphs (none when absent). Problems
-    /// as for [`Text::inline`].
-    pub fn new(paragraphs: &[String], problems: &mut Vec<String>) -> Abstract {
-        Abstract::with_hash(paragraphs, Abstract::source_hash(paragraphs), problems)
-    }
-
-    /// [`Abstract::new`] for paragraphs whose [`Abstract::source_hash`] is
-    /// known already (a record's, made when its listing was parsed).
+    /// An abstract from its listed paragraphs (none when absent) and their
+    /// [`Abstract::source_hash`], which a record's parse already made.
+    /// Problems as for [`Text::inline`].
     pub fn with_hash(
         paragraphs: &[String],
         source_hash: u64,
@@ -154,7 +149,7 @@ impl TextMemo {
             .get_or_make(key, || crate::permalink::slugify(plain).into())
     }
 
-    /// [`Abstract::new`], or its result from this or the previous build;
+    /// [`Abstract::with_hash`], or its result from this or the previous build;
     /// `source_hash` is the paragraphs' [`Abstract::source_hash`].
     pub fn abstract_text(
         &self,
@@ -217,7 +212,11 @@ mod tests {
                 Abstract::source_hash(&paragraphs),
                 &mut Vec::new()
             ),
-            Abstract::new(&paragraphs, &mut Vec::new())
+            Abstract::with_hash(
+                &paragraphs,
+                Abstract::source_hash(&paragraphs),
+                &mut Vec::new()
+            )
         );
     }
 
@@ -234,7 +233,11 @@ mod tests {
     fn paragraphs_and_summary() {
         let mut problems = Vec::new();
         let paragraphs = ["One  two.".into(), "Three \"four\" $\\frac{a$.".into()];
-        let t = Abstract::new(&paragraphs, &mut problems);
+        let t = Abstract::with_hash(
+            &paragraphs,
+            Abstract::source_hash(&paragraphs),
+            &mut problems,
+        );
         assert_eq!(
             t.html,
             "<p>One two.</p>\n<p>Three &quot;four&quot; <code class=\"latex-source\">$\\frac{a$</code>.</p>"
@@ -244,6 +247,6 @@ mod tests {
         assert_eq!(t.source_hash, Abstract::source_hash(&paragraphs));
         assert_ne!(t.source_hash, Abstract::source_hash(&paragraphs[..1]));
         assert_eq!(t.summary(10), "One two.…");
-        assert!(Abstract::new(&[], &mut problems).is_empty());
+        assert!(Abstract::with_hash(&[], Abstract::source_hash(&[]), &mut problems).is_empty());
     }
 }
