@@ -148,15 +148,30 @@ struct CategoryEntry<'a> {
 }
 
 /// `corpus.json`: every visible paper (global order), author, year and
-/// category; papers are referred to by citation key. Shape in `docs/scholarly.md`.
-/// With a `memo` (`vellum serve`), a paper entry whose fields hash as in
-/// the previous build is not serialised again.
-///
-/// Memory: the file is made in one buffer of exactly its size. Without a
-/// memo the entries are measured first (in parallel) and then written
-/// straight into it, so no entry is held apart (at 100,000 papers, 206 MB
-/// of entries and a growing buffer briefly added 680 MB to the build).
+/// category; papers are referred to by citation key. Shape in
+/// `docs/scholarly.md`. The bytes of [`write_corpus_json`], in memory.
 pub fn corpus_json(site: &Site, memo: Option<&Memo<std::sync::Arc<[u8]>>>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    // Writing to a Vec fails only on a serialiser error, which these plain
+    // fields cannot raise.
+    let _ = write_corpus_json(site, memo, &mut bytes);
+    bytes
+}
+
+/// Papers serialised together, in parallel, before they are written: at
+/// about 2 KB an entry, a batch holds some 16 MB.
+const CORPUS_JSON_BATCH: usize = 8192;
+
+/// Writes `corpus.json` ([`corpus_json`]) to `out` as it is made.
+/// With a `memo` (`vellum serve`), a paper entry whose fields hash as in
+/// the previous build is not serialised again. Without one, papers are
+/// serialised [`CORPUS_JSON_BATCH`] at a time, so the file is never held
+/// whole (at 1,000,000 papers it is 2 GB). Errors: those of `out`.
+pub fn write_corpus_json(
+    site: &Site,
+    memo: Option<&Memo<std::sync::Arc<[u8]>>>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let corpus = site.corpus;
     let urls = site.urls;
     let entry = |p| paper_entry(site, p);
@@ -201,22 +216,15 @@ pub fn corpus_json(site: &Site, memo: Option<&Memo<std::sync::Arc<[u8]>>>) -> Ve
             .collect(),
     };
     // The compact JSON of {"version", "base_url", "papers", ...rest}.
-    let mut head = b"{\"version\":1,\"base_url\":".to_vec();
-    head.extend(serde_json::to_vec(urls.base_url()).unwrap_or_default());
-    head.extend(b",\"papers\":[");
-    let rest = serde_json::to_vec(&rest).unwrap_or_default();
-    let rest = rest.get(1..).unwrap_or_default();
-    let file = |entries: usize| {
-        let separators = corpus.papers.len().saturating_sub(1);
-        let mut bytes = Vec::with_capacity(head.len() + entries + separators + 2 + rest.len() + 1);
-        bytes.extend_from_slice(&head);
-        bytes
-    };
-    let finish = |mut bytes: Vec<u8>| {
-        bytes.extend(b"],");
-        bytes.extend_from_slice(rest);
-        bytes.push(b'\n');
-        bytes
+    out.write_all(b"{\"version\":1,\"base_url\":")?;
+    serde_json::to_writer(&mut *out, urls.base_url())?;
+    out.write_all(b",\"papers\":[")?;
+    let mut first = true;
+    let mut write_entry = |out: &mut dyn std::io::Write, bytes: &[u8]| {
+        if !std::mem::take(&mut first) {
+            out.write_all(b",")?;
+        }
+        out.write_all(bytes)
     };
     match memo {
         Some(memo) => {
@@ -233,36 +241,26 @@ pub fn corpus_json(site: &Site, memo: Option<&Memo<std::sync::Arc<[u8]>>>) -> Ve
                 })
                 .collect();
             memo.finish_build();
-            let mut bytes = file(papers.iter().map(|p| p.len()).sum());
-            for (i, paper) in papers.iter().enumerate() {
-                if i > 0 {
-                    bytes.push(b',');
-                }
-                bytes.extend_from_slice(paper);
+            for paper in &papers {
+                write_entry(out, paper)?;
             }
-            finish(bytes)
         }
         None => {
-            let entries = corpus
-                .papers
-                .par_iter()
-                .map(|p| {
-                    let mut counter = ByteCounter(0);
-                    serde_json::to_writer(&mut counter, &entry(p)).map_or(0, |()| counter.0)
-                })
-                .sum();
-            let mut bytes = file(entries);
-            for (i, paper) in corpus.papers.iter().enumerate() {
-                if i > 0 {
-                    bytes.push(b',');
+            for batch in corpus.papers.chunks(CORPUS_JSON_BATCH) {
+                let entries: Vec<Vec<u8>> = batch
+                    .par_iter()
+                    .map(|p| serde_json::to_vec(&entry(p)).unwrap_or_default())
+                    .collect();
+                for bytes in &entries {
+                    write_entry(out, bytes)?;
                 }
-                // Writing to a Vec fails only on a serialiser error, which
-                // these plain fields cannot raise.
-                let _ = serde_json::to_writer(&mut bytes, &entry(paper));
             }
-            finish(bytes)
         }
     }
+    out.write_all(b"],")?;
+    let rest = serde_json::to_vec(&rest)?;
+    out.write_all(rest.get(1..).unwrap_or_default())?;
+    out.write_all(b"\n")
 }
 
 /// A paper's `corpus.json` entry.
@@ -285,19 +283,5 @@ fn paper_entry<'a>(site: &Site<'a>, p: &'a crate::corpus::Paper) -> PaperEntry<'
         doi: p.details.doi.as_deref(),
         venue: p.details.venue.as_deref(),
         selected: p.details.selected,
-    }
-}
-
-/// An [`std::io::Write`] that only counts the bytes written to it.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }

@@ -900,14 +900,34 @@ impl<'a> Renderer<'a> {
         progress: Option<&indicatif::ProgressBar>,
     ) -> Result<(), Vec<Diagnostic>> {
         let errors = Diagnostics::new();
-        jobs.par_iter()
-            .for_each(|job| match self.render(job, plan) {
-                Ok(files) => {
+        jobs.par_iter().for_each(|job| {
+            // `corpus.json` goes to the sink as it is made; every other
+            // job's files are made whole, then put.
+            let staged = match job {
+                Job::CorpusJson => {
+                    let path = self.site.urls.output_file(&Route::CorpusJson);
+                    let result = sink.put_streamed(&path, &mut |out| {
+                        crate::exports::write_corpus_json(&self.site, self.corpus_json_memo, out)
+                    });
+                    Ok(vec![(path, result)])
+                }
+                _ => self.render(job, plan).map(|files| {
+                    files
+                        .into_iter()
+                        .map(|(path, bytes)| {
+                            let result = sink.put(&path, bytes);
+                            (path, result)
+                        })
+                        .collect()
+                }),
+            };
+            match staged {
+                Ok(results) => {
                     if let Some(bar) = progress {
                         bar.inc(1);
                     }
-                    for (path, bytes) in files {
-                        if let Err(e) = sink.put(&path, bytes) {
+                    for (path, result) in results {
+                        if let Err(e) = result {
                             errors.push(Diagnostic::error(
                                 "output",
                                 0,
@@ -917,7 +937,8 @@ impl<'a> Renderer<'a> {
                     }
                 }
                 Err(e) => errors.push(e),
-            });
+            }
+        });
         let errors = errors.into_sorted(false);
         if errors.is_empty() {
             Ok(())
