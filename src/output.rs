@@ -449,7 +449,6 @@ impl io::Write for ByteCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     fn put_all(sink: &mut dyn Sink, files: &[(&str, &str)]) -> WriteStats {
         sink.begin().unwrap();
@@ -546,7 +545,10 @@ mod tests {
             out.write_all(b"{")?;
             Err(io::Error::other("serialiser failed"))
         });
-        assert!(failed.unwrap_err().to_string().contains("serialiser failed"));
+        assert!(failed
+            .unwrap_err()
+            .to_string()
+            .contains("serialiser failed"));
         sink.abort();
         assert_eq!(
             std::fs::read_to_string(out.join("data/corpus.json")).unwrap(),
