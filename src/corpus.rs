@@ -99,23 +99,6 @@ impl ParsedListing {
     }
 }
 
-/// Where one record of a paper was seen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordSource {
-    /// The listing file.
-    pub file: PathBuf,
-    /// 1-based line of the record marker.
-    pub line: usize,
-    /// 0-based position of the record in its file.
-    pub position: usize,
-    /// The listing's page number, when it has a count line.
-    pub page: Option<u32>,
-    /// Source name from the marker (`arXiv`, `DBLP`).
-    pub source: String,
-    /// The author whose listing holds the record.
-    pub author: AuthorId,
-}
-
 /// One work, however many listings hold it.
 #[derive(Debug, Clone)]
 pub struct Paper {
@@ -135,13 +118,12 @@ pub struct Paper {
     pub categories: Vec<CategoryId>,
     /// Known authors: the owners of the listings holding the paper, in author order.
     pub authors: Vec<AuthorId>,
-    /// Every record of the paper, first the chosen one, then by file and position.
-    pub sources: Vec<RecordSource>,
     /// Citation key, unique in the corpus (`chu2024optimizing`); set by
     /// [`crate::overrides::apply`].
     pub key: String,
-    /// What a per-paper override adds; empty without one.
-    pub details: PaperDetails,
+    /// What a per-paper override adds; without one, every paper shares
+    /// one empty value ([`PaperDetails::none`]).
+    pub details: Arc<PaperDetails>,
 }
 
 /// Identifiers, links and notes of a paper from its override
@@ -167,6 +149,15 @@ pub struct PaperDetails {
     pub selected: bool,
     /// The override's note, rendered Markdown; empty when none.
     pub note_html: String,
+}
+
+impl PaperDetails {
+    /// The details of a paper without an override, shared by all of them.
+    pub fn none() -> Arc<PaperDetails> {
+        static NONE: std::sync::LazyLock<Arc<PaperDetails>> =
+            std::sync::LazyLock::new(|| Arc::new(PaperDetails::default()));
+        Arc::clone(&NONE)
+    }
 }
 
 /// A name variant to merge: listings whose author is `variant` belong to
@@ -312,7 +303,7 @@ impl Corpus {
     ) -> Corpus {
         listings.sort_by(|a, b| a.file.cmp(&b.file));
 
-        // Authors first, so every record knows its author's final id.
+        // Authors first: each author's listings, in author order.
         let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (index, parsed) in listings.iter().enumerate() {
             by_name
@@ -322,12 +313,6 @@ impl Corpus {
         }
         merge_variants(&mut by_name, &listings, variants, diagnostics);
         let author_pages: Vec<Vec<usize>> = by_name.into_values().collect();
-        let mut author_of_listing = vec![0; listings.len()];
-        for (author, pages) in author_pages.iter().enumerate() {
-            for &listing in pages {
-                author_of_listing[listing] = author;
-            }
-        }
 
         // Papers by identity, records in (file, position) order.
         let records: usize = listings.iter().map(|parsed| parsed.keys.len()).sum();
@@ -398,7 +383,6 @@ impl Corpus {
                 let paper = PaperInputs {
                     listings: &listings,
                     abstracts: &abstracts,
-                    author_of_listing: &author_of_listing,
                     texts,
                 };
                 make_paper(draft, paper, diagnostics)
@@ -406,34 +390,34 @@ impl Corpus {
             .collect();
         drop(abstracts);
         let mut categories = CategoryTable::default();
-        let mut made: Vec<(Paper, Arc<str>)> = made
+        let mut made: Vec<(Paper, Arc<str>, usize)> = made
             .into_iter()
-            .map(|(mut paper, key, codes)| {
+            .enumerate()
+            .map(|(draft, (mut paper, key, codes))| {
                 for code in codes {
                     let id = categories.intern(taxonomy, code);
                     if !paper.categories.contains(&id) {
                         paper.categories.push(id);
                     }
                 }
-                (paper, key)
+                (paper, key, draft)
             })
             .collect();
 
-        // Global order: year descending, folded title, exact title.
-        let mut order: Vec<usize> = (0..made.len()).collect();
-        order.sort_by(|&a, &b| {
-            let ((pa, ka), (pb, kb)) = (&made[a], &made[b]);
+        // Global order: year descending, folded title, exact title. No two
+        // papers have the same title, so the order is total; the papers
+        // are sorted where they are, never copied.
+        made.par_sort_unstable_by(|(pa, ka, _), (pb, kb, _)| {
             pb.year
                 .cmp(&pa.year)
                 .then_with(|| ka.cmp(kb))
                 .then_with(|| pa.title.source.cmp(&pb.title.source))
         });
         let mut paper_of_draft = vec![0; made.len()];
-        for (id, &draft) in order.iter().enumerate() {
-            paper_of_draft[draft] = id;
+        for (id, (_, _, draft)) in made.iter().enumerate() {
+            paper_of_draft[*draft] = id;
         }
-        let mut slots: Vec<Option<Paper>> = made.drain(..).map(|(p, _)| Some(p)).collect();
-        let mut papers: Vec<Paper> = order.iter().filter_map(|&d| slots[d].take()).collect();
+        let mut papers: Vec<Paper> = made.into_iter().map(|(paper, _, _)| paper).collect();
         let titles: Vec<(&str, String)> = papers
             .par_iter()
             .map(|p| {
@@ -658,15 +642,11 @@ fn make_paper<'a>(
     let PaperInputs {
         listings,
         abstracts,
-        author_of_listing,
         texts,
     } = inputs;
-    let record_of = |&(listing, record): &(usize, usize)| {
-        let parsed = &listings[listing];
-        (parsed, &parsed.listing.records[record])
-    };
-    let (first_listing, chosen) = record_of(&draft.records[0]);
     let (listing_index, record_index) = draft.records[0];
+    let first_listing = &listings[listing_index];
+    let chosen = &first_listing.listing.records[record_index];
     let chosen_keys = &first_listing.keys[record_index];
     let made = abstracts
         .get(listing_index)
@@ -705,35 +685,19 @@ fn make_paper<'a>(
         categories: Vec::new(),
         authors: Vec::new(),
         key: String::new(),
-        details: PaperDetails::default(),
-        sources: draft
-            .records
-            .iter()
-            .map(|pair| {
-                let (listing, record) = record_of(pair);
-                RecordSource {
-                    file: listing.file.clone(),
-                    line: record.line,
-                    position: record.position,
-                    page: listing.listing.count.map(|c| c.page),
-                    source: record.source.clone(),
-                    author: author_of_listing[pair.0],
-                }
-            })
-            .collect(),
+        details: PaperDetails::none(),
     };
     (paper, key, &chosen.categories)
 }
 
 /// What [`make_paper`] reads besides the paper's draft: the listings, the
 /// abstracts already made from them (per listing, per record; empty for a
-/// listing whose abstracts were not made ahead), each listing's author,
-/// and `vellum serve`'s text memo.
+/// listing whose abstracts were not made ahead) and `vellum serve`'s text
+/// memo.
 #[derive(Clone, Copy)]
 struct PaperInputs<'a, 'b> {
     listings: &'a [ParsedListing],
     abstracts: &'b [Vec<Option<Arc<Abstract>>>],
-    author_of_listing: &'b [AuthorId],
     texts: Option<&'b TextMemo>,
 }
 

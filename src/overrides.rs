@@ -18,6 +18,7 @@ use crate::text::Text;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
 /// and assigns citation keys. Warnings: an override whose slug is no
@@ -67,7 +68,7 @@ pub fn apply(
                 "expected `authors` to list the complete author list, found an empty list; it is ignored",
             ));
         }
-        paper.details = PaperDetails {
+        paper.details = Arc::new(PaperDetails {
             arxiv_id: front.arxiv.clone(),
             doi: front.doi.clone(),
             url: front.url.clone(),
@@ -77,7 +78,7 @@ pub fn apply(
             complete_authors: front.authors.clone().filter(|a| !a.is_empty()),
             selected: front.selected,
             note_html: found.note_html.clone(),
-        };
+        });
         pinned[id] = front.key.clone();
         hidden[id] = front.hidden;
     }

@@ -177,7 +177,7 @@ fn kenji_keeps_listing_order_across_pages() {
         shared.title.source, "Fast Graphs: A Study",
         "first file by path wins"
     );
-    assert_eq!(shared.sources.len(), 2);
+    assert_eq!(shared.authors.len(), 2, "one paper, listed by both");
     // Same year, category and abstract: no disagreement warning.
     assert!(diagnostics.into_sorted(false).is_empty());
 }
