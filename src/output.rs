@@ -12,7 +12,6 @@
 //!   which incremental rebuilds use for pages whose inputs did not change.
 //! - [`NullSink`] only counts (for `check`).
 
-use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -78,18 +77,21 @@ fn with_path(path: &Path, error: io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}", path.display()))
 }
 
-/// Counts of one build in progress.
+/// Counts of one build in progress. Paths are kept as XXH3-64 hashes
+/// (8 bytes each, not a copy of every path: at 1,000,000 papers the site
+/// has 1.8 million files); a stale file is kept by mistake only if its
+/// path's hash equals that of a file put.
 #[derive(Debug, Default)]
 struct Tally {
-    paths: Mutex<HashSet<String>>,
-    staged: Mutex<Vec<String>>,
+    paths: Mutex<rustc_hash::FxHashSet<u64>>,
+    staged: AtomicUsize,
     bytes: AtomicU64,
 }
 
 impl Tally {
     fn record(&self, path: &str, len: usize) {
         self.bytes.fetch_add(len as u64, Ordering::Relaxed);
-        lock(&self.paths).insert(path.to_string());
+        lock(&self.paths).insert(xxhash_rust::xxh3::xxh3_64(path.as_bytes()));
     }
 }
 
@@ -167,7 +169,7 @@ impl Sink for DiskSink {
             std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
         }
         std::fs::write(&staged, &bytes).map_err(|e| with_path(&staged, e))?;
-        lock(&self.tally.staged).push(path.to_string());
+        self.tally.staged.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -191,26 +193,32 @@ impl Sink for DiskSink {
         if same_bytes(&staged, &self.dir.join(path)) {
             return std::fs::remove_file(&staged).map_err(|e| with_path(&staged, e));
         }
-        lock(&self.tally.staged).push(path.to_string());
+        self.tally.staged.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
-    /// Moves staged files into place, then removes stale files and empty
-    /// directories. A missing output directory is created by renaming the
-    /// staging directory.
+    /// Moves staged files into place (the staging directory lists them),
+    /// then removes stale files and empty directories. A missing output
+    /// directory is created by renaming the staging directory.
     fn commit(&mut self) -> io::Result<WriteStats> {
         let tally = std::mem::take(&mut self.tally);
         let paths = tally.paths.into_inner().unwrap_or_else(|e| e.into_inner());
-        let staged = tally.staged.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut stats = WriteStats {
             files: paths.len(),
-            written: staged.len(),
+            written: tally.staged.into_inner(),
             removed: 0,
             bytes: tally.bytes.into_inner(),
         };
         if !self.dir.exists() {
             std::fs::rename(&self.staging, &self.dir).map_err(|e| with_path(&self.dir, e))?;
             return Ok(stats);
+        }
+        let mut staged = Vec::with_capacity(stats.written);
+        for entry in walkdir::WalkDir::new(&self.staging).min_depth(1) {
+            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+            if !entry.file_type().is_dir() {
+                staged.push(crate::site::slash_path(entry.path(), &self.staging));
+            }
         }
         use rayon::prelude::*;
         staged.par_iter().try_for_each(|path| {
@@ -268,9 +276,9 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Removes files under `dir` whose path is not in `keep`, then directories
-/// left empty. Returns the number of files removed.
-fn remove_stale(dir: &Path, keep: &HashSet<String>) -> io::Result<usize> {
+/// Removes files under `dir` whose path's XXH3-64 hash is not in `keep`,
+/// then directories left empty. Returns the number of files removed.
+fn remove_stale(dir: &Path, keep: &rustc_hash::FxHashSet<u64>) -> io::Result<usize> {
     let mut removed = 0;
     let mut dirs = Vec::new();
     for entry in walkdir::WalkDir::new(dir).min_depth(1) {
@@ -280,7 +288,7 @@ fn remove_stale(dir: &Path, keep: &HashSet<String>) -> io::Result<usize> {
             continue;
         }
         let relative = crate::site::slash_path(entry.path(), dir);
-        if !keep.contains(&relative) {
+        if !keep.contains(&xxhash_rust::xxh3::xxh3_64(relative.as_bytes())) {
             std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
             removed += 1;
         }

@@ -591,6 +591,9 @@ fn render_site(
         }),
         None => jobs.iter().collect(),
     };
+    // The output paths are not needed again (1.8 million at 1,000,000 papers).
+    drop(pages);
+    drop(files);
     let corpus_json_left =
         options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
     if options.defer_exports {
