@@ -421,10 +421,13 @@ impl EncodedPostings {
     }
 }
 
+/// Each term's postings, in the order terms were first seen.
+type Postings = indexmap::IndexMap<String, EncodedPostings, rustc_hash::FxBuildHasher>;
+
 /// Appends the postings of `analyses` (documents `first`, `first + 1`, …)
 /// to `postings`.
 fn add_postings<'a>(
-    postings: &mut FxHashMap<String, EncodedPostings>,
+    postings: &mut Postings,
     first: usize,
     analyses: impl Iterator<Item = &'a Analysis>,
     average: &[f64; 4],
@@ -585,25 +588,34 @@ pub fn build_index(
 ) {
     let settings = config.search_settings;
     let documents = document_order(corpus);
-    // Each term with its postings, encoded as the index writes them.
-    let mut encoded: Vec<(String, String)> = match cache {
-        Some(cache) => cache
-            .postings(corpus, &documents)
-            .into_par_iter()
-            .map(|(term, list)| {
-                let mut encoded = EncodedPostings::default();
-                for (doc, impact) in list {
-                    encoded.push(doc, impact);
-                }
-                (term, encoded.text)
-            })
-            .collect(),
+    // Each term with its postings, encoded as the index writes them, in
+    // term order, and the bytes they take in term shards.
+    let term_bytes = |term: &str, list: &str| term.len() + list.len() + 6;
+    let (total_bytes, encoded): (usize, Box<dyn Iterator<Item = (String, String)>>) = match cache {
+        Some(cache) => {
+            let mut encoded: Vec<(String, String)> = cache
+                .postings(corpus, &documents)
+                .into_par_iter()
+                .map(|(term, list)| {
+                    let mut encoded = EncodedPostings::default();
+                    for (doc, impact) in list {
+                        encoded.push(doc, impact);
+                    }
+                    (term, encoded.text)
+                })
+                .collect();
+            encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let total = encoded.iter().map(|(t, l)| term_bytes(t, l)).sum();
+            (total, Box::new(encoded.into_iter()))
+        }
         None => {
             // Documents in batches, analysed in parallel, postings appended
             // in document order, already encoded (3 to 4 bytes a posting
-            // instead of 8): one batch's tokens are alive at a time.
+            // instead of 8): one batch's tokens are alive at a time. The
+            // terms are sorted where they are (an index map keeps them in a
+            // vector) and handed on one by one, never copied.
             // Fx hashing: the keys are short terms, hashed once per posting.
-            let mut postings: FxHashMap<String, EncodedPostings> = FxHashMap::default();
+            let mut postings = Postings::default();
             let average = average_lengths(corpus);
             for (batch, papers) in documents.chunks(BATCH).enumerate() {
                 let analyses: Vec<Analysis> = papers
@@ -612,13 +624,12 @@ pub fn build_index(
                     .collect();
                 add_postings(&mut postings, batch * BATCH, analyses.iter(), &average);
             }
-            postings
-                .into_iter()
-                .map(|(term, encoded)| (term, encoded.text))
-                .collect()
+            postings.par_sort_unstable_keys();
+            let total = postings.iter().map(|(t, l)| term_bytes(t, &l.text)).sum();
+            let encoded = postings.into_iter().map(|(term, list)| (term, list.text));
+            (total, Box::new(encoded))
         }
     };
-    encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
 
     let mut put = |prefix: &str, extension: &str, bytes: Vec<u8>| {
         let name = format!("{prefix}-{:016x}.{extension}", xxh3_64(&bytes));
@@ -627,10 +638,8 @@ pub fn build_index(
     };
 
     // Term shards: closed once past the byte budget.
-    let term_bytes = |term: &str, list: &str| term.len() + list.len() + 6;
     let budget = settings.term_shard_bytes.unwrap_or_else(|| {
-        let total: usize = encoded.iter().map(|(t, l)| term_bytes(t, l)).sum();
-        (total / TERM_SHARDS).clamp(MIN_TERM_SHARD_BYTES, MAX_TERM_SHARD_BYTES)
+        (total_bytes / TERM_SHARDS).clamp(MIN_TERM_SHARD_BYTES, MAX_TERM_SHARD_BYTES)
     });
     let mut term_files = Vec::new();
     let mut shard: BTreeMap<String, String> = BTreeMap::new();
