@@ -65,14 +65,15 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
     });
     let details = &paper.details;
     let pdf = crate::scholar::pdf_url(paper);
+    let abstract_plain = match with {
+        Abstract::Included => paper.abstract_text.plain(),
+        Abstract::Left => "".into(),
+    };
     let record = CiteRecord {
         key: &paper.key,
         title_latex: &paper.title.source,
         title_plain: &paper.title.plain,
-        abstract_plain: match with {
-            Abstract::Included => &paper.abstract_text.plain,
-            Abstract::Left => "",
-        },
+        abstract_plain: &abstract_plain,
         authors: &authors,
         authors_complete: details.complete_authors.is_some(),
         year: paper.year,
@@ -111,7 +112,7 @@ struct PaperEntry<'a> {
     title: &'a str,
     title_latex: &'a str,
     #[serde(rename = "abstract")]
-    abstract_text: &'a str,
+    abstract_text: std::borrow::Cow<'a, str>,
     year: u16,
     categories: Vec<&'a str>,
     authors: Vec<&'a str>,
@@ -274,7 +275,7 @@ fn paper_entry<'a>(site: &Site<'a>, p: &'a crate::corpus::Paper) -> PaperEntry<'
         }),
         title: &p.title.plain,
         title_latex: &p.title.source,
-        abstract_text: &p.abstract_text.plain,
+        abstract_text: p.abstract_text.plain(),
         year: p.year,
         categories: corpus.category_codes(p),
         authors: corpus.author_names(p),

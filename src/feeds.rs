@@ -133,7 +133,7 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
                     .collect(),
                 links: vec![alternate(permalink)],
                 summary: (!paper.abstract_text.is_empty())
-                    .then(|| Text::plain(paper.abstract_text.plain.clone())),
+                    .then(|| Text::plain(paper.abstract_text.plain().into_owned())),
                 ..Entry::default()
             }
         })

@@ -918,11 +918,63 @@ fn mathml_text(mathml: &str, out: &mut String) {
     }
 }
 
+/// The plain text that [`render`] gives beside `html`, read back from
+/// the HTML (of one text, or of paragraphs each in `<p>`): tags dropped,
+/// entities decoded, each formula's text as [`render`] writes it
+/// ([`mathml_text`], a space each side of a display formula), a space
+/// after each paragraph, whitespace folded. It equals the rendered plain
+/// text for most texts but not for all (a formula shown as its source, a
+/// variation selector in running text), so a caller compares the two
+/// before relying on it ([`crate::text::Abstract`]).
+pub fn plain_of_html(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        decode_text(&rest[..open], &mut out);
+        rest = &rest[open..];
+        if rest.starts_with("<math") {
+            let end = rest
+                .find("</math>")
+                .map_or(rest.len(), |e| e + "</math>".len());
+            let block = rest[..tag_end(rest)].contains("display=\"block\"");
+            if block {
+                out.push(' ');
+            }
+            mathml_text(&rest[..end], &mut out);
+            if block {
+                out.push(' ');
+            }
+            rest = &rest[end..];
+        } else if let Some(next) = rest.strip_prefix("</p>") {
+            // Paragraphs (joined with `\n`) are joined with a space.
+            rest = next.trim_start_matches('\n');
+            if !rest.is_empty() {
+                out.push(' ');
+            }
+        } else {
+            rest = &rest[tag_end(rest)..];
+        }
+    }
+    decode_text(rest, &mut out);
+    fold_whitespace(out)
+}
+
 /// Decodes the entities of HTML text (`&lt;`, `&#x2212;`, ...) and drops
 /// variation selectors (U+FE00..U+FE0F, e.g. after `\mathcal` letters).
 fn decode_text(html: &str, out: &mut String) {
     let mut rest = html;
-    while let Some(c) = rest.chars().next() {
+    loop {
+        // Runs without an entity or a variation selector (lead byte 0xEF)
+        // are copied whole.
+        let run = rest
+            .bytes()
+            .position(|b| b == b'&' || b == 0xEF)
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..run]);
+        rest = &rest[run..];
+        let Some(c) = rest.chars().next() else {
+            return;
+        };
         let entity = (c == '&')
             .then(|| rest.bytes().take(12).position(|b| b == b';'))
             .flatten()

@@ -1203,12 +1203,13 @@ impl<'a> Renderer<'a> {
                 let paper = &corpus.papers[id];
                 context.insert_value("paper", views.paper(id));
                 context.insert("abstract_html", &paper.abstract_text.html);
+                let abstract_plain = paper.abstract_text.plain();
                 let description = if paper.abstract_text.is_empty() {
                     paper.title.plain.clone()
                 } else {
-                    paper.abstract_text.summary(DESCRIPTION_CHARS)
+                    crate::text::summarise(&abstract_plain, DESCRIPTION_CHARS)
                 };
-                self.insert_scholarly(context, id, &description);
+                self.insert_scholarly(context, id, &description, &abstract_plain);
                 ("paper.html", paper.title.plain.clone(), Some(description))
             }
             Job::Content(index) => {
@@ -1329,7 +1330,13 @@ impl<'a> Renderer<'a> {
 
     /// A paper page's identifiers and links, complete author list, Cite
     /// block, and citation, OpenGraph and JSON-LD metadata.
-    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str) {
+    fn insert_scholarly(
+        &self,
+        context: &mut Context,
+        id: PaperId,
+        description: &str,
+        abstract_plain: &str,
+    ) {
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -1372,12 +1379,18 @@ impl<'a> Renderer<'a> {
                 csl_url: files.as_ref().map(|f| f[2].clone()),
             },
         );
-        context.insert("citation_tags", &crate::scholar::citation_tags(site, paper));
+        context.insert(
+            "citation_tags",
+            &crate::scholar::citation_tags(site, paper, abstract_plain),
+        );
         context.insert(
             "og_tags",
             &crate::scholar::open_graph(site, paper, description),
         );
-        context.insert("json_ld", &crate::scholar::json_ld(site, paper));
+        context.insert(
+            "json_ld",
+            &crate::scholar::json_ld(site, paper, abstract_plain),
+        );
     }
 
     fn content_template<'j>(&'j self, page: &'j ContentPage) -> Result<&'j str, Diagnostic> {

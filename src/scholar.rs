@@ -34,15 +34,16 @@ fn tag(name: &'static str, content: impl Into<String>) -> MetaTag {
 /// Google Scholar tags: `citation_title`, `citation_author` (each, only
 /// with a complete author list), `citation_publication_date` (the year),
 /// `citation_abstract`, `citation_arxiv_id`, `citation_doi`,
-/// `citation_pdf_url` and `citation_abstract_html_url`, those last when known.
-pub fn citation_tags(site: &Site, paper: &Paper) -> Vec<MetaTag> {
+/// `citation_pdf_url` and `citation_abstract_html_url`, those last when
+/// known. `abstract_plain` is the abstract's plain text ([`crate::text::Abstract::plain`]).
+pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<MetaTag> {
     let mut tags = vec![tag("citation_title", paper.title.plain.as_str())];
     if let Some(names) = &paper.details.complete_authors {
         tags.extend(names.iter().map(|n| tag("citation_author", n.as_str())));
     }
     tags.push(tag("citation_publication_date", paper.year.to_string()));
     if !paper.abstract_text.is_empty() {
-        tags.push(tag("citation_abstract", paper.abstract_text.plain.as_str()));
+        tags.push(tag("citation_abstract", abstract_plain));
     }
     let details = &paper.details;
     if let Some(id) = &details.arxiv_id {
@@ -81,7 +82,8 @@ pub fn open_graph(site: &Site, paper: &Paper, description: &str) -> Vec<MetaTag>
 /// written as `\u003c`, `\u003e`, `\u0026`, so no text can end the element.
 /// Authors are `Person`s with their author page URL when they are listed
 /// authors (the complete list when an override gives one).
-pub fn json_ld(site: &Site, paper: &Paper) -> String {
+/// `abstract_plain` is the abstract's plain text.
+pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
     let corpus = site.corpus;
     let person = |name: &str, url: Option<String>| {
         let mut p = json!({"@type": "Person", "name": name});
@@ -130,7 +132,7 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
         "url": site.urls.permalink(&paper_route(paper)),
     });
     if !paper.abstract_text.is_empty() {
-        article["abstract"] = Value::from(paper.abstract_text.plain.as_str());
+        article["abstract"] = Value::from(abstract_plain);
     }
     let details = &paper.details;
     let mut identifiers = Vec::new();

@@ -198,7 +198,7 @@ fn fields(corpus: &Corpus, paper: &Paper) -> [String; 4] {
         paper.title.plain.clone(),
         authors,
         categories,
-        paper.abstract_text.plain.clone(),
+        paper.abstract_text.plain().into_owned(),
     ]
 }
 
@@ -557,10 +557,10 @@ pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
     for paper in &corpus.papers {
         put(&paper.slug);
         put(&paper.title.plain);
-        put(&paper.abstract_text.plain);
+        // The abstract's source decides its plain text.
         put(&format!(
-            "{} {:?} {:?}",
-            paper.year, paper.categories, paper.authors
+            "{} {:?} {:?} {:x}",
+            paper.year, paper.categories, paper.authors, paper.abstract_text.source_hash
         ));
         put(&corpus.author_names(paper).join("\n"));
     }

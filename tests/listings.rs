@@ -133,7 +133,7 @@ fn every_valid_fixture_gives_its_expected_corpus() {
                 assert!(
                     paper
                         .abstract_text
-                        .plain
+                        .plain()
                         .contains(fragment.as_str().unwrap()),
                     "{case}"
                 );
