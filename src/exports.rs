@@ -175,7 +175,6 @@ pub fn write_corpus_json(
 ) -> std::io::Result<()> {
     let corpus = site.corpus;
     let urls = site.urls;
-    let entry = |p| paper_entry(site, p);
     let rest = CorpusRest {
         authors: corpus
             .authors
@@ -233,10 +232,14 @@ pub fn write_corpus_json(
                 .papers
                 .par_iter()
                 .map(|p| {
-                    let entry = entry(p);
+                    // Keyed by the abstract's source hash, which decides its
+                    // plain text: only an entry made again reads it back.
+                    let mut entry = paper_entry(site, p, "".into());
                     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
                     entry.hash(&mut hasher);
+                    p.abstract_text.source_hash.hash(&mut hasher);
                     memo.get_or_make(hasher.finish(), || {
+                        entry.abstract_text = p.abstract_text.plain();
                         serde_json::to_vec(&entry).unwrap_or_default().into()
                     })
                 })
@@ -250,7 +253,10 @@ pub fn write_corpus_json(
             for batch in corpus.papers.chunks(CORPUS_JSON_BATCH) {
                 let entries: Vec<Vec<u8>> = batch
                     .par_iter()
-                    .map(|p| serde_json::to_vec(&entry(p)).unwrap_or_default())
+                    .map(|p| {
+                        let entry = paper_entry(site, p, p.abstract_text.plain());
+                        serde_json::to_vec(&entry).unwrap_or_default()
+                    })
                     .collect();
                 for bytes in &entries {
                     write_entry(out, bytes)?;
@@ -264,8 +270,13 @@ pub fn write_corpus_json(
     out.write_all(b"\n")
 }
 
-/// A paper's `corpus.json` entry.
-fn paper_entry<'a>(site: &Site<'a>, p: &'a crate::corpus::Paper) -> PaperEntry<'a> {
+/// A paper's `corpus.json` entry, with `abstract_text` (its abstract's
+/// plain text, or empty while the entry is only hashed).
+fn paper_entry<'a>(
+    site: &Site<'a>,
+    p: &'a crate::corpus::Paper,
+    abstract_text: std::borrow::Cow<'a, str>,
+) -> PaperEntry<'a> {
     let corpus = site.corpus;
     PaperEntry {
         key: &p.key,
@@ -275,7 +286,7 @@ fn paper_entry<'a>(site: &Site<'a>, p: &'a crate::corpus::Paper) -> PaperEntry<'
         }),
         title: &p.title.plain,
         title_latex: &p.title.source,
-        abstract_text: p.abstract_text.plain(),
+        abstract_text,
         year: p.year,
         categories: corpus.category_codes(p),
         authors: corpus.author_names(p),

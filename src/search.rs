@@ -184,6 +184,17 @@ pub fn encode_number(mut n: u64, out: &mut String) {
 
 /// The texts of a document's four fields.
 fn fields(corpus: &Corpus, paper: &Paper) -> [String; 4] {
+    let [title, authors, categories] = short_fields(corpus, paper);
+    [
+        title,
+        authors,
+        categories,
+        paper.abstract_text.plain().into_owned(),
+    ]
+}
+
+/// The texts of a document's title, authors and categories fields.
+fn short_fields(corpus: &Corpus, paper: &Paper) -> [String; 3] {
     let authors = corpus.author_names(paper).join(" ");
     let categories = paper
         .categories
@@ -194,12 +205,7 @@ fn fields(corpus: &Corpus, paper: &Paper) -> [String; 4] {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    [
-        paper.title.plain.clone(),
-        authors,
-        categories,
-        paper.abstract_text.plain().into_owned(),
-    ]
+    [paper.title.plain.clone(), authors, categories]
 }
 
 /// One document's tokens before weighting: each term's count in each
@@ -269,7 +275,8 @@ fn impacts<'a>(
 }
 
 /// Analysed documents that `vellum serve` keeps between builds, by the
-/// XXH3-64 hash of their fields, and a dictionary numbering every term
+/// XXH3-64 hash of their title, authors and categories fields and their
+/// abstract's source hash, and a dictionary numbering every term
 /// they use: a rebuild tokenises only documents whose title, authors,
 /// categories or abstract changed, and gathers postings by term number
 /// instead of hashing each term again.
@@ -316,27 +323,28 @@ impl AnalysisCache {
     /// cached analyses reused, others made (in parallel) and kept; entries
     /// of documents no longer in the corpus are dropped.
     fn postings(&self, corpus: &Corpus, documents: &[&Paper]) -> Vec<(String, Vec<(u32, u32)>)> {
-        let keyed: Vec<(u64, [String; 4])> = documents
+        // A document is known by its short fields and its abstract's
+        // source hash, which decides the abstract's plain text: only the
+        // documents analysed again read that text back.
+        let keyed: Vec<u64> = documents
             .par_iter()
             .map(|paper| {
-                let fields = fields(corpus, paper);
                 let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-                for field in &fields {
+                for field in &short_fields(corpus, paper) {
                     hasher.update(field.as_bytes());
                     hasher.update(&[0]);
                 }
-                (hasher.digest(), fields)
+                hasher.update(&paper.abstract_text.source_hash.to_le_bytes());
+                hasher.digest()
             })
             .collect();
         let mut cached = lock(&self.documents);
-        let found: Vec<Option<Arc<Numbered>>> = keyed
-            .iter()
-            .map(|(key, _)| cached.get(key).cloned())
-            .collect();
-        let analysed: Vec<Result<Arc<Numbered>, Analysis>> = keyed
+        let found: Vec<Option<Arc<Numbered>>> =
+            keyed.iter().map(|key| cached.get(key).cloned()).collect();
+        let analysed: Vec<Result<Arc<Numbered>, Analysis>> = documents
             .par_iter()
             .zip(found)
-            .map(|((_, fields), found)| found.ok_or_else(|| analyse(fields)))
+            .map(|(paper, found)| found.ok_or_else(|| analyse(&fields(corpus, paper))))
             .collect();
         let mut dictionary = lock(&self.dictionary);
         let numbered: Vec<Arc<Numbered>> = analysed
@@ -354,11 +362,7 @@ impl AnalysisCache {
                 })
             })
             .collect();
-        *cached = keyed
-            .iter()
-            .map(|(key, _)| *key)
-            .zip(numbered.iter().cloned())
-            .collect();
+        *cached = keyed.into_iter().zip(numbered.iter().cloned()).collect();
         let n = numbered.len().max(1) as f64;
         let average = [0, 1, 2, 3].map(|f| {
             numbered
