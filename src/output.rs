@@ -60,12 +60,14 @@ pub trait Sink: Sync {
         write(&mut bytes)?;
         self.put(path, bytes)
     }
-    /// Stages `path` with the bytes it had at the last commit, without
-    /// rendering it again; returns whether the sink could (it still holds
-    /// that file). Sinks that keep no previous site return `false`, and the
-    /// caller renders the file instead.
-    fn keep(&self, _path: &str) -> bool {
-        false
+    /// Stages each of `paths` with the bytes it had at the last commit,
+    /// without rendering it again; returns, one per path, whether the sink
+    /// could (it still holds that file). Sinks that keep no previous site
+    /// return `false` for every path, and the caller renders the files
+    /// instead. One call for many paths: `vellum serve` carries about
+    /// 48,000 files over per rebuild at 10,000 papers.
+    fn keep(&self, paths: &[&str]) -> Vec<bool> {
+        vec![false; paths.len()]
     }
     /// Makes the files put since [`Sink::begin`] the whole site.
     fn commit(&mut self) -> io::Result<WriteStats>;
@@ -352,14 +354,19 @@ impl Sink for MemorySink {
         Ok(())
     }
 
-    fn keep(&self, path: &str) -> bool {
-        match self.site.get_key_value(path) {
-            Some((path, _)) => {
-                lock(&self.kept).insert(path_address(path));
-                true
-            }
-            None => false,
-        }
+    /// Looks the paths up in parallel, then records them under one lock.
+    fn keep(&self, paths: &[&str]) -> Vec<bool> {
+        use rayon::prelude::*;
+        let found: Vec<Option<usize>> = paths
+            .par_iter()
+            .map(|path| self.site.get_key_value(*path).map(|(p, _)| path_address(p)))
+            .collect();
+        let mut kept = lock(&self.kept);
+        kept.reserve(found.len());
+        found
+            .into_iter()
+            .map(|address| address.map(|a| kept.insert(a)).is_some())
+            .collect()
     }
 
     fn commit(&mut self) -> io::Result<WriteStats> {
@@ -581,7 +588,7 @@ mod tests {
         assert_eq!(put_all(&mut memory, &[("a", "1"), ("b", "2")]).written, 2);
         assert_eq!(put_all(&mut memory, &[("a", "1")]).removed, 1);
         memory.begin().unwrap();
-        assert!(memory.keep("a") && !memory.keep("b"));
+        assert_eq!(memory.keep(&["a", "b"]), [true, false]);
         memory.put("c", b"3".to_vec()).unwrap();
         let stats = memory.commit().unwrap();
         assert_eq!((stats.files, stats.written), (2, 1));
@@ -589,12 +596,12 @@ mod tests {
         assert_eq!(put_all(&mut memory, &[("d", "old"), ("d", "new")]).files, 1);
         assert_eq!(memory.site["d"].as_slice(), b"new", "the last put wins");
         memory.begin().unwrap();
-        assert!(memory.keep("d"));
+        assert_eq!(memory.keep(&["d"]), [true]);
         memory.put("e", b"5".to_vec()).unwrap();
         let stats = memory.commit().unwrap();
         assert_eq!((stats.files, stats.written, stats.removed), (2, 1, 0));
         memory.begin().unwrap();
-        assert!(memory.keep("d"));
+        assert_eq!(memory.keep(&["d"]), [true]);
         memory.put("d", b"newer".to_vec()).unwrap();
         let stats = memory.commit().unwrap();
         assert_eq!((stats.files, stats.written, stats.removed), (1, 1, 1));
@@ -604,7 +611,7 @@ mod tests {
             "a put wins over a keep"
         );
         memory.begin().unwrap();
-        assert!(memory.keep("d"));
+        assert_eq!(memory.keep(&["d"]), [true]);
         memory.abort();
         assert_eq!(
             memory.commit().unwrap().removed,

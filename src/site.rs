@@ -109,10 +109,15 @@ impl RebuildCache {
     /// else a new one, kept for next time. Errors: the files not staged.
     fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
         self.with_search_index(site, |reused, files| {
+            let kept = match reused {
+                true => sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>()),
+                false => vec![false; files.len()],
+            };
             files
                 .iter()
-                .filter(|(file, _)| !(reused && sink.keep(file)))
-                .filter_map(|(file, bytes)| {
+                .zip(kept)
+                .filter(|(_, kept)| !kept)
+                .filter_map(|((file, bytes), _)| {
                     Some((file.clone(), sink.put(file, bytes.clone()).err()?))
                 })
                 .collect()
@@ -176,18 +181,24 @@ impl RebuildCache {
             .iter()
             .map(|route| site.urls.output_file(route))
             .collect();
-        let keep = |i: usize| match jobs[i] {
-            Job::Sitemap => sitemap_files.iter().all(|file| sink.keep(file)),
-            _ => sink.keep(&files[i]),
-        };
         let unchanged: Vec<bool> = (0..jobs.len())
             .into_par_iter()
             .map(|i| committed.get(&paths[i]) == Some(&prints[i]))
             .collect();
-        // In one thread: the sink takes carried-over files without contention.
-        let selected: Vec<usize> = (0..jobs.len())
-            .filter(|&i| !unchanged[i] || !keep(i))
-            .collect();
+        // The files of unchanged jobs, each with its job, carried over in
+        // one call; a job whose files the sink no longer holds is rendered.
+        let (wanted, owners): (Vec<&str>, Vec<usize>) = (0..jobs.len())
+            .filter(|&i| unchanged[i])
+            .flat_map(|i| match jobs[i] {
+                Job::Sitemap => sitemap_files.iter().map(|f| (f.as_str(), i)).collect(),
+                _ => vec![(files[i].as_str(), i)],
+            })
+            .unzip();
+        let mut render = unchanged.iter().map(|u| !u).collect::<Vec<bool>>();
+        for (kept, owner) in sink.keep(&wanted).into_iter().zip(owners) {
+            render[owner] |= !kept;
+        }
+        let selected: Vec<usize> = (0..jobs.len()).filter(|&i| render[i]).collect();
         pages.1 = paths.into_iter().zip(prints).collect();
         let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
         rendered.sort();
