@@ -194,12 +194,11 @@ impl UrlMap {
     /// The output file, relative to the output directory, with `/`
     /// separators: directories get `index.html`.
     pub fn output_file(&self, route: &Route) -> String {
-        let path = self.site_path(route);
+        let mut path = self.site_path(route);
         if path.is_empty() || path.ends_with('/') {
-            format!("{path}index.html")
-        } else {
-            path
+            path.push_str("index.html");
         }
+        path
     }
 
     /// The root-relative URL used in links, under the base path:

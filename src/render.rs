@@ -191,23 +191,30 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
         jobs.push(Job::Search);
     }
 
-    let mut files: Vec<String> = jobs
+    let mut generated: Vec<String> = jobs
         .par_iter()
         .map(|job| site.urls.output_file(&site.route(job)))
         .collect();
-    // Output file → index of the job writing it; described only on a clash.
-    let mut taken: rustc_hash::FxHashMap<String, usize> = files
+    // Output file → index of the job writing it; described only on a
+    // clash. The generated pages' paths are borrowed; the few files added
+    // below (content pages, feeds, aliases) are owned by `added`.
+    let taken: rustc_hash::FxHashMap<&str, usize> = generated
         .iter()
         .enumerate()
-        .map(|(index, file)| (file.clone(), index))
+        .map(|(index, file)| (file.as_str(), index))
         .collect();
+    let mut added: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let owner = |added: &rustc_hash::FxHashMap<String, usize>, file: &str| {
+        taken.get(file).or_else(|| added.get(file)).copied()
+    };
+    let mut files: Vec<String> = Vec::new();
     let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
     let mut errors = Vec::new();
     for (index, page) in site.content.pages.iter().enumerate() {
         let job = Job::Content(index);
         let file = site.urls.output_file(&site.route(&job));
-        match taken.get(&file) {
-            Some(&other) => errors.push(Diagnostic::error(
+        match owner(&added, &file) {
+            Some(other) => errors.push(Diagnostic::error(
                 &page.file,
                 1,
                 format!(
@@ -217,7 +224,7 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
                 ),
             )),
             None => {
-                taken.insert(file.clone(), jobs.len());
+                added.insert(file.clone(), jobs.len());
                 files.push(file);
                 jobs.push(job);
             }
@@ -229,7 +236,7 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
             .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
         for job in feeds {
             let file = site.urls.output_file(&site.route(&job));
-            taken.insert(file.clone(), jobs.len());
+            added.insert(file.clone(), jobs.len());
             files.push(file);
             jobs.push(job);
         }
@@ -248,7 +255,7 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
         };
         let job = Job::Alias(path, alias.target);
         let file = site.urls.output_file(&site.route(&job));
-        if let Some(&other) = taken.get(&file) {
+        if let Some(other) = owner(&added, &file) {
             let other = match alias_of.get(&other) {
                 Some(of) => format!("alias of {of}"),
                 None => describe(site, &jobs[other]),
@@ -264,7 +271,7 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
             continue;
         }
         alias_of.insert(jobs.len(), alias.of);
-        taken.insert(file.clone(), jobs.len());
+        added.insert(file.clone(), jobs.len());
         files.push(file);
         jobs.push(job);
     }
@@ -272,6 +279,8 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
         files.push(site.urls.output_file(&site.route(&job)));
         jobs.push(job);
     }
+    generated.append(&mut files);
+    let files = generated;
     if errors.is_empty() {
         Ok(Plan { jobs, files })
     } else {
