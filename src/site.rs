@@ -187,13 +187,16 @@ impl RebuildCache {
             .collect();
         // The files of unchanged jobs, each with its job, carried over in
         // one call; a job whose files the sink no longer holds is rendered.
-        let (wanted, owners): (Vec<&str>, Vec<usize>) = (0..jobs.len())
-            .filter(|&i| unchanged[i])
-            .flat_map(|i| match jobs[i] {
-                Job::Sitemap => sitemap_files.iter().map(|f| (f.as_str(), i)).collect(),
-                _ => vec![(files[i].as_str(), i)],
-            })
-            .unzip();
+        let mut wanted: Vec<&str> = Vec::with_capacity(jobs.len());
+        let mut owners: Vec<usize> = Vec::with_capacity(jobs.len());
+        for (i, job) in jobs.iter().enumerate().filter(|&(i, _)| unchanged[i]) {
+            let own: &[String] = match job {
+                Job::Sitemap => &sitemap_files,
+                _ => std::slice::from_ref(&files[i]),
+            };
+            wanted.extend(own.iter().map(String::as_str));
+            owners.extend(std::iter::repeat_n(i, own.len()));
+        }
         let mut render = unchanged.iter().map(|u| !u).collect::<Vec<bool>>();
         for (kept, owner) in sink.keep(&wanted).into_iter().zip(owners) {
             render[owner] |= !kept;
