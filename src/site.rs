@@ -109,9 +109,10 @@ impl RebuildCache {
     /// else a new one, kept for next time. Errors: the files not staged.
     fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
         self.with_search_index(site, |reused, files| {
-            let kept = match reused {
-                true => sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>()),
-                false => vec![false; files.len()],
+            let kept = if reused {
+                sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
+            } else {
+                vec![false; files.len()]
             };
             files
                 .iter()

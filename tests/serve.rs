@@ -421,6 +421,24 @@ fn files(parts: &[Vec<String>], more: &[&str]) -> Vec<String> {
     all
 }
 
+/// A page whose fingerprint is unchanged is rendered all the same when the
+/// sink no longer holds its file: nothing is missing from the site.
+#[test]
+fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
+    let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
+    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    let all = cached_equals_fresh(site.path(), &cache, &mut sink);
+    assert_eq!(all.len(), 24, "the first build renders every page: {all:?}");
+    assert!(cached_equals_fresh(site.path(), &cache, &mut sink).is_empty());
+    let mut empty = vellum::output::MemorySink::default();
+    assert_eq!(
+        cached_equals_fresh(site.path(), &cache, &mut empty),
+        all,
+        "a sink holding nothing gets every page rendered again"
+    );
+}
+
 #[test]
 fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
