@@ -248,30 +248,54 @@ fn analyse(fields: &[String; 4]) -> Analysis {
     }
 }
 
-/// A document's terms with their impacts (BM25F term-frequency part
-/// × 100, rounded, at least 1), title bigrams included.
+/// A term's impact in a document (BM25F term-frequency part × 100,
+/// rounded, at least 1) from its count in each field, the document's
+/// field lengths in tokens and their averages over all documents.
+fn impact(counts: &[u32; 4], lengths: &[usize; 4], average: &[f64; 4]) -> u32 {
+    let part = |f: usize| {
+        let count = f64::from(counts[f]);
+        let norm = 1.0 - B + B * lengths[f] as f64 / average[f].max(1e-9);
+        WEIGHTS[f] * count * (K1 + 1.0) / (count + K1 * norm)
+    };
+    let sum: f64 = (0..4).filter(|&f| counts[f] > 0).map(part).sum();
+    (sum * 100.0).round().max(1.0) as u32
+}
+
+/// A document's terms with their counts per field, then its title bigrams
+/// (counted in the title only).
+fn counted_terms(analysis: &Analysis) -> impl Iterator<Item = (&str, [u32; 4])> {
+    let bigrams = analysis.bigrams.iter().map(|(term, count)| {
+        let mut counts = [0; 4];
+        counts[TITLE] = *count;
+        (term.as_str(), counts)
+    });
+    let terms = analysis
+        .terms
+        .iter()
+        .map(|(term, counts)| (term.as_str(), *counts));
+    terms.chain(bigrams)
+}
+
+/// A document's terms with their [`impact`]s, title bigrams included.
 fn impacts<'a>(
     analysis: &'a Analysis,
     average: &'a [f64; 4],
 ) -> impl Iterator<Item = (&'a str, u32)> + 'a {
-    let part = move |f: usize, count: u32| {
-        let count = f64::from(count);
-        let norm = 1.0 - B + B * analysis.lengths[f] as f64 / average[f].max(1e-9);
-        WEIGHTS[f] * count * (K1 + 1.0) / (count + K1 * norm)
-    };
-    let scaled = |impact: f64| (impact * 100.0).round().max(1.0) as u32;
-    let terms = analysis.terms.iter().map(move |(term, counts)| {
-        let impact: f64 = (0..4)
-            .filter(|&f| counts[f] > 0)
-            .map(|f| part(f, counts[f]))
-            .sum();
-        (term.as_str(), scaled(impact))
-    });
-    let bigrams = analysis
-        .bigrams
-        .iter()
-        .map(move |(term, count)| (term.as_str(), scaled(part(TITLE, *count))));
-    terms.chain(bigrams)
+    counted_terms(analysis)
+        .map(move |(term, counts)| (term, impact(&counts, &analysis.lengths, average)))
+}
+
+/// Each field's average length over documents with `lengths`.
+fn average_lengths<'a>(lengths: impl Iterator<Item = &'a [usize; 4]>) -> [f64; 4] {
+    let mut totals = [0usize; 4];
+    let mut n = 0usize;
+    for document in lengths {
+        n += 1;
+        for f in 0..4 {
+            totals[f] += document[f];
+        }
+    }
+    totals.map(|t| t as f64 / n.max(1) as f64)
 }
 
 /// Analysed documents that `vellum serve` keeps between builds, by the
@@ -363,14 +387,7 @@ impl AnalysisCache {
             })
             .collect();
         *cached = keyed.into_iter().zip(numbered.iter().cloned()).collect();
-        let n = numbered.len().max(1) as f64;
-        let average = [0, 1, 2, 3].map(|f| {
-            numbered
-                .iter()
-                .map(|d| d.analysis.lengths[f])
-                .sum::<usize>() as f64
-                / n
-        });
+        let average = average_lengths(numbered.iter().map(|d| &d.analysis.lengths));
         let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); dictionary.terms.len()];
         for (doc, document) in numbered.iter().enumerate() {
             let impacts = impacts(&document.analysis, &average);
@@ -385,26 +402,6 @@ impl AnalysisCache {
             .map(|(list, term)| (term.clone(), list))
             .collect()
     }
-}
-
-/// Average token count of each field over all documents.
-fn average_lengths(corpus: &Corpus) -> [f64; 4] {
-    let totals = corpus
-        .papers
-        .par_iter()
-        .map(|paper| {
-            let mut lengths = [0usize; 4];
-            for (f, text) in fields(corpus, paper).iter().enumerate() {
-                for_each_token(text, |_| lengths[f] += 1);
-            }
-            lengths
-        })
-        .reduce(
-            || [0; 4],
-            |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]],
-        );
-    let n = corpus.papers.len().max(1) as f64;
-    totals.map(|t| t as f64 / n)
 }
 
 /// One term's postings in the index's encoding: for each (document,
@@ -425,25 +422,90 @@ impl EncodedPostings {
     }
 }
 
+/// One term's postings before the average field lengths are known: for
+/// each (document, count per field) in document order, the document's
+/// distance from the previous one, a byte with a bit for each field the
+/// term occurs in, and those fields' counts, as LEB128 numbers (about as
+/// compact as [`EncodedPostings`]).
+#[derive(Debug, Default)]
+struct CountedPostings {
+    previous: u32,
+    bytes: Vec<u8>,
+}
+
+impl CountedPostings {
+    /// Appends a posting; `doc` is not below the last one pushed.
+    fn push(&mut self, doc: u32, counts: [u32; 4]) {
+        leb128(doc - self.previous, &mut self.bytes);
+        self.previous = doc;
+        let fields = (0..4).filter(|&f| counts[f] > 0);
+        self.bytes
+            .push(fields.clone().fold(0, |mask, f| mask | 1 << f));
+        fields.for_each(|f| leb128(counts[f], &mut self.bytes));
+    }
+
+    /// The postings with their [`impact`]s, given each document's field
+    /// lengths (by document number) and their averages.
+    fn weigh(&self, lengths: &[[usize; 4]], average: &[f64; 4]) -> EncodedPostings {
+        let mut weighed = EncodedPostings::default();
+        let mut bytes = self.bytes.iter().copied();
+        let mut doc = 0u32;
+        while let Some(delta) = read_leb128(&mut bytes) {
+            doc += delta;
+            let fields = bytes.next().unwrap_or(0);
+            let mut counts = [0; 4];
+            for (f, count) in counts.iter_mut().enumerate() {
+                if fields & 1 << f != 0 {
+                    *count = read_leb128(&mut bytes).unwrap_or(0);
+                }
+            }
+            weighed.push(doc, impact(&counts, &lengths[doc as usize], average));
+        }
+        weighed
+    }
+}
+
+/// Reads one [`leb128`] number; `None` at the end of `bytes`.
+fn read_leb128(bytes: &mut impl Iterator<Item = u8>) -> Option<u32> {
+    let mut n = 0u32;
+    for shift in (0..32).step_by(7) {
+        let byte = bytes.next()?;
+        n |= u32::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            break;
+        }
+    }
+    Some(n)
+}
+
+/// Appends `n` as LEB128: seven bits a byte, low first, the high bit set on
+/// all bytes but the last.
+fn leb128(mut n: u32, out: &mut Vec<u8>) {
+    while n >= 0x80 {
+        out.push((n & 0x7f) as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
 /// Each term's postings, in the order terms were first seen.
-type Postings = indexmap::IndexMap<String, EncodedPostings, rustc_hash::FxBuildHasher>;
+type Postings<P> = indexmap::IndexMap<String, P, rustc_hash::FxBuildHasher>;
 
 /// Appends the postings of `analyses` (documents `first`, `first + 1`, …)
-/// to `postings`.
+/// to `postings`, with their counts per field.
 fn add_postings<'a>(
-    postings: &mut Postings,
+    postings: &mut Postings<CountedPostings>,
     first: usize,
     analyses: impl Iterator<Item = &'a Analysis>,
-    average: &[f64; 4],
 ) {
     for (offset, analysis) in analyses.enumerate() {
         let doc = (first + offset) as u32;
-        for (term, impact) in impacts(analysis, average) {
+        for (term, counts) in counted_terms(analysis) {
             match postings.get_mut(term) {
-                Some(list) => list.push(doc, impact),
+                Some(list) => list.push(doc, counts),
                 None => {
-                    let mut list = EncodedPostings::default();
-                    list.push(doc, impact);
+                    let mut list = CountedPostings::default();
+                    list.push(doc, counts);
                     postings.insert(term.to_string(), list);
                 }
             }
@@ -613,21 +675,31 @@ pub fn build_index(
             (total, Box::new(encoded.into_iter()))
         }
         None => {
-            // Documents in batches, analysed in parallel, postings appended
-            // in document order, already encoded (3 to 4 bytes a posting
-            // instead of 8): one batch's tokens are alive at a time. The
-            // terms are sorted where they are (an index map keeps them in a
-            // vector) and handed on one by one, never copied.
-            // Fx hashing: the keys are short terms, hashed once per posting.
-            let mut postings = Postings::default();
-            let average = average_lengths(corpus);
+            // Documents in batches, analysed in parallel (each tokenised
+            // once), postings appended in document order with their counts
+            // per field: one batch's tokens are alive at a time. An impact
+            // needs the average field lengths over all documents (BM25F),
+            // so each term's list is weighed and encoded as the index
+            // writes it (3 to 4 bytes a posting) once every document is
+            // analysed, freeing its counts as it goes. The terms are sorted
+            // where they are (an index map keeps them in a vector) and
+            // handed on one by one, never copied. Fx hashing: the keys are
+            // short terms, hashed once per posting.
+            let mut counted = Postings::<CountedPostings>::default();
+            let mut lengths: Vec<[usize; 4]> = Vec::with_capacity(documents.len());
             for (batch, papers) in documents.chunks(BATCH).enumerate() {
                 let analyses: Vec<Analysis> = papers
                     .par_iter()
                     .map(|p| analyse(&fields(corpus, p)))
                     .collect();
-                add_postings(&mut postings, batch * BATCH, analyses.iter(), &average);
+                add_postings(&mut counted, batch * BATCH, analyses.iter());
+                lengths.extend(analyses.iter().map(|a| a.lengths));
             }
+            let average = average_lengths(lengths.iter());
+            let mut postings: Postings<EncodedPostings> = counted
+                .into_par_iter()
+                .map(|(term, list)| (term, list.weigh(&lengths, &average)))
+                .collect();
             postings.par_sort_unstable_keys();
             let total = postings.iter().map(|(t, l)| term_bytes(t, &l.text)).sum();
             let encoded = postings.into_iter().map(|(term, list)| (term, list.text));
@@ -787,6 +859,22 @@ fn json_object<T: Serialize + ?Sized>(key: &str, value: &T) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counted_postings_weigh_to_the_impacts_of_their_counts() {
+        let lengths = vec![[3, 2, 1, 40]; 300];
+        let average = [4.0, 2.0, 1.5, 60.0];
+        assert_eq!(impact(&[1, 0, 0, 0], &lengths[0], &average), 334);
+        // Distances and counts past one LEB128 byte, fields skipped.
+        let postings = [(0, [1, 0, 0, 0]), (5, [0, 2, 0, 200]), (299, [0, 0, 1, 0])];
+        let mut counted = CountedPostings::default();
+        let mut expected = EncodedPostings::default();
+        for (doc, counts) in postings {
+            counted.push(doc, counts);
+            expected.push(doc, impact(&counts, &lengths[doc as usize], &average));
+        }
+        assert_eq!(counted.weigh(&lengths, &average).text, expected.text);
+    }
 
     /// `tests/search/tokens.json`: the vectors the JavaScript tokenizer
     /// is tested against too.
