@@ -217,6 +217,42 @@ fn aliases_become_redirect_pages_and_collisions_are_errors() {
     assert_eq!(error.to_string(), "content/authors/olumide-adeyemi.md:3: error: expected alias `years/` to be a free path, found /years/index.html which is the index page");
 }
 
+/// A content page may not take a generated page's path, and an alias may
+/// not take a content page's (added to the plan after the generated pages).
+#[test]
+fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
+    let dir = olumide_site();
+    write(
+        dir.path(),
+        "content/authors.md",
+        b"+++\ntitle = \"People\"\n+++\nHi.\n",
+    );
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nHi.\n",
+    );
+    write(
+        dir.path(),
+        "content/authors/olumide-adeyemi.md",
+        b"+++\naliases = [\"about/\"]\n+++\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "content/authors/olumide-adeyemi.md:2: error: expected alias `about/` to be a free path, found /about/index.html which is the content page content/about.md",
+            "content/authors.md:1: error: expected a path of its own, found /authors/ which is also the generated index page",
+        ]
+    );
+}
+
 #[test]
 fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     let errors_dir = project().join("tests/fixtures/listings/errors");
