@@ -346,12 +346,7 @@ fn content_page_colliding_with_a_generated_page_is_an_error_naming_both() {
         b"+++\ntitle = \"Clash\"\n+++\n",
     );
     let (report, _) = build_memory(dir.path(), None);
-    let errors: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
+    let errors = messages(&report, Severity::Error);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].starts_with("content/authors/olumide-adeyemi/_index.md:1: error:"),

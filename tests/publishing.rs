@@ -238,12 +238,7 @@ fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
         b"+++\naliases = [\"about/\"]\n+++\n",
     );
     let (report, _) = build_memory(dir.path(), None);
-    let errors: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
+    let errors = messages(&report, Severity::Error);
     assert_eq!(
         errors,
         [

@@ -321,12 +321,7 @@ fn a_hidden_paper_is_gone_from_every_output_and_aliases_redirect() {
     );
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
-    let warnings: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .map(|d| d.to_string())
-        .collect();
+    let warnings = messages(&report, Severity::Warning);
     assert!(
         warnings.iter().any(|w| w.starts_with("content/papers/no-such-paper.md:1: warning: expected the file name to be a paper's slug")),
         "{warnings:?}"

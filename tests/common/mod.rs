@@ -90,6 +90,17 @@ pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, SiteOu
     (report, std::sync::Arc::unwrap_or_clone(sink.site))
 }
 
+/// The report's diagnostics of `severity`, each as printed
+/// (`file:line: error: …`).
+pub fn messages(report: &BuildReport, severity: vellum::diagnostics::Severity) -> Vec<String> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == severity)
+        .map(|d| d.to_string())
+        .collect()
+}
+
 /// Runs the `vellum` binary with `args` and extra environment variables.
 pub fn vellum(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_vellum"));
