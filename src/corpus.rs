@@ -292,186 +292,602 @@ impl Corpus {
     /// record that is not its paper's chosen one as soon as the records are
     /// compared, so the corpus's texts reuse that memory instead of adding
     /// to it (at 100,000 papers, three records a paper, the build's peak
-    /// RSS fell by about 320 MB). Without a text memo, each chosen record
-    /// also gives up its abstract's paragraphs as the abstract is made.
+    /// RSS fell by about 320 MB). Each chosen record also gives up its
+    /// abstract's paragraphs as the abstract is made.
     pub fn build(
+        listings: Vec<ParsedListing>,
+        taxonomy: &Taxonomy,
+        variants: &[NameVariant],
+        diagnostics: &Diagnostics,
+    ) -> Corpus {
+        merge(listings, taxonomy, variants, None, false, diagnostics).0
+    }
+}
+
+/// The last merge, which `vellum serve` keeps from one build to the next so
+/// that an edit to a few listings patches the corpus ([`Merge::corpus`]).
+#[derive(Debug, Default)]
+pub struct Merge {
+    last: Option<Merged>,
+}
+
+/// At most this many changed listings are patched into the last corpus;
+/// more are merged anew.
+const PATCH_LIMIT: usize = 8;
+
+impl Merge {
+    /// The corpus of `listings`, the same as [`Corpus::build`] would make
+    /// with `texts`, with the same warnings. When the listings are the same
+    /// files as last time, each by the same author, the `variants` are the
+    /// same and at most [`PATCH_LIMIT`] listings changed (a listing is
+    /// unchanged when it shares its parsed content with the last one, as
+    /// the rebuild cache hands it on), only the changed listings' papers are
+    /// made again and patched into the last corpus; otherwise every listing
+    /// is merged anew. Returns the corpus and whether it was patched. Cost
+    /// of a patch: its papers' conversion, plus passes over every paper
+    /// and id that only move or compare them (at 100,000 papers, tens of
+    /// milliseconds instead of about a second).
+    pub fn corpus(
+        &mut self,
         mut listings: Vec<ParsedListing>,
         taxonomy: &Taxonomy,
         variants: &[NameVariant],
-        texts: Option<&TextMemo>,
+        texts: &TextMemo,
         diagnostics: &Diagnostics,
-    ) -> Corpus {
+    ) -> (Corpus, bool) {
         listings.sort_by(|a, b| a.file.cmp(&b.file));
-
-        // Authors first: each author's listings, in author order.
-        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (index, parsed) in listings.iter().enumerate() {
-            by_name
-                .entry(author_sort_key(&parsed.listing.author))
-                .or_default()
-                .push(index);
-        }
-        merge_variants(&mut by_name, &listings, variants, diagnostics);
-        let author_pages: Vec<Vec<usize>> = by_name.into_values().collect();
-
-        // Papers by identity, records in (file, position) order.
-        let records: usize = listings.iter().map(|parsed| parsed.keys.len()).sum();
-        let mut drafts: Vec<Draft> = Vec::with_capacity(records);
-        let mut by_identity: FxHashMap<&str, usize> =
-            FxHashMap::with_capacity_and_hasher(records, Default::default());
-        let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
-        for (listing, parsed) in listings.iter().enumerate() {
-            let mut drafts_here = Vec::with_capacity(parsed.keys.len());
-            for (record, keys) in parsed.keys.iter().enumerate() {
-                let index = *by_identity.entry(&keys.identity).or_insert_with(|| {
-                    drafts.push(Draft {
-                        identity: Arc::clone(&keys.identity),
-                        records: Vec::new(),
-                    });
-                    drafts.len() - 1
-                });
-                drafts[index].records.push((listing, record));
-                drafts_here.push(index);
+        if let Some(merged) = &mut self.last {
+            if let Some(changed) = merged.changed(&listings, variants) {
+                for index in changed {
+                    merged.patch(index, listings[index].clone(), taxonomy, texts);
+                }
+                merged.report(diagnostics);
+                return (merged.corpus.clone(), true);
             }
-            draft_of_record.push(drafts_here);
+        }
+        self.last = None;
+        let (corpus, kept) = merge(listings, taxonomy, variants, Some(texts), true, diagnostics);
+        self.last = kept;
+        (corpus, false)
+    }
+}
+
+/// What a merge keeps to be patched: its inputs, how records group into
+/// papers, each paper's warnings, and the corpus made.
+#[derive(Debug)]
+struct Merged {
+    /// The listings, by path, every record whole.
+    listings: Vec<ParsedListing>,
+    /// The name variants merged.
+    variants: Vec<NameVariant>,
+    /// Listing index → its author.
+    author_of_listing: Vec<AuthorId>,
+    /// Author → its listing indexes, by page then path.
+    author_pages: Vec<Vec<usize>>,
+    /// Paper identity → its records, paper and warnings.
+    papers: FxHashMap<Arc<str>, KeptPaper>,
+    /// Per paper id, the title's sort key ([`fold`] of its plain text).
+    sort_keys: Vec<Arc<str>>,
+    /// Per paper id, the slug of its title before uniqueness
+    /// ([`slugify`]), which [`assign_unique_slugs`] groups by.
+    base_slugs: Vec<Arc<str>>,
+    /// Every category met so far; the corpus's are those in use.
+    categories: CategoryTable,
+    /// Per author, the warnings about its pages.
+    author_warnings: Vec<Vec<Diagnostic>>,
+    /// Warnings about name variants.
+    variant_warnings: Vec<Diagnostic>,
+    /// The corpus made.
+    corpus: Corpus,
+}
+
+/// One paper of a [`Merged`]: its records as (listing index, record
+/// index) in order, the first chosen; its id; the warnings about it.
+#[derive(Debug)]
+struct KeptPaper {
+    records: Vec<(usize, usize)>,
+    id: PaperId,
+    warnings: Vec<Diagnostic>,
+}
+
+impl Merged {
+    /// The indexes of the listings that changed since this merge, `None`
+    /// when they cannot be patched in ([`Merge::corpus`]).
+    fn changed(&self, listings: &[ParsedListing], variants: &[NameVariant]) -> Option<Vec<usize>> {
+        if self.variants != variants || self.listings.len() != listings.len() {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for (index, (old, new)) in self.listings.iter().zip(listings).enumerate() {
+            if old.file != new.file {
+                return None;
+            }
+            if !Arc::ptr_eq(&old.listing, &new.listing) {
+                if old.listing.author != new.listing.author || changed.len() == PATCH_LIMIT {
+                    return None;
+                }
+                changed.push(index);
+            }
+        }
+        Some(changed)
+    }
+
+    /// Replaces listing `index` with `new` (the same file and author): the
+    /// papers it held or holds are made again from their records and moved
+    /// to their places in the global order, every id is renumbered, and
+    /// the slugs sharing a base with a moved paper, the author's pages and
+    /// papers, the category and year terms are made again.
+    fn patch(&mut self, index: usize, new: ParsedListing, taxonomy: &Taxonomy, texts: &TextMemo) {
+        let old = std::mem::replace(&mut self.listings[index], new);
+        let new_keys = Arc::clone(&self.listings[index].keys);
+        // The papers whose records change, each once, with their old ids.
+        let mut touched: Vec<Arc<str>> = Vec::new();
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
+        for keys in old.keys.iter().chain(new_keys.iter()) {
+            if seen.insert(&keys.identity) {
+                touched.push(Arc::clone(&keys.identity));
+            }
+        }
+        let mut replaced: Vec<(Arc<str>, PaperId)> = Vec::new();
+        for identity in &touched {
+            if let Some(kept) = self.papers.get_mut(identity) {
+                kept.records.retain(|&(listing, _)| listing != index);
+                replaced.push((Arc::clone(identity), kept.id));
+            }
+        }
+        for (record, keys) in new_keys.iter().enumerate() {
+            let kept = self
+                .papers
+                .entry(Arc::clone(&keys.identity))
+                .or_insert_with(|| KeptPaper {
+                    records: Vec::new(),
+                    id: PaperId::MAX,
+                    warnings: Vec::new(),
+                });
+            kept.records.push((index, record));
+        }
+        let mut drafts: Vec<Draft> = Vec::new();
+        for identity in &touched {
+            let kept = self
+                .papers
+                .get_mut(identity)
+                .expect("touched papers are kept");
+            kept.records.sort_unstable();
+            if kept.records.is_empty() {
+                self.papers.remove(identity);
+            } else {
+                drafts.push(Draft {
+                    identity: Arc::clone(identity),
+                    records: kept.records.clone(),
+                });
+            }
         }
 
-        drafts
-            .par_iter()
-            .for_each(|draft| check_records(draft, &listings, taxonomy, diagnostics));
-        let chosen = |listing: usize, record: usize| {
-            drafts[draft_of_record[listing][record]].records[0] == (listing, record)
-        };
-        // Only the chosen records' texts are read from here on: a listing
-        // nothing else holds gives up the others', and (without a text
-        // memo) the chosen records' abstracts are made here, each giving
-        // up its listed paragraphs as it is made (see Memory above).
-        let abstracts: Vec<Vec<Option<Arc<Abstract>>>> = listings
-            .par_iter_mut()
-            .enumerate()
-            .map(|(index, parsed)| {
-                let Some(listing) = Arc::get_mut(&mut parsed.listing) else {
-                    return Vec::new();
-                };
-                let (file, keys) = (&parsed.file, &parsed.keys);
-                let records = listing.records.iter_mut().enumerate();
-                records
-                    .map(|(position, record)| {
-                        if !chosen(index, position) {
-                            record.title = String::new();
-                            record.abstract_paragraphs = Vec::new();
-                            record.categories = Vec::new();
-                            return None;
-                        }
-                        if texts.is_some() {
-                            return None;
-                        }
-                        let paragraphs = std::mem::take(&mut record.abstract_paragraphs);
-                        let hash = keys[position].abstract_hash;
-                        let mut problems = Vec::new();
-                        let made = Abstract::with_hash(&paragraphs, hash, &mut problems);
-                        report_text_problems(problems, file, record.line, diagnostics);
-                        Some(Arc::new(made))
-                    })
-                    .collect()
-            })
-            .collect();
-
-        let made: Vec<(Paper, Arc<str>, &[String])> = drafts
+        let listings = &self.listings;
+        let made: Vec<_> = drafts
             .par_iter()
             .map(|draft| {
-                let paper = PaperInputs {
-                    listings: &listings,
-                    abstracts: &abstracts,
-                    texts,
+                let mut warnings = check_records(draft, listings, taxonomy);
+                let inputs = PaperInputs {
+                    listings,
+                    abstracts: &[],
+                    texts: Some(texts),
                 };
-                make_paper(draft, paper, diagnostics)
+                let (paper, key, codes) = make_paper(draft, inputs, &mut warnings);
+                (paper, key, codes, warnings)
             })
             .collect();
-        drop(abstracts);
-        let mut categories = CategoryTable::default();
-        let mut made: Vec<(Paper, Arc<str>, usize)> = made
-            .into_iter()
-            .enumerate()
-            .map(|(draft, (mut paper, key, codes))| {
-                for code in codes {
-                    let id = categories.intern(taxonomy, code);
-                    if !paper.categories.contains(&id) {
-                        paper.categories.push(id);
-                    }
+        let mut moved_bases: FxHashSet<Arc<str>> = replaced
+            .iter()
+            .map(|&(_, id)| Arc::clone(&self.base_slugs[id]))
+            .collect();
+        let mut incoming: Vec<(Paper, Arc<str>, Arc<str>)> = Vec::with_capacity(made.len());
+        for ((mut paper, key, codes, warnings), draft) in made.into_iter().zip(&drafts) {
+            for code in codes {
+                let id = self.categories.intern(taxonomy, code);
+                if !paper.categories.contains(&id) {
+                    paper.categories.push(id);
                 }
-                (paper, key, draft)
-            })
-            .collect();
+            }
+            paper.authors = draft
+                .records
+                .iter()
+                .map(|&(listing, _)| self.author_of_listing[listing])
+                .collect();
+            paper.authors.sort_unstable();
+            paper.authors.dedup();
+            if let Some(kept) = self.papers.get_mut(&draft.identity) {
+                kept.warnings = warnings;
+            }
+            let base = texts.slug(&paper.title.plain);
+            moved_bases.insert(Arc::clone(&base));
+            incoming.push((paper, key, base));
+        }
+        incoming.sort_unstable_by(|a, b| global_order((&a.0, &a.1), (&b.0, &b.1)));
 
-        // Global order: year descending, folded title, exact title. No two
-        // papers have the same title, so the order is total; the papers
-        // are sorted where they are, never copied.
-        made.par_sort_unstable_by(|(pa, ka, _), (pb, kb, _)| {
-            pb.year
-                .cmp(&pa.year)
-                .then_with(|| ka.cmp(kb))
-                .then_with(|| pa.title.source.cmp(&pb.title.source))
-        });
-        let mut paper_of_draft = vec![0; made.len()];
-        for (id, (_, _, draft)) in made.iter().enumerate() {
-            paper_of_draft[*draft] = id;
-        }
-        let mut papers: Vec<Paper> = made.into_iter().map(|(paper, _, _)| paper).collect();
-        let titles: Vec<(&str, String)> = papers
-            .par_iter()
-            .map(|p| {
-                let slug = match texts {
-                    Some(memo) => memo.slug(&p.title.plain).to_string(),
-                    None => slugify(&p.title.plain),
-                };
-                (p.title.source.as_str(), slug)
-            })
+        // The unchanged papers keep their order; the incoming ones are
+        // merged in. Category ids become the table's until reordered.
+        let table_id: Vec<usize> = self
+            .corpus
+            .categories
+            .iter()
+            .map(|c| self.categories.by_code[&c.code])
             .collect();
-        let slugs = assign_unique_slugs(titles);
-        for (paper, slug) in papers.iter_mut().zip(slugs) {
-            paper.slug = slug;
+        let old_papers = std::mem::take(&mut self.corpus.papers);
+        let mut gone = vec![false; old_papers.len()];
+        for &(_, id) in &replaced {
+            gone[id] = true;
+        }
+        // (paper, sort key, base slug) in the new order.
+        let count = old_papers.len() - replaced.len() + incoming.len();
+        let mut ordered: Vec<(Paper, Arc<str>, Arc<str>)> = Vec::with_capacity(count);
+        let mut new_id = vec![PaperId::MAX; old_papers.len()];
+        // Incoming papers as they are placed: (identity, new id).
+        let mut placed: Vec<(Arc<str>, PaperId)> = Vec::with_capacity(drafts.len());
+        let mut place = |next: (Paper, Arc<str>, Arc<str>), ordered: &mut Vec<_>| {
+            placed.push((Arc::clone(&next.0.identity), ordered.len()));
+            ordered.push(next);
+        };
+        let mut incoming = incoming.into_iter().peekable();
+        let old_keys = std::mem::take(&mut self.sort_keys);
+        let old_bases = std::mem::take(&mut self.base_slugs);
+        let unchanged = old_papers.into_iter().zip(old_keys).zip(old_bases);
+        for (old_id, ((mut paper, key), base)) in unchanged.enumerate() {
+            if gone[old_id] {
+                continue;
+            }
+            while let Some((next, next_key, _)) = incoming.peek() {
+                if global_order((next, next_key), (&paper, &key)) != std::cmp::Ordering::Less {
+                    break;
+                }
+                place(incoming.next().expect("peeked"), &mut ordered);
+            }
+            for id in &mut paper.categories {
+                *id = table_id[*id];
+            }
+            new_id[old_id] = ordered.len();
+            ordered.push((paper, key, base));
+        }
+        incoming.for_each(|next| place(next, &mut ordered));
+        let mut papers: Vec<Paper> = Vec::with_capacity(count);
+        let mut sort_keys: Vec<Arc<str>> = Vec::with_capacity(count);
+        let mut base_slugs: Vec<Arc<str>> = Vec::with_capacity(count);
+        for (paper, key, base) in ordered {
+            papers.push(paper);
+            sort_keys.push(key);
+            base_slugs.push(base);
+        }
+        for kept in self.papers.values_mut() {
+            if kept.id != PaperId::MAX && !gone[kept.id] {
+                kept.id = new_id[kept.id];
+            }
+        }
+        for (identity, id) in placed {
+            if let Some(kept) = self.papers.get_mut(&identity) {
+                kept.id = id;
+            }
+        }
+        // Other authors' lists name a changed paper by its old id.
+        for (identity, old_id) in &replaced {
+            if let Some(kept) = self.papers.get(identity) {
+                new_id[*old_id] = kept.id;
+            }
         }
 
-        let paper_of_record: Vec<Vec<PaperId>> = draft_of_record
-            .into_iter()
-            .map(|drafts| drafts.into_iter().map(|d| paper_of_draft[d]).collect())
+        // Slugs: only papers sharing a base slug with a moved one can
+        // change ([`assign_unique_slugs`] looks only at colliding titles).
+        let members: Vec<PaperId> = (0..papers.len())
+            .filter(|&id| moved_bases.contains(&base_slugs[id]))
             .collect();
-        let authors = build_authors(
-            &listings,
-            &author_pages,
-            &paper_of_record,
-            &mut papers,
-            diagnostics,
-        );
-        let categories = categories.finish(&mut papers);
-        let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
-        for (id, paper) in papers.iter().enumerate() {
-            years.entry(paper.year).or_default().push(id);
+        let items = members
+            .iter()
+            .map(|&id| (papers[id].title.source.as_str(), base_slugs[id].to_string()))
+            .collect();
+        for (&id, slug) in members.iter().zip(assign_unique_slugs(items)) {
+            papers[id].slug = slug;
         }
-        let years = years
-            .into_iter()
-            .rev()
-            .map(|(year, papers)| Year { year, papers })
-            .collect();
-        Corpus {
-            papers,
-            authors,
-            categories,
-            years,
+
+        // The author of the listing: its pages and papers again; the
+        // others' papers renumbered.
+        let owner = self.author_of_listing[index];
+        for (author_id, author) in self.corpus.authors.iter_mut().enumerate() {
+            if author_id != owner {
+                author.papers.iter_mut().for_each(|id| *id = new_id[*id]);
+            }
+        }
+        let (pages, claimed_total, warnings) =
+            author_pages_of(&self.listings, &mut self.author_pages[owner]);
+        let mut own: Vec<PaperId> = Vec::new();
+        let mut seen: FxHashSet<PaperId> = FxHashSet::default();
+        for &listing in &self.author_pages[owner] {
+            for keys in self.listings[listing].keys.iter() {
+                let id = self.papers[&keys.identity].id;
+                if seen.insert(id) {
+                    own.push(id);
+                }
+            }
+        }
+        let author = &mut self.corpus.authors[owner];
+        author.pages = pages;
+        author.claimed_total = claimed_total;
+        author.papers = own;
+        self.author_warnings[owner] = warnings;
+
+        self.corpus.categories = self.categories.order(&mut papers);
+        self.corpus.years = years_of(&papers);
+        self.corpus.papers = papers;
+        self.sort_keys = sort_keys;
+        self.base_slugs = base_slugs;
+    }
+
+    /// Hands every warning of the merge to `diagnostics`.
+    fn report(&self, diagnostics: &Diagnostics) {
+        let papers = self.papers.values().flat_map(|kept| &kept.warnings);
+        let all = self
+            .variant_warnings
+            .iter()
+            .chain(self.author_warnings.iter().flatten())
+            .chain(papers);
+        for warning in all {
+            diagnostics.push(warning.clone());
         }
     }
+}
+
+/// [`Corpus::build`]; with `keep`, also what [`Merge::corpus`] needs to
+/// patch the result later, and every record's texts are left in place.
+fn merge(
+    mut listings: Vec<ParsedListing>,
+    taxonomy: &Taxonomy,
+    variants: &[NameVariant],
+    texts: Option<&TextMemo>,
+    keep: bool,
+    diagnostics: &Diagnostics,
+) -> (Corpus, Option<Merged>) {
+    listings.sort_by(|a, b| a.file.cmp(&b.file));
+
+    // Authors first: each author's listings, in author order.
+    let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (index, parsed) in listings.iter().enumerate() {
+        by_name
+            .entry(author_sort_key(&parsed.listing.author))
+            .or_default()
+            .push(index);
+    }
+    let variant_warnings = merge_variants(&mut by_name, &listings, variants);
+    let author_pages: Vec<Vec<usize>> = by_name.into_values().collect();
+
+    // Papers by identity, records in (file, position) order.
+    let records: usize = listings.iter().map(|parsed| parsed.keys.len()).sum();
+    let mut drafts: Vec<Draft> = Vec::with_capacity(records);
+    let mut by_identity: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(records, Default::default());
+    let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
+    for (listing, parsed) in listings.iter().enumerate() {
+        let mut drafts_here = Vec::with_capacity(parsed.keys.len());
+        for (record, keys) in parsed.keys.iter().enumerate() {
+            let index = *by_identity.entry(&keys.identity).or_insert_with(|| {
+                drafts.push(Draft {
+                    identity: Arc::clone(&keys.identity),
+                    records: Vec::new(),
+                });
+                drafts.len() - 1
+            });
+            drafts[index].records.push((listing, record));
+            drafts_here.push(index);
+        }
+        draft_of_record.push(drafts_here);
+    }
+
+    let mut warnings: Vec<Vec<Diagnostic>> = drafts
+        .par_iter()
+        .map(|draft| check_records(draft, &listings, taxonomy))
+        .collect();
+    let chosen = |listing: usize, record: usize| {
+        drafts[draft_of_record[listing][record]].records[0] == (listing, record)
+    };
+    // Only the chosen records' texts are read from here on: a listing
+    // nothing else holds gives up the others', and (without a text
+    // memo) the chosen records' abstracts are made here, each giving
+    // up its listed paragraphs as it is made (see Memory above).
+    let abstracts: Vec<Vec<Option<Arc<Abstract>>>> = listings
+        .par_iter_mut()
+        .enumerate()
+        .map(|(index, parsed)| {
+            let Some(listing) = Arc::get_mut(&mut parsed.listing).filter(|_| !keep) else {
+                return Vec::new();
+            };
+            let (file, keys) = (&parsed.file, &parsed.keys);
+            let records = listing.records.iter_mut().enumerate();
+            records
+                .map(|(position, record)| {
+                    if !chosen(index, position) {
+                        record.title = String::new();
+                        record.abstract_paragraphs = Vec::new();
+                        record.categories = Vec::new();
+                        return None;
+                    }
+                    if texts.is_some() {
+                        return None;
+                    }
+                    let paragraphs = std::mem::take(&mut record.abstract_paragraphs);
+                    let hash = keys[position].abstract_hash;
+                    let mut problems = Vec::new();
+                    let made = Abstract::with_hash(&paragraphs, hash, &mut problems);
+                    for warning in text_warnings(problems, file, record.line) {
+                        diagnostics.push(warning);
+                    }
+                    Some(Arc::new(made))
+                })
+                .collect()
+        })
+        .collect();
+
+    let made: Vec<(Paper, Arc<str>, &[String])> = drafts
+        .par_iter()
+        .zip(warnings.par_iter_mut())
+        .map(|(draft, warnings)| {
+            let paper = PaperInputs {
+                listings: &listings,
+                abstracts: &abstracts,
+                texts,
+            };
+            make_paper(draft, paper, warnings)
+        })
+        .collect();
+    drop(abstracts);
+    let mut categories = CategoryTable::default();
+    let mut made: Vec<(Paper, Arc<str>, usize)> = made
+        .into_iter()
+        .enumerate()
+        .map(|(draft, (mut paper, key, codes))| {
+            for code in codes {
+                let id = categories.intern(taxonomy, code);
+                if !paper.categories.contains(&id) {
+                    paper.categories.push(id);
+                }
+            }
+            (paper, key, draft)
+        })
+        .collect();
+
+    // Global order: year descending, folded title, exact title. No two
+    // papers have the same title, so the order is total; the papers
+    // are sorted where they are, never copied.
+    made.par_sort_unstable_by(|(pa, ka, _), (pb, kb, _)| global_order((pa, ka), (pb, kb)));
+    let mut paper_of_draft = vec![0; made.len()];
+    for (id, (_, _, draft)) in made.iter().enumerate() {
+        paper_of_draft[*draft] = id;
+    }
+    let mut sort_keys: Vec<Arc<str>> = Vec::new();
+    let mut papers: Vec<Paper> = made
+        .into_iter()
+        .map(|(paper, key, _)| {
+            if keep {
+                sort_keys.push(key);
+            }
+            paper
+        })
+        .collect();
+    let titles: Vec<(&str, String)> = papers
+        .par_iter()
+        .map(|p| {
+            let slug = match texts {
+                Some(memo) => memo.slug(&p.title.plain).to_string(),
+                None => slugify(&p.title.plain),
+            };
+            (p.title.source.as_str(), slug)
+        })
+        .collect();
+    let slugs = assign_unique_slugs(titles);
+    for (paper, slug) in papers.iter_mut().zip(slugs) {
+        paper.slug = slug;
+    }
+
+    let paper_of_record: Vec<Vec<PaperId>> = draft_of_record
+        .into_iter()
+        .map(|drafts| drafts.into_iter().map(|d| paper_of_draft[d]).collect())
+        .collect();
+    let (authors, author_pages, author_warnings) =
+        build_authors(&listings, author_pages, &paper_of_record, &mut papers);
+    let ordered_categories = categories.order(&mut papers);
+    let years = years_of(&papers);
+    let corpus = Corpus {
+        papers,
+        authors,
+        categories: ordered_categories,
+        years,
+    };
+    let all_warnings = variant_warnings
+        .iter()
+        .chain(author_warnings.iter().flatten())
+        .chain(warnings.iter().flatten());
+    for warning in all_warnings {
+        diagnostics.push(warning.clone());
+    }
+    let kept = keep.then(|| {
+        let mut author_of_listing = vec![0; listings.len()];
+        for (author, indexes) in author_pages.iter().enumerate() {
+            for &index in indexes {
+                author_of_listing[index] = author;
+            }
+        }
+        let papers = drafts
+            .into_iter()
+            .zip(warnings)
+            .enumerate()
+            .map(|(index, (draft, warnings))| {
+                let kept = KeptPaper {
+                    records: draft.records,
+                    id: paper_of_draft[index],
+                    warnings,
+                };
+                (draft.identity, kept)
+            })
+            .collect();
+        let base_slugs = match texts {
+            Some(memo) => corpus
+                .papers
+                .iter()
+                .map(|p| memo.slug(&p.title.plain))
+                .collect(),
+            None => corpus
+                .papers
+                .iter()
+                .map(|p| slugify(&p.title.plain).into())
+                .collect(),
+        };
+        Merged {
+            listings,
+            variants: variants.to_vec(),
+            author_of_listing,
+            author_pages,
+            papers,
+            sort_keys,
+            base_slugs,
+            categories,
+            author_warnings,
+            variant_warnings,
+            corpus: corpus.clone(),
+        }
+    });
+    (corpus, kept)
+}
+
+/// The global order of papers: year descending, then the folded title
+/// (`key`), then the exact title. No two papers have the same title, so
+/// the order is total.
+fn global_order((a, key_a): (&Paper, &str), (b, key_b): (&Paper, &str)) -> std::cmp::Ordering {
+    b.year
+        .cmp(&a.year)
+        .then_with(|| key_a.cmp(key_b))
+        .then_with(|| a.title.source.cmp(&b.title.source))
+}
+
+/// Year terms of `papers` (in global order), newest first.
+fn years_of(papers: &[Paper]) -> Vec<Year> {
+    let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
+    for (id, paper) in papers.iter().enumerate() {
+        years.entry(paper.year).or_default().push(id);
+    }
+    years
+        .into_iter()
+        .rev()
+        .map(|(year, papers)| Year { year, papers })
+        .collect()
 }
 
 /// Moves the listings of each name variant into its canonical author's
 /// group (`by_name`: author sort key → listing indexes, canonical listings
 /// first). Names compare folded ([`fold`]); the canonical may be a slug.
+/// Returns a warning for each variant or canonical name that names no
+/// listed author.
 fn merge_variants(
     by_name: &mut BTreeMap<String, Vec<usize>>,
     listings: &[ParsedListing],
     variants: &[NameVariant],
-    diagnostics: &Diagnostics,
-) {
+) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
     let name_of = |indexes: &Vec<usize>| &listings[indexes[0]].listing.author;
     for v in variants {
         let find = |wanted: &str, by_slug: bool| {
@@ -484,7 +900,7 @@ fn merge_variants(
                 .map(|(key, _)| key.clone())
         };
         let Some(variant_key) = find(&v.variant, false) else {
-            diagnostics.push(Diagnostic::warning(
+            warnings.push(Diagnostic::warning(
                 &v.file,
                 v.line,
                 format!(
@@ -495,7 +911,7 @@ fn merge_variants(
             continue;
         };
         let Some(canonical_key) = find(&v.canonical, true) else {
-            diagnostics.push(Diagnostic::warning(
+            warnings.push(Diagnostic::warning(
                 &v.file,
                 v.line,
                 format!(
@@ -512,6 +928,7 @@ fn merge_variants(
             }
         }
     }
+    warnings
 }
 
 /// LaTeX commands that only format their argument: dropped from identities.
@@ -571,14 +988,15 @@ pub fn paper_identity(title: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Warns about the records of one paper: unknown category codes, and
-/// records that disagree with the chosen one (year, categories, abstract).
+/// The warnings about the records of one paper: unknown category codes,
+/// and records that disagree with the chosen one (year, categories,
+/// abstract).
 fn check_records(
     draft: &Draft,
     listings: &[ParsedListing],
     taxonomy: &Taxonomy,
-    diagnostics: &Diagnostics,
-) {
+) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
     let record_of = |&(listing, record): &(usize, usize)| {
         let parsed = &listings[listing];
         (parsed, &parsed.listing.records[record])
@@ -587,7 +1005,7 @@ fn check_records(
     for (listing, record) in draft.records.iter().map(record_of) {
         for code in &record.categories {
             if !taxonomy.is_category(code) {
-                diagnostics.push(Diagnostic::warning(
+                warnings.push(Diagnostic::warning(
                     &listing.file,
                     record.line,
                     format!("expected an arXiv category code, found unknown `{code}`; it is named by its code"),
@@ -614,7 +1032,7 @@ fn check_records(
             differences.push("abstract".to_string());
         }
         if !differences.is_empty() {
-            diagnostics.push(Diagnostic::warning(
+            warnings.push(Diagnostic::warning(
                 &listing.file,
                 record.line,
                 format!(
@@ -629,15 +1047,17 @@ fn check_records(
             ));
         }
     }
+    warnings
 }
 
 /// Builds one paper from its records; returns it with its title sort key
-/// and the chosen record's category codes (interned by the caller). The
+/// and the chosen record's category codes (interned by the caller), and
+/// adds the warnings about its title and abstract to `warnings`. The
 /// paper's `authors`, `categories` and `slug` are filled in later.
 fn make_paper<'a>(
     draft: &Draft,
     inputs: PaperInputs<'a, '_>,
-    diagnostics: &Diagnostics,
+    warnings: &mut Vec<Diagnostic>,
 ) -> (Paper, Arc<str>, &'a [String]) {
     let PaperInputs {
         listings,
@@ -671,7 +1091,7 @@ fn make_paper<'a>(
             &mut problems,
         )),
     };
-    report_text_problems(problems, &first_listing.file, chosen.line, diagnostics);
+    warnings.extend(text_warnings(problems, &first_listing.file, chosen.line));
     let key: Arc<str> = match texts {
         Some(memo) => memo.sort_key(&title.plain),
         None => fold(&title.plain).into(),
@@ -701,86 +1121,56 @@ struct PaperInputs<'a, 'b> {
     texts: Option<&'b TextMemo>,
 }
 
-/// Warns at `file:line` about each problem converting a record's title or
-/// abstract (a malformed formula, shown as its source).
-fn report_text_problems(
+/// A warning at `file:line` for each problem converting a record's title
+/// or abstract (a malformed formula, shown as its source).
+fn text_warnings<'a>(
     problems: Vec<String>,
-    file: &std::path::Path,
+    file: &'a std::path::Path,
     line: usize,
-    diagnostics: &Diagnostics,
-) {
-    for problem in problems {
-        diagnostics.push(Diagnostic::warning(
-            file,
-            line,
-            format!("{problem}; it is shown as written"),
-        ));
-    }
+) -> impl Iterator<Item = Diagnostic> + 'a {
+    problems.into_iter().map(move |problem| {
+        Diagnostic::warning(file, line, format!("{problem}; it is shown as written"))
+    })
 }
 
 /// Makes one author per group of listings (`author_pages`, listing indexes
-/// in author order), orders each author's pages, fills each author's papers
-/// in listing order and each paper's authors; warns about page gaps and repeats.
+/// in author order), fills each author's papers in listing order and each
+/// paper's authors. Returns the authors, each one's listing indexes in
+/// page order ([`author_pages`]) and the warnings about each one's pages.
 fn build_authors(
     listings: &[ParsedListing],
-    author_pages: &[Vec<usize>],
+    mut author_pages: Vec<Vec<usize>>,
     paper_of_record: &[Vec<PaperId>],
     papers: &mut [Paper],
-    diagnostics: &Diagnostics,
-) -> Vec<Author> {
+) -> (Vec<Author>, Vec<Vec<usize>>, Vec<Vec<Diagnostic>>) {
     let mut authors: Vec<Author> = Vec::with_capacity(author_pages.len());
+    let mut warnings = Vec::with_capacity(author_pages.len());
     let mut papers_authors: Vec<Vec<AuthorId>> = vec![Vec::new(); papers.len()];
-    for (author_id, indexes) in author_pages.iter().enumerate() {
+    for (author_id, indexes) in author_pages.iter_mut().enumerate() {
         // The canonical name comes first in a group with name variants.
         let name = listings[indexes[0]].listing.author.clone();
-        let mut indexes = indexes.clone();
-        indexes.sort_by_key(|&i| {
-            (
-                listings[i].listing.count.map_or(u32::MAX, |c| c.page),
-                &listings[i].file,
-            )
-        });
-        let pages: Vec<&ParsedListing> = indexes.iter().map(|&i| &listings[i]).collect();
-        // Each name variant numbers its pages on its own.
-        let mut by_variant: BTreeMap<&str, Vec<&ParsedListing>> = BTreeMap::new();
-        for page in &pages {
-            by_variant
-                .entry(&page.listing.author)
-                .or_default()
-                .push(page);
-        }
-        for (variant, pages) in by_variant {
-            check_pages(variant, &pages, diagnostics);
-        }
-        let mut own: Vec<PaperId> = Vec::new();
+        let (pages, claimed_total, found) = author_pages_of(listings, indexes);
+        warnings.push(found);
+        let mut author = Author {
+            sort_name: NameParts::split(&name).sort_name(),
+            slug: slugify(&name),
+            name,
+            papers: Vec::new(),
+            claimed_total,
+            pages,
+        };
         let mut seen: FxHashSet<PaperId> = FxHashSet::default();
-        for &listing in &indexes {
+        for &listing in indexes.iter() {
             for &id in &paper_of_record[listing] {
                 if papers_authors[id].last() != Some(&author_id) {
                     papers_authors[id].push(author_id);
                 }
                 if seen.insert(id) {
-                    own.push(id);
+                    author.papers.push(id);
                 }
             }
         }
-        authors.push(Author {
-            sort_name: NameParts::split(&name).sort_name(),
-            slug: slugify(&name),
-            name,
-            papers: own,
-            claimed_total: pages
-                .iter()
-                .filter_map(|p| p.listing.count.map(|c| c.total))
-                .max(),
-            pages: pages
-                .iter()
-                .map(|p| ListingPage {
-                    file: p.file.clone(),
-                    page: p.listing.count.map(|c| c.page),
-                })
-                .collect(),
-        });
+        authors.push(author);
     }
     let names: Vec<(&str, String)> = authors
         .iter()
@@ -793,18 +1183,59 @@ fn build_authors(
     for (paper, ids) in papers.iter_mut().zip(papers_authors) {
         paper.authors = ids;
     }
-    authors
+    (authors, author_pages, warnings)
 }
 
-/// Warns about repeated page numbers and pages missing below the highest.
-fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) {
+/// Orders one author's listings (`indexes`) by page, then path; returns
+/// their pages, the largest claimed total and the warnings about page gaps
+/// and repeats.
+fn author_pages_of(
+    listings: &[ParsedListing],
+    indexes: &mut [usize],
+) -> (Vec<ListingPage>, Option<u32>, Vec<Diagnostic>) {
+    indexes.sort_by_key(|&i| {
+        (
+            listings[i].listing.count.map_or(u32::MAX, |c| c.page),
+            &listings[i].file,
+        )
+    });
+    let pages: Vec<&ParsedListing> = indexes.iter().map(|&i| &listings[i]).collect();
+    // Each name variant numbers its pages on its own.
+    let mut by_variant: BTreeMap<&str, Vec<&ParsedListing>> = BTreeMap::new();
+    for page in &pages {
+        by_variant
+            .entry(&page.listing.author)
+            .or_default()
+            .push(page);
+    }
+    let warnings = by_variant
+        .into_iter()
+        .flat_map(|(variant, pages)| check_pages(variant, &pages))
+        .collect();
+    let claimed_total = pages
+        .iter()
+        .filter_map(|p| p.listing.count.map(|c| c.total))
+        .max();
+    let pages = pages
+        .iter()
+        .map(|p| ListingPage {
+            file: p.file.clone(),
+            page: p.listing.count.map(|c| c.page),
+        })
+        .collect();
+    (pages, claimed_total, warnings)
+}
+
+/// Warnings about repeated page numbers and pages missing below the highest.
+fn check_pages(name: &str, pages: &[&ParsedListing]) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
     let mut seen: BTreeMap<u32, &PathBuf> = BTreeMap::new();
     for page in pages {
         let Some(count) = page.listing.count else {
             continue;
         };
         if let Some(first) = seen.get(&count.page) {
-            diagnostics.push(Diagnostic::warning(
+            warnings.push(Diagnostic::warning(
                 &page.file,
                 count.line,
                 format!(
@@ -818,7 +1249,7 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
         }
     }
     let Some((&highest, &file)) = seen.last_key_value() else {
-        return;
+        return warnings;
     };
     // Walk the gaps between present pages: never 1..highest, which a
     // count line such as `Page 4000000000` would make enormous.
@@ -847,7 +1278,7 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
         } else {
             String::new()
         };
-        diagnostics.push(Diagnostic::warning(
+        warnings.push(Diagnostic::warning(
             file,
             line,
             format!(
@@ -856,11 +1287,13 @@ fn check_pages(name: &str, pages: &[&ParsedListing], diagnostics: &Diagnostics) 
             ),
         ));
     }
+    warnings
 }
 
-/// Categories as they are met; [`CategoryTable::finish`] orders them and
-/// renumbers the papers' category ids.
-#[derive(Default)]
+/// Categories as they are met, numbered in that order;
+/// [`CategoryTable::order`] orders those papers use and renumbers the
+/// papers' category ids.
+#[derive(Debug, Default)]
 struct CategoryTable {
     /// Canonical code → entry.
     by_code: FxHashMap<String, usize>,
@@ -893,33 +1326,44 @@ impl CategoryTable {
         self.entries.len() - 1
     }
 
-    fn finish(self, papers: &mut [Paper]) -> Vec<Category> {
-        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+    /// The category terms of `papers`, whose categories are this table's
+    /// ids: those used, by group then code, each listing its papers; the
+    /// papers' ids become indexes into the result.
+    fn order(&self, papers: &mut [Paper]) -> Vec<Category> {
+        let mut entries: Vec<Category> = self.entries.clone();
+        for (paper_id, paper) in papers.iter().enumerate() {
+            for &id in &paper.categories {
+                entries[id].papers.push(paper_id);
+            }
+        }
+        let mut order: Vec<usize> = (0..entries.len())
+            .filter(|&i| !entries[i].papers.is_empty())
+            .collect();
         order.sort_by_key(|&i| {
-            let c = &self.entries[i];
+            let c = &entries[i];
             (c.group == UNKNOWN_GROUP, c.group.clone(), c.code.clone())
         });
-        let mut new_id = vec![0; order.len()];
+        let mut new_id = vec![0; entries.len()];
         for (new, &old) in order.iter().enumerate() {
             new_id[old] = new;
         }
-        let mut entries = self.entries;
-        let codes: Vec<(&str, String)> = entries
-            .iter()
-            .map(|c| (c.code.as_str(), c.slug.clone()))
-            .collect();
-        let slugs = assign_unique_slugs(codes);
-        for (entry, slug) in entries.iter_mut().zip(slugs) {
-            entry.slug = slug;
-        }
-        for (paper_id, paper) in papers.iter_mut().enumerate() {
+        for paper in papers.iter_mut() {
             for id in &mut paper.categories {
-                entries[*id].papers.push(paper_id);
                 *id = new_id[*id];
             }
         }
         let mut slots: Vec<Option<Category>> = entries.into_iter().map(Some).collect();
-        order.iter().filter_map(|&old| slots[old].take()).collect()
+        let mut ordered: Vec<Category> =
+            order.iter().filter_map(|&old| slots[old].take()).collect();
+        let codes: Vec<(&str, String)> = ordered
+            .iter()
+            .map(|c| (c.code.as_str(), c.slug.clone()))
+            .collect();
+        let slugs = assign_unique_slugs(codes);
+        for (entry, slug) in ordered.iter_mut().zip(slugs) {
+            entry.slug = slug;
+        }
+        ordered
     }
 }
 

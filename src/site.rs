@@ -66,7 +66,8 @@ type PageFingerprints = rustc_hash::FxHashMap<u64, u64>;
 /// XXH3-64 hash of the bytes they were parsed from and the file's
 /// [`FileStamp`] ([`CachedListing`]; only files that
 /// parsed; a build drops the entries of files that are gone), the last
-/// search index and its analysed documents, converted titles and abstracts,
+/// search index and its analysed documents, the last merge of the listings
+/// into a corpus (patched when few listings changed), converted titles and abstracts,
 /// `corpus.json`'s paper entries, and the fingerprint of every page of the last committed
 /// site, so that a page whose fingerprint is unchanged is carried over
 /// from the sink instead of rendered.
@@ -78,6 +79,8 @@ pub struct RebuildCache {
     indexed: AtomicUsize,
     analyses: crate::search::AnalysisCache,
     texts: crate::text::TextMemo,
+    merge: Mutex<crate::corpus::Merge>,
+    patched: AtomicUsize,
     corpus_json: crate::memo::Memo<std::sync::Arc<[u8]>>,
     /// (committed, pending): the pages of the last committed site, and of
     /// the build in progress, which become committed with the sink's commit.
@@ -90,6 +93,12 @@ impl RebuildCache {
     /// How many listings were parsed (not taken from the cache) so far.
     pub fn parsed_count(&self) -> usize {
         self.parsed.load(Ordering::Relaxed)
+    }
+
+    /// How many corpora were patched from the last one rather than merged
+    /// anew ([`crate::corpus::Merge::corpus`]) so far.
+    pub fn patched_count(&self) -> usize {
+        self.patched.load(Ordering::Relaxed)
     }
 
     /// How many times the search index was built (not taken from the
@@ -456,11 +465,23 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let variants = name_variants(&inputs.config, &content);
     let taxonomy = Taxonomy::arxiv();
     let corpus = timings.time("corpus", || {
-        let texts = options.rebuild_cache.as_ref().map(|c| &c.texts);
-        let corpus = Corpus::build(listings, taxonomy, &variants, texts, &diagnostics);
-        if let Some(texts) = texts {
-            texts.finish_build();
-        }
+        let corpus = match options.rebuild_cache.as_deref() {
+            Some(cache) => {
+                let mut merge = lock(&cache.merge);
+                let texts = &cache.texts;
+                let (corpus, patched) =
+                    merge.corpus(listings, taxonomy, &variants, texts, &diagnostics);
+                if patched {
+                    // The unchanged papers' texts were not looked up, but
+                    // are still in use.
+                    cache.patched.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    texts.finish_build();
+                }
+                corpus
+            }
+            None => Corpus::build(listings, taxonomy, &variants, &diagnostics),
+        };
         overrides::apply(corpus, &content.overrides, &diagnostics)
     });
     report.counts = [

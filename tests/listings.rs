@@ -33,7 +33,7 @@ fn corpus_of(dir: &Path) -> (Corpus, Diagnostics) {
         ));
     }
     let diagnostics = Diagnostics::new();
-    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
+    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], &diagnostics);
     (corpus, diagnostics)
 }
 
@@ -223,7 +223,7 @@ fn disagreeing_duplicates_warn_naming_both_places() {
         ParsedListing::new("seeds/a.txt".into(), parse(a.as_bytes()).unwrap().into()),
     ];
     let diagnostics = Diagnostics::new();
-    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
+    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], &diagnostics);
     assert_eq!(corpus.papers.len(), 1);
     assert_eq!(
         corpus.papers[0].year, 2020,
@@ -290,7 +290,7 @@ fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
         parse(text.as_bytes()).unwrap().into(),
     )];
     let diagnostics = Diagnostics::new();
-    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], None, &diagnostics);
+    let corpus = Corpus::build(listings, Taxonomy::arxiv(), &[], &diagnostics);
     let codes: Vec<(&str, &str)> = corpus
         .categories
         .iter()
@@ -390,6 +390,104 @@ proptest! {
         let text = lines.join("\n");
         if let Ok(listing) = parse(text.as_bytes()) {
             prop_assert!(listing.records.iter().all(|r| !r.categories.is_empty() && !r.title.is_empty()));
+        }
+    }
+}
+
+/// Titles for generated listings: two spellings of one paper, two papers
+/// whose slugs collide, and others.
+const TITLES: [&str; 7] = [
+    "Fast Graphs",
+    "Fast graphs!",
+    "Zoë Graphs",
+    "Zoe Graphs",
+    "Slow Trees",
+    r"A $\alpha$-Divergence Study",
+    "Learned Cost Models",
+];
+/// Category lines: known codes, an alias pair in two orders, an unknown code.
+const CATEGORY_LINES: [&str; 5] = [
+    "cs.DS",
+    "cs.LG cs.DS",
+    "zz.Unknown",
+    "math.CO",
+    "stat.ML, cs.LG",
+];
+/// Authors of the generated listings, by listing; Kenji Satō has two.
+const AUTHORS: [&str; 4] = ["Mei Lin", "Kenji Satō", "Kenji Satō", "Ana Lima"];
+
+/// A generated listing: its page number and records, each (title, year,
+/// abstract, category line) as indexes into the pools above.
+type Generated = (u32, Vec<(usize, u16, usize, usize)>);
+
+fn generated_listing() -> impl Strategy<Value = Generated> {
+    (
+        1u32..4,
+        proptest::collection::vec(
+            (
+                0..TITLES.len(),
+                2018u16..2021,
+                0..3usize,
+                0..CATEGORY_LINES.len(),
+            ),
+            1..5,
+        ),
+    )
+}
+
+/// Listing `index` as parsed from the text `generated` describes.
+fn parsed_listing(index: usize, (page, records): &Generated) -> ParsedListing {
+    let author = AUTHORS[index];
+    let mut text = format!(
+        "arXiv subjects\n\n{author}\n\nPublications and source records attributed to {author}.\n\nAt least 9 records · Page {page}Linked to original sources\n\n"
+    );
+    for &(title, year, abstract_text, categories) in records {
+        let abstract_text =
+            ["", "We study graphs.\n\n", "We study $x^2$ graphs.\n\n"][abstract_text];
+        text.push_str(&format!(
+            "arXiv{year}\n\n{}\n\n{abstract_text}{}↗\n\n",
+            TITLES[title], CATEGORY_LINES[categories]
+        ));
+    }
+    let listing = parse(text.as_bytes()).expect("generated listings parse");
+    ParsedListing::new(format!("seeds/{index}.txt").into(), listing.into())
+}
+
+proptest! {
+    /// `vellum serve`'s corpus, patched listing by listing, equals the
+    /// corpus `vellum build` merges from the same listings, with the same
+    /// warnings, after every edit: papers moving in the global order,
+    /// records of one paper taking turns being chosen, slugs colliding and
+    /// freed, categories and years coming and going, pages repeated.
+    #[test]
+    fn a_patched_corpus_equals_a_merged_one_after_every_edit(
+        first in proptest::collection::vec(generated_listing(), AUTHORS.len()),
+        edits in proptest::collection::vec(
+            proptest::collection::vec((0..AUTHORS.len(), generated_listing()), 1..3),
+            1..6,
+        ),
+    ) {
+        let mut listings: Vec<ParsedListing> =
+            first.iter().enumerate().map(|(i, g)| parsed_listing(i, g)).collect();
+        let mut merge = vellum::corpus::Merge::default();
+        let texts = vellum::text::TextMemo::default();
+        for step in 0..=edits.len() {
+            if step > 0 {
+                for (index, generated) in &edits[step - 1] {
+                    listings[*index] = parsed_listing(*index, generated);
+                }
+            }
+            let patched_warnings = Diagnostics::new();
+            let (patched, was_patched) =
+                merge.corpus(listings.clone(), Taxonomy::arxiv(), &[], &texts, &patched_warnings);
+            if !was_patched {
+                texts.finish_build();
+            }
+            prop_assert_eq!(was_patched, step > 0);
+            let merged_warnings = Diagnostics::new();
+            let merged = Corpus::build(listings.clone(), Taxonomy::arxiv(), &[], &merged_warnings);
+            prop_assert_eq!(format!("{patched:#?}"), format!("{merged:#?}"), "after edit {}", step);
+            prop_assert_eq!(patched_warnings.into_sorted(false), merged_warnings.into_sorted(false));
         }
     }
 }
