@@ -475,6 +475,11 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     );
     assert_eq!(cache.parsed_count(), 3);
     assert_eq!(cache.indexed_count(), 2, "a new title: a new index");
+    assert_eq!(
+        cache.patched_count(),
+        1,
+        "one listing edited: the corpus is patched"
+    );
 
     // A template: the pages that use it.
     let paper = root.join("themes/default/templates/paper.html");
@@ -552,6 +557,11 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     );
     assert_eq!(cache.parsed_count(), 4);
     assert_eq!(cache.indexed_count(), 4, "a new author: a new index");
+    assert_eq!(
+        cache.patched_count(),
+        4,
+        "a template, a content page or an override patch nothing in; a new listing is merged anew"
+    );
 
     // A deleted listing.
     std::fs::remove_file(root.join("seeds/mei.txt")).unwrap();
