@@ -16,7 +16,9 @@ time `vellum serve` itself reports, how many files it rendered (the rest
 were carried over), and the median of each stage (`serve --verbose`).
 
 Usage: bench/serve_bench.py [--sizes 10000,100000] [--runs 5] [--debounce-ms 50]
-Needs a release build (cargo build --release) and python3.
+                            [--vellum PATH]
+Needs a release build (cargo build --release) and python3. `--vellum`
+measures another binary (an older commit's, for an A/B comparison).
 """
 import argparse
 import http.client
@@ -99,15 +101,16 @@ def main():
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--debounce-ms", type=int, default=50)
+    parser.add_argument("--vellum", type=Path, default=VELLUM, help="the binary to measure")
     args = parser.parse_args()
-    if not VELLUM.exists():
+    if not args.vellum.exists():
         sys.exit("build first: cargo build --release")
     print(f"{'papers':>8} {'listing':>26} {'papers':>6} {'save→reload':>12} {'−debounce':>10} {'rebuild':>9} "
           f"{'complete':>11}")
     for size in [int(s) for s in args.sizes.split(",")]:
         site = site_for(corpus(size), size)
         server = subprocess.Popen(
-            [VELLUM, "serve", "--root", site, "--port", "0", "--debounce-ms", str(args.debounce_ms), "--verbose"],
+            [args.vellum, "serve", "--root", site, "--port", "0", "--debounce-ms", str(args.debounce_ms), "--verbose"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             line = ""

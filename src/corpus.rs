@@ -15,6 +15,15 @@
 //! ordered by [`crate::names::author_sort_key`], categories by group then
 //! code, years newest first.
 //!
+//! Patching: `vellum serve` keeps its last merge ([`Merge`]). When an edit
+//! changes a few listings and no listing comes, goes or changes author, only
+//! the papers those listings held or hold are made again; they are moved to
+//! their places in the global order, and what depends on them is made again
+//! from the kept parts: the slugs that collide with theirs (slugs depend only
+//! on the colliding titles, never on order), the author's pages and papers,
+//! every id renumbered, the category and year terms. The result equals a
+//! merge of the same listings, warnings included.
+//!
 //! The corpus is handed on, read-only, to [`crate::render`].
 
 use crate::categories::{Taxonomy, UNKNOWN_GROUP};

@@ -21,8 +21,9 @@
 //! is the author name model and ordering rule. Beside the pipeline:
 //! [`feeds`] (Atom, sitemap, robots.txt), [`check`] (link checker),
 //! [`init`] (new sites), [`serve`] with [`watch`] (local preview), whose
-//! incremental rebuilds use [`fingerprint`] (which pages to render again)
-//! and [`memo`] (values kept from the previous build).
+//! incremental rebuilds patch the last corpus ([`corpus::Merge`]) and use
+//! [`fingerprint`] (which pages to render again) and [`memo`] (values kept
+//! from the previous build).
 #![warn(missing_docs)]
 
 pub mod categories;
