@@ -27,6 +27,7 @@
 //! The corpus is handed on, read-only, to [`crate::render`].
 
 use crate::categories::{Taxonomy, UNKNOWN_GROUP};
+use crate::cite::citation_key;
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::listing::Listing;
 use crate::names::{author_sort_key, fold, NameParts};
@@ -127,8 +128,10 @@ pub struct Paper {
     pub categories: Vec<CategoryId>,
     /// Known authors: the owners of the listings holding the paper, in author order.
     pub authors: Vec<AuthorId>,
-    /// Citation key, unique in the corpus (`chu2024optimizing`); set by
-    /// [`crate::overrides::apply`].
+    /// Citation key (`chu2024optimizing`). From the merge: the key made
+    /// from the first known author, the year and the listed title
+    /// ([`listed_key`]), which may repeat; [`crate::overrides::apply`] makes
+    /// it unique and applies an override's author list or pinned key.
     pub key: String,
     /// What a per-paper override adds; without one, every paper shares
     /// one empty value ([`PaperDetails::none`]).
@@ -505,6 +508,7 @@ impl Merged {
                 .collect();
             paper.authors.sort_unstable();
             paper.authors.dedup();
+            paper.key = listed_key(&paper, &self.corpus.authors);
             if let Some(kept) = self.papers.get_mut(&draft.identity) {
                 kept.warnings = warnings;
             }
@@ -799,6 +803,9 @@ fn merge(
         .collect();
     let (authors, author_pages, author_warnings) =
         build_authors(&listings, author_pages, &paper_of_record, &mut papers);
+    papers
+        .par_iter_mut()
+        .for_each(|paper| paper.key = listed_key(paper, &authors));
     let ordered_categories = categories.order(&mut papers);
     let years = years_of(&papers);
     let corpus = Corpus {
@@ -861,6 +868,16 @@ fn merge(
         }
     });
     (corpus, kept)
+}
+
+/// The citation key of `paper` before any override: [`citation_key`] of
+/// its first known author's family name, its year and its title's identity.
+pub fn listed_key(paper: &Paper, authors: &[Author]) -> String {
+    let first = paper
+        .authors
+        .first()
+        .map_or("", |&a| authors[a].name.as_str());
+    citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
 }
 
 /// The global order of papers: year descending, then the folded title

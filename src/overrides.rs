@@ -95,26 +95,26 @@ pub fn apply(
 
 /// Gives every paper its citation key: a pinned one as given, else
 /// [`citation_key`] of its first author's family name (the complete list's
-/// first when known, else the first listed author), its year and its listed
-/// title. Keys that would repeat get `a`, `b`, … in paper order.
+/// first when known, else the first listed author: the merge's key,
+/// [`crate::corpus::listed_key`]), its year and its listed title. Keys
+/// that would repeat get `a`, `b`, … in paper order.
 fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
     let bases: Vec<String> = corpus
         .papers
-        .par_iter()
+        .par_iter_mut()
         .zip(&pinned)
         .map(|(paper, pinned)| {
             if let Some(key) = pinned {
                 return key.clone();
             }
-            let first = match &paper.details.complete_authors {
-                Some(names) => names[0].as_str(),
-                None => paper
-                    .authors
-                    .first()
-                    .map_or("", |&a| corpus.authors[a].name.as_str()),
-            };
-            // From the listed title's identity, before any correction.
-            citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
+            match &paper.details.complete_authors {
+                // From the listed title's identity, before any correction.
+                Some(names) => {
+                    let family = NameParts::split(&names[0]).family;
+                    citation_key(&family, paper.year, &paper.identity)
+                }
+                None => std::mem::take(&mut paper.key),
+            }
         })
         .collect();
     let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
