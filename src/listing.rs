@@ -182,6 +182,12 @@ enum BlockKind {
     Text,
 }
 
+/// Whether `path` names a listing file: `*.txt`, in any case (`seeds/WU.TXT`).
+pub fn is_listing(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("txt"))
+}
+
 /// Parses one listing file.
 ///
 /// Input: the file's bytes (UTF-8, an optional BOM, LF or CRLF line endings).

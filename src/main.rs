@@ -166,6 +166,7 @@ fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
         progress,
         rebuild_cache: None,
         defer_exports: false,
+        changed_paths: None,
     }
 }
 

@@ -8,7 +8,7 @@
 
 use crate::output::{MemorySink, SiteOutput};
 use crate::site::{build, BuildOptions, BuildReport};
-use crate::watch::{classify, Change};
+use crate::watch::{classify, is_temp_file, Change};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -255,6 +255,9 @@ fn start_watching(
     // it reaches the debouncer that owns it through a weak reference.
     let debouncer_slot: Arc<OnceLock<Weak<Mutex<Debouncer>>>> = Arc::default();
     let handler_slot = Arc::clone(&debouncer_slot);
+    // Whether a build has seen every change since the watcher started; only
+    // then do the events alone say what changed since the last build.
+    let mut watched_since_last_build = false;
     let debouncer = notify_debouncer_full::new_debouncer(
         options.debounce,
         None,
@@ -285,13 +288,28 @@ fn start_watching(
                 }
                 changes.insert(change);
             }
+            let changed = changed_paths(&handler_root, &events);
+            if changed
+                .iter()
+                .any(|p| p.starts_with("seeds") && !crate::listing::is_listing(p))
+            {
+                // A directory moved in or out of seeds/: its listings
+                // raise no events of their own.
+                changes.insert(Change::Listing);
+            }
             if changes.is_empty() {
                 return;
             }
             let start = Instant::now();
+            let rescan = events.iter().any(|e| e.need_rescan());
+            let options = BuildOptions {
+                changed_paths: (watched_since_last_build && !rescan).then_some(changed),
+                ..build_options.clone()
+            };
+            watched_since_last_build = true;
             // The sink keeps the last good site; later builds carry the pages
             // whose fingerprint did not change over from it.
-            let report = build(&build_options, &mut sink);
+            let report = build(&options, &mut sink);
             let what = changes
                 .iter()
                 .map(|c| format!("{c:?}").to_lowercase())
@@ -349,6 +367,22 @@ fn start_watching(
         }
     }
     Ok(debouncer)
+}
+
+/// The paths, relative to `root`, that `events` created, changed, renamed
+/// or removed, leaving out editors' temporary files ([`is_temp_file`]).
+fn changed_paths(root: &Path, events: &[notify_debouncer_full::DebouncedEvent]) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = events
+        .iter()
+        .filter(|e| is_change(&e.kind))
+        .flat_map(|e| e.paths.iter())
+        .filter_map(|p| p.strip_prefix(root).ok())
+        .filter(|p| !p.iter().any(|part| is_temp_file(&part.to_string_lossy())))
+        .map(Path::to_path_buf)
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 /// When `path` is one of the input directories, directly in the root: the

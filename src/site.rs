@@ -51,6 +51,15 @@ pub struct BuildOptions {
     /// serve` announces the reload first: a page does not wait for the
     /// site's data files, and a request for one waits until it is made.
     pub defer_exports: bool,
+    /// The input paths, relative to `root`, that changed since the last
+    /// build with the same [`BuildOptions::rebuild_cache`], when the caller
+    /// knows every one of them (`vellum serve`'s file watcher). `seeds/` is
+    /// then neither walked nor stamped again: the last build's list of
+    /// listings is patched with these paths, and only these are read. A
+    /// path under `seeds/` that is no listing (a directory moved in, say)
+    /// makes the build walk `seeds/` again. `None`: every listing's stamp
+    /// ([`FileStamp`]) is read.
+    pub changed_paths: Option<Vec<PathBuf>>,
 }
 
 /// Search index files: the hash of their inputs
@@ -87,6 +96,9 @@ pub struct RebuildCache {
     pages: Mutex<(PageFingerprints, PageFingerprints)>,
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
+    /// The listings the last build found, sorted; `None` when it stopped
+    /// before looking.
+    seeds: Mutex<Option<Vec<PathBuf>>>,
 }
 
 impl RebuildCache {
@@ -217,6 +229,37 @@ impl RebuildCache {
         rendered.sort();
         *lock(&self.rendered) = rendered;
         selected.into_iter().map(|i| &jobs[i]).collect()
+    }
+
+    /// The listings under `root` (the last build's, with `changed`,
+    /// relative paths, added or removed as they are now on disk); `None`
+    /// when there was no last list or a changed path under `seeds/` is
+    /// neither a listing nor hidden ([`list_files`] skips hidden paths).
+    fn patched_seeds(&self, root: &Path, changed: &[PathBuf]) -> Option<Vec<PathBuf>> {
+        let mut seeds = lock(&self.seeds).clone()?;
+        for relative in changed {
+            let Ok(inside) = relative.strip_prefix("seeds") else {
+                continue;
+            };
+            let hidden = inside
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            let path = root.join(relative);
+            if hidden {
+                continue;
+            }
+            if !listing::is_listing(relative) || path.is_dir() {
+                return None;
+            }
+            match (seeds.binary_search(&path), path.is_file()) {
+                (Ok(at), false) => {
+                    seeds.remove(at);
+                }
+                (Err(at), true) => seeds.insert(at, path),
+                _ => {}
+            }
+        }
+        Some(seeds)
     }
 
     /// Makes the pending page fingerprints those of the committed site.
@@ -439,6 +482,10 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let inputs = match loaded {
         Ok(inputs) => inputs,
         Err(d) => {
+            if let Some(cache) = &options.rebuild_cache {
+                // The changes this build was told of are not in any list.
+                *lock(&cache.seeds) = None;
+            }
             report.diagnostics = vec![d];
             report.timings = timings;
             return report;
@@ -456,6 +503,10 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             &inputs.seeds,
             root,
             options.rebuild_cache.as_deref(),
+            options
+                .changed_paths
+                .as_deref()
+                .filter(|_| inputs.seeds_patched),
             &diagnostics,
         )
     });
@@ -720,6 +771,10 @@ struct Inputs {
     config: Config,
     /// Listing paths; they are read as they are parsed.
     seeds: Vec<PathBuf>,
+    /// Whether `seeds` is the last build's list patched with
+    /// [`BuildOptions::changed_paths`], which then name every listing that
+    /// may have changed; otherwise `seeds/` was walked.
+    seeds_patched: bool,
     content: Vec<InputFile>,
     templates: Vec<(String, PathBuf, String)>,
     statics: Vec<InputFile>,
@@ -755,10 +810,18 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
     let site_statics = read_files(&root.join("static"), root, |_| true)?;
     statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
     statics.extend(site_statics);
+    let cache = options.rebuild_cache.as_deref();
+    let patched = cache
+        .zip(options.changed_paths.as_deref())
+        .and_then(|(cache, changed)| cache.patched_seeds(root, changed));
+    let seeds_patched = patched.is_some();
+    let seeds = patched.unwrap_or_else(|| list_files(&root.join("seeds"), listing::is_listing));
+    if let Some(cache) = cache {
+        *lock(&cache.seeds) = Some(seeds.clone());
+    }
     Ok(Inputs {
-        seeds: list_files(&root.join("seeds"), |p| {
-            p.extension().is_some_and(|e| e.eq_ignore_ascii_case("txt"))
-        }),
+        seeds,
+        seeds_patched,
         content: read_files(&root.join("content"), root, |p| {
             p.extension().is_some_and(|e| e == "md")
         })?,
@@ -843,7 +906,9 @@ const PARSE_CHUNK: usize = 512;
 /// `diagnostics`. With a `cache`, a file is taken from it instead of being
 /// parsed when its [`FileStamp`] is the one it had when it was last read
 /// (and it was not changed after that reading began, which a coarse clock
-/// could hide), or else when its bytes hash as before. Without a cache,
+/// could hide), or else when its bytes hash as before; a file not among
+/// `changed` (relative paths; [`BuildOptions::changed_paths`]) is taken
+/// from the cache without reading its stamp. Without a cache,
 /// files are parsed in path order, [`PARSE_CHUNK`] at a time, and each
 /// record repeating an earlier record's paper loses its abstract
 /// ([`ParsedListing::forget_repeated_abstracts`]).
@@ -851,6 +916,7 @@ fn parse_listings(
     paths: &[PathBuf],
     root: &Path,
     cache: Option<&RebuildCache>,
+    changed: Option<&[PathBuf]>,
     diagnostics: &Diagnostics,
 ) -> Vec<ParsedListing> {
     let dir = root.join("seeds");
@@ -905,7 +971,32 @@ fn parse_listings(
         Some((parsed, cached))
     };
     let parsed: Vec<(ParsedListing, Option<CachedListing>)> = match cache {
-        Some(_) => paths.par_iter().filter_map(parse_one).collect(),
+        Some(cache) => {
+            // The listings known unchanged, from the cache under one lock.
+            let untouched: Vec<Option<ParsedListing>> = match changed {
+                Some(changed) => {
+                    let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+                    let entries = lock(&cache.entries);
+                    paths
+                        .iter()
+                        .map(|path| {
+                            let shown = path.strip_prefix(root).unwrap_or(path);
+                            let cached = entries.get(shown).filter(|_| !changed.contains(shown));
+                            cached.map(|cached| cached.parsed.clone())
+                        })
+                        .collect()
+                }
+                None => vec![None; paths.len()],
+            };
+            paths
+                .par_iter()
+                .zip(untouched)
+                .filter_map(|(path, untouched)| match untouched {
+                    Some(parsed) => Some((parsed, None)),
+                    None => parse_one(path),
+                })
+                .collect()
+        }
         None => {
             // In path order, a chunk at a time: a record repeating an
             // earlier one's paper gives up its abstract once its chunk is
@@ -927,12 +1018,16 @@ fn parse_listings(
         }
     };
     if let Some(mut entries) = cache.map(|c| lock(&c.entries)) {
-        let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
-        entries.retain(|file, _| present.contains(file));
         for (p, cached) in &parsed {
             if let Some(cached) = cached {
                 entries.insert(p.file.clone(), cached.clone());
             }
+        }
+        // Every listing that parsed has its entry; more entries are files
+        // gone or no longer parsing.
+        if entries.len() > parsed.len() {
+            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
+            entries.retain(|file, _| present.contains(file));
         }
     }
     parsed.into_iter().map(|(p, _)| p).collect()

@@ -62,7 +62,7 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
     }
     match parts.as_slice() {
         ["site.toml"] => Some(Change::Config),
-        ["seeds", .., file] if file.to_ascii_lowercase().ends_with(".txt") => Some(Change::Listing),
+        ["seeds", .., file] if crate::listing::is_listing(Path::new(file)) => Some(Change::Listing),
         ["content", .., file] if file.ends_with(".md") => Some(Change::Content),
         ["templates", ..] | ["themes", _, "templates", ..] => Some(Change::Template),
         ["static", ..] | ["themes", _, "static", ..] => Some(Change::Static),

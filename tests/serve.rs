@@ -352,12 +352,24 @@ fn cached_equals_fresh(
     cache: &std::sync::Arc<vellum::site::RebuildCache>,
     cached: &mut vellum::output::MemorySink,
 ) -> Vec<String> {
+    told_equals_fresh(root, cache, cached, None)
+}
+
+/// [`cached_equals_fresh`], the rebuild told which input paths changed
+/// (relative to `root`), as `vellum serve`'s watcher tells it.
+fn told_equals_fresh(
+    root: &std::path::Path,
+    cache: &std::sync::Arc<vellum::site::RebuildCache>,
+    cached: &mut vellum::output::MemorySink,
+    changed_paths: Option<Vec<std::path::PathBuf>>,
+) -> Vec<String> {
     use vellum::output::MemorySink;
     use vellum::site::{build, BuildOptions};
     let options = BuildOptions {
         root: root.to_path_buf(),
         rebuild_cache: Some(cache.clone()),
         defer_exports: !cached.site.is_empty(),
+        changed_paths,
         ..BuildOptions::default()
     };
     let report = build(&options, cached);
@@ -375,6 +387,7 @@ fn cached_equals_fresh(
         &BuildOptions {
             rebuild_cache: None,
             defer_exports: false,
+            changed_paths: None,
             ..options
         },
         &mut fresh,
@@ -653,4 +666,87 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
         );
         assert_eq!(cache.parsed_count(), 1 + step);
     }
+}
+
+/// Told which paths changed (as `vellum serve`'s watcher tells it), a
+/// rebuild reads those listings only: a listing edited on disk but not
+/// named is not even stamped, until a path under `seeds/` that is no
+/// listing (a directory moved in) makes the rebuild walk `seeds/` again.
+#[test]
+fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
+    let mei = "Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \u{b7} Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
+    let site = temp_site(
+        &[
+            ("olumide.txt", &olumide_listing()),
+            ("mei.txt", mei.as_bytes()),
+        ],
+        "",
+    );
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert_eq!(cache.parsed_count(), 2);
+
+    // An edit, a listing added in a new directory, a deletion: all named.
+    let edited = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("Routing Tokens", "Steering Tokens");
+    write(root, "seeds/olumide.txt", edited.as_bytes());
+    write(
+        root,
+        "seeds/sub/ana.txt",
+        mei.replace("Mei Lin", "Ana Lima").as_bytes(),
+    );
+    std::fs::remove_file(root.join("seeds/mei.txt")).unwrap();
+    let named = [
+        "seeds/olumide.txt",
+        "seeds/sub/ana.txt",
+        "seeds/mei.txt",
+        "content/x.md",
+    ];
+    told_equals_fresh(
+        root,
+        &cache,
+        &mut sink,
+        Some(named.map(Into::into).to_vec()),
+    );
+    assert_eq!(cache.parsed_count(), 4, "the edited and the added listing");
+    assert!(sink.site.contains_key("authors/ana-lima/index.html"));
+    assert!(!sink.site.contains_key("authors/mei-lin/index.html"));
+
+    // Edited on disk, not named: taken from the cache, unread.
+    write(
+        root,
+        "seeds/sub/ana.txt",
+        mei.replace("Mei Lin", "Ana Lima")
+            .replace("Fast Graphs", "Faster Graphs")
+            .as_bytes(),
+    );
+    let options = vellum::site::BuildOptions {
+        root: root.to_path_buf(),
+        rebuild_cache: Some(cache.clone()),
+        changed_paths: Some(vec!["seeds/olumide.txt".into()]),
+        ..vellum::site::BuildOptions::default()
+    };
+    assert!(!vellum::site::build(&options, &mut sink).failed());
+    assert_eq!(
+        cache.parsed_count(),
+        4,
+        "nothing named changed: nothing read"
+    );
+    assert!(sink.site.contains_key("papers/fast-graphs/index.html"));
+
+    // A directory moved in: seeds/ is walked and stamped again, which
+    // finds its listing and the edit above.
+    std::fs::create_dir_all(root.join("seeds/group")).unwrap();
+    write(
+        root,
+        "seeds/group/kai.txt",
+        mei.replace("Mei Lin", "Kai Wu").as_bytes(),
+    );
+    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/group".into()]));
+    assert_eq!(cache.parsed_count(), 6);
+    assert!(sink.site.contains_key("authors/kai-wu/index.html"));
+    assert!(sink.site.contains_key("papers/faster-graphs/index.html"));
 }
