@@ -265,6 +265,37 @@ fn an_input_directory_created_after_start_is_watched() {
     assert_eq!(get(port, "/notes.txt"), (200, "second".to_string()));
 }
 
+/// A directory of listings moved into `seeds/` raises one event, for the
+/// directory: it is built all the same, and later edits, told to the
+/// rebuild by the watcher, are read.
+#[test]
+fn a_directory_of_listings_moved_into_seeds_is_built() {
+    let site = olumide_site();
+    let root = site.path();
+    let server = start(root);
+    let port = server.port;
+    let rx = events(port);
+    // An edit first: later rebuilds trust the watcher's paths.
+    retitle_and_wait(root, &rx, "Routing Tokens, Edited");
+    let outside = tempfile::tempdir().unwrap();
+    let listing = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("Olumide Adeyemi", "Kai Wu");
+    std::fs::create_dir(outside.path().join("group")).unwrap();
+    std::fs::write(outside.path().join("group/kai.txt"), &listing).unwrap();
+    std::fs::rename(outside.path().join("group"), root.join("seeds/group")).unwrap();
+    wait_for(&rx, "reload");
+    assert_eq!(get(port, "/authors/kai-wu/").0, 200);
+    atomic_save(
+        root,
+        "seeds/group/kai.txt",
+        &listing.replace("Kai Wu", "Kai Wu-Lin"),
+    );
+    wait_for(&rx, "reload");
+    assert_eq!(get(port, "/authors/kai-wu-lin/").0, 200);
+    assert_eq!(get(port, "/authors/kai-wu/").0, 404);
+}
+
 #[test]
 fn range_requests_get_the_asked_bytes() {
     let site = olumide_site();
