@@ -654,10 +654,24 @@ fn render_site(
             return (false, false);
         }
     };
-    let pages: rustc_hash::FxHashSet<&str> = files.iter().map(String::as_str).collect();
-    for (relative, shown, bytes) in statics {
-        let file = site.urls.output_file(&Route::Static { path: relative });
-        if pages.contains(file.as_str()) {
+    // A few static files against every page: the pages are looked up in
+    // a set of the static files, not the other way round.
+    let statics: Vec<(String, PathBuf, Vec<u8>)> = statics
+        .into_iter()
+        .map(|(relative, shown, bytes)| {
+            let file = site.urls.output_file(&Route::Static { path: relative });
+            (file, shown, bytes)
+        })
+        .collect();
+    let static_files: rustc_hash::FxHashSet<&str> =
+        statics.iter().map(|(file, _, _)| file.as_str()).collect();
+    let taken: rustc_hash::FxHashSet<&str> = files
+        .iter()
+        .filter(|file| static_files.contains(file.as_str()))
+        .map(String::as_str)
+        .collect();
+    for (file, shown, bytes) in statics {
+        if taken.contains(file.as_str()) {
             diagnostics.push(Diagnostic::error(
                 &shown,
                 0,
@@ -679,7 +693,7 @@ fn render_site(
         None => jobs.iter().collect(),
     };
     // The output paths are not needed again (1.8 million at 1,000,000 papers).
-    drop(pages);
+    drop(taken);
     drop(files);
     let corpus_json_left =
         options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));

@@ -248,6 +248,27 @@ fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
     );
 }
 
+/// A static file taking a generated page's path is an error naming both;
+/// the other static files are staged as usual.
+#[test]
+fn a_static_file_clashing_with_a_generated_page_is_an_error() {
+    let dir = olumide_site();
+    write(dir.path(), "static/authors/index.html", b"<p>mine</p>");
+    write(dir.path(), "static/notes.txt", b"notes");
+    let (report, _) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["static/authors/index.html: error: expected a path of its own, found /authors/index.html which is also a generated page"]
+    );
+    std::fs::remove_file(dir.path().join("static/authors/index.html")).unwrap();
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        site.get("notes.txt").map(|b| b.as_slice()),
+        Some(&b"notes"[..])
+    );
+}
+
 #[test]
 fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     let errors_dir = project().join("tests/fixtures/listings/errors");
