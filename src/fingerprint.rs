@@ -20,11 +20,12 @@
 //!
 //! Handed on: one fingerprint per job.
 
-use crate::corpus::{Corpus, PaperId};
+use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::feeds::FeedKind;
 use crate::render::{Job, Site, Templates};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Item hashes of one build, from which each job's fingerprint is made.
@@ -44,7 +45,8 @@ pub struct Fingerprints<'a> {
     corpus: u64,
     /// Every content page (a section lists its pages).
     content: u64,
-    /// The output files of the pages the sitemap lists, in plan order.
+    /// The output files of the pages the sitemap lists (their paths'
+    /// hashes), in plan order.
     listed: u64,
 }
 
@@ -54,14 +56,25 @@ fn hash_of(value: impl Hash) -> u64 {
     hasher.finish()
 }
 
+/// XXH3-64 of `words` in one call: cheaper than a streaming hash for the
+/// few hashes that make up one job's fingerprint.
+fn combine<const N: usize>(words: [u64; N]) -> u64 {
+    let mut bytes = [0u8; 64];
+    for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    xxhash_rust::xxh3::xxh3_64(&bytes[..8 * N.min(8)])
+}
+
 impl<'a> Fingerprints<'a> {
     /// Hashes every paper (in parallel) and author of `site`, and the
-    /// listed pages of `plan`, whose jobs write `files` (one per job).
+    /// listed pages of `plan`, whose jobs write files whose paths hash to
+    /// `paths` (XXH3-64, one per job).
     pub fn new(
         site: Site<'a>,
         templates: &'a Templates,
         plan: &[Job],
-        files: &[String],
+        paths: &[u64],
     ) -> Fingerprints<'a> {
         let corpus: &Corpus = site.corpus;
         let base = hash_of((format!("{:?}", site.config), site.urls.base_url()));
@@ -71,6 +84,20 @@ impl<'a> Fingerprints<'a> {
             corpus.years.len(),
             corpus.categories.len(),
         ));
+        // What a paper page shows of each author and category, hashed once.
+        let author_names: Vec<u64> = corpus
+            .authors
+            .par_iter()
+            .map(|a| hash_of((&a.name, &a.slug)))
+            .collect();
+        let category_names: Vec<u64> = corpus
+            .categories
+            .iter()
+            .map(|c| hash_of(((&c.code, &c.name, &c.slug), (&c.archive, &c.group))))
+            .collect();
+        // Most papers share the empty details.
+        let no_details = PaperDetails::none();
+        let no_details_hash = hash_of(&*no_details);
         let papers: Vec<u64> = corpus
             .papers
             .par_iter()
@@ -78,16 +105,23 @@ impl<'a> Fingerprints<'a> {
                 let mut h = Xxh3::new();
                 // A text's HTML and plain forms are made from its source alone.
                 let texts = (&paper.title.source, paper.abstract_text.source_hash);
-                (&paper.slug, &paper.key, texts).hash(&mut h);
-                (paper.year, &paper.details).hash(&mut h);
-                for &a in &paper.authors {
-                    (&corpus.authors[a].name, &corpus.authors[a].slug).hash(&mut h);
+                (&paper.slug, &paper.key, texts, paper.year).hash(&mut h);
+                if Arc::ptr_eq(&paper.details, &no_details) {
+                    h.write_u64(no_details_hash);
+                } else {
+                    paper.details.hash(&mut h);
                 }
-                for &c in &paper.categories {
-                    let category = &corpus.categories[c];
-                    (&category.code, &category.name, &category.slug).hash(&mut h);
-                    (&category.archive, &category.group).hash(&mut h);
-                }
+                // Counts first: an author cannot pass for a category.
+                h.write_usize(paper.authors.len());
+                paper
+                    .authors
+                    .iter()
+                    .for_each(|&a| h.write_u64(author_names[a]));
+                h.write_usize(paper.categories.len());
+                paper
+                    .categories
+                    .iter()
+                    .for_each(|&c| h.write_u64(category_names[c]));
                 h.finish()
             })
             .collect();
@@ -106,9 +140,9 @@ impl<'a> Fingerprints<'a> {
         let corpus_hash = hash_of((&papers, &authors));
         let content = hash_of(format!("{:?}", site.content.pages));
         let mut listed = Xxh3::new();
-        for (job, file) in plan.iter().zip(files) {
+        for (job, &path) in plan.iter().zip(paths) {
             if job.is_listed_page() {
-                file.hash(&mut listed);
+                listed.write_u64(path);
             }
         }
         Fingerprints {
@@ -243,14 +277,23 @@ impl<'a> Fingerprints<'a> {
                     )),
                 )
             }
-            Job::PaperExport(id, export) => (None, hash_of((self.papers[*id], export.ext()))),
+            Job::PaperExport(id, export) => (
+                None,
+                xxhash_rust::xxh3::xxh3_64_with_seed(export.ext().as_bytes(), self.papers[*id]),
+            ),
             Job::AuthorBib(id) => (None, papers(&corpus.authors[*id].papers)),
             Job::CorpusJson => (None, self.corpus),
         };
-        let template_hash = template.map(|name| {
-            let counts = self.templates.shows_counts(name).then_some(self.counts);
-            (self.templates.hash(name), counts)
-        });
-        hash_of((self.base, std::mem::discriminant(job), template_hash, own))
+        let mut kind = rustc_hash::FxHasher::default();
+        std::mem::discriminant(job).hash(&mut kind);
+        // No template, a template without counts, one with: distinct words.
+        let (template_hash, counts) = match template {
+            None => (0, 0),
+            Some(name) if self.templates.shows_counts(name) => {
+                (self.templates.hash(name), self.counts)
+            }
+            Some(name) => (self.templates.hash(name), 1),
+        };
+        combine([self.base, kind.finish(), template_hash, counts, own])
     }
 }

@@ -178,7 +178,8 @@ impl RebuildCache {
         take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
     }
 
-    /// Which of `jobs` (writing `files`) to render: those whose
+    /// Which of `jobs` (writing `files`, whose XXH3-64 hashes are `paths`)
+    /// to render: those whose
     /// fingerprint changed since the last commit or that the sink cannot
     /// carry over; the others are kept in `sink`. Their fingerprints wait
     /// for [`RebuildCache::commit`].
@@ -187,14 +188,11 @@ impl RebuildCache {
         site: &Site,
         jobs: &'j [Job],
         files: &[String],
+        paths: Vec<u64>,
         fingerprints: &Fingerprints,
         sink: &dyn Sink,
     ) -> Vec<&'j Job> {
         let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
-        let paths: Vec<u64> = files
-            .par_iter()
-            .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
-            .collect();
         let mut pages = lock(&self.pages);
         let (committed, _) = &*pages;
         // The sitemap is the one job that may write several files.
@@ -687,8 +685,12 @@ fn render_site(
     }
     let mut selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
         Some(cache) => timings.time("select", || {
-            let fingerprints = Fingerprints::new(*site, &templates, &jobs, &files);
-            cache.select(site, &jobs, &files, &fingerprints, sink)
+            let paths: Vec<u64> = files
+                .par_iter()
+                .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
+                .collect();
+            let fingerprints = Fingerprints::new(*site, &templates, &jobs, &paths);
+            cache.select(site, &jobs, &files, paths, &fingerprints, sink)
         }),
         None => jobs.iter().collect(),
     };

@@ -655,6 +655,22 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         pages,
         "site.toml: every page"
     );
+
+    // An author renamed, family name kept: the pages of their papers name
+    // them anew, though each paper's own fields, its key included, are
+    // unchanged.
+    write(
+        root,
+        "seeds/sub/ana.txt",
+        &String::from_utf8_lossy(other)
+            .replace("Mei Lin", "Ana-Maria Lima")
+            .into_bytes(),
+    );
+    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    assert!(
+        rendered.contains(&"papers/fast-graphs/index.html".to_string()),
+        "{rendered:?}"
+    );
 }
 
 #[test]
