@@ -91,9 +91,12 @@ pub struct RebuildCache {
     merge: Mutex<crate::corpus::Merge>,
     patched: AtomicUsize,
     corpus_json: crate::memo::Memo<std::sync::Arc<[u8]>>,
-    /// (committed, pending): the pages of the last committed site, and of
-    /// the build in progress, which become committed with the sink's commit.
-    pages: Mutex<(PageFingerprints, PageFingerprints)>,
+    /// (committed, pending): the pages of the committed sites, and those of
+    /// the build in progress whose fingerprint is new, which are added with
+    /// the sink's commit. A page gone from the site keeps its entry: should
+    /// its path come back with the same fingerprint, the sink no longer
+    /// holds its file ([`Sink::keep`]), so it is rendered.
+    pages: Mutex<(PageFingerprints, Vec<(u64, u64)>)>,
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
     /// The listings the last build found, sorted; `None` when it stopped
@@ -222,7 +225,10 @@ impl RebuildCache {
             render[owner] |= !kept;
         }
         let selected: Vec<usize> = (0..jobs.len()).filter(|&i| render[i]).collect();
-        pages.1 = paths.into_iter().zip(prints).collect();
+        pages.1 = (0..jobs.len())
+            .filter(|&i| !unchanged[i])
+            .map(|i| (paths[i], prints[i]))
+            .collect();
         let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
         rendered.sort();
         *lock(&self.rendered) = rendered;
@@ -260,10 +266,11 @@ impl RebuildCache {
         Some(seeds)
     }
 
-    /// Makes the pending page fingerprints those of the committed site.
+    /// Adds the pending page fingerprints to those of the committed sites.
     fn commit(&self) {
         let mut pages = lock(&self.pages);
-        pages.0 = std::mem::take(&mut pages.1);
+        let pending = std::mem::take(&mut pages.1);
+        pages.0.extend(pending);
     }
 }
 
