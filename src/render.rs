@@ -196,15 +196,19 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
         .map(|job| site.urls.output_file(&site.route(job)))
         .collect();
     // Output file → index of the job writing it; described only on a
-    // clash. The generated pages' paths are borrowed; the few files added
-    // below (content pages, feeds, aliases) are owned by `added`.
-    let taken: rustc_hash::FxHashMap<&str, usize> = generated
-        .iter()
-        .enumerate()
-        .map(|(index, file)| (file.as_str(), index))
-        .collect();
+    // clash. The generated pages' paths are borrowed, and mapped only when
+    // a content page or an alias is checked against them; the few files
+    // added below (content pages, feeds, aliases) are owned by `added`.
+    let taken: std::cell::OnceCell<rustc_hash::FxHashMap<&str, usize>> = std::cell::OnceCell::new();
     let mut added: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
     let owner = |added: &rustc_hash::FxHashMap<String, usize>, file: &str| {
+        let taken = taken.get_or_init(|| {
+            generated
+                .iter()
+                .enumerate()
+                .map(|(index, file)| (file.as_str(), index))
+                .collect()
+        });
         taken.get(file).or_else(|| added.get(file)).copied()
     };
     let mut files: Vec<String> = Vec::new();
