@@ -321,6 +321,9 @@ pub struct MemorySink {
     /// Files of [`MemorySink::site`] carried over since [`Sink::begin`],
     /// by the address of their shared path ([`path_address`]).
     kept: Mutex<rustc_hash::FxHashSet<usize>>,
+    /// The bytes of every file of [`MemorySink::site`], counted as files
+    /// come and go rather than read back from each file.
+    bytes: u64,
 }
 
 /// The address of a shared path: the same for every clone of it, so it
@@ -335,11 +338,12 @@ impl MemorySink {
     /// ([`crate::site::DeferredExports`]).
     pub fn add(&mut self, files: Vec<(String, Vec<u8>)>) {
         let site = Arc::make_mut(&mut self.site);
-        site.extend(
-            files
-                .into_iter()
-                .map(|(path, bytes)| (Arc::from(path), Arc::new(bytes))),
-        );
+        for (path, bytes) in files {
+            self.bytes += bytes.len() as u64;
+            if let Some(old) = site.insert(Arc::from(path), Arc::new(bytes)) {
+                self.bytes -= old.len() as u64;
+            }
+        }
     }
 }
 
@@ -376,9 +380,21 @@ impl Sink for MemorySink {
             pending.iter().map(|(path, _)| Arc::clone(path)).collect();
         let mut site = SiteOutput::clone(&self.site);
         let before = site.len();
-        site.retain(|path, _| kept.contains(&path_address(path)) || put.contains(path));
+        let mut bytes = self.bytes;
+        site.retain(|path, old| {
+            let stays = kept.contains(&path_address(path)) || put.contains(path);
+            if !stays {
+                bytes -= old.len() as u64;
+            }
+            stays
+        });
         let removed = before - site.len();
-        site.extend(pending);
+        for (path, new) in pending {
+            bytes += new.len() as u64;
+            if let Some(old) = site.insert(path, new) {
+                bytes -= old.len() as u64;
+            }
+        }
         let written = put
             .iter()
             .filter(|path| self.site.get(&**path) != site.get(&**path))
@@ -387,9 +403,10 @@ impl Sink for MemorySink {
             files: site.len(),
             written,
             removed,
-            bytes: site.values().map(|b| b.len() as u64).sum(),
+            bytes,
         };
         self.site = Arc::new(site);
+        self.bytes = bytes;
         Ok(stats)
     }
 
@@ -515,6 +532,33 @@ mod tests {
             .begin()
             .is_err());
         assert!(dir.path().join("src/main.rs").is_file());
+    }
+
+    /// The memory sink counts its bytes as files come and go: after puts,
+    /// keeps, drops, a path put twice and files added after a commit, the
+    /// count equals the bytes of the files it holds.
+    #[test]
+    fn memory_sink_counts_the_bytes_it_holds() {
+        let mut sink = MemorySink::default();
+        let held = |sink: &MemorySink| sink.site.values().map(|b| b.len() as u64).sum::<u64>();
+        let first = put_all(&mut sink, &[("a", "1234"), ("b", "12"), ("c", "123456")]);
+        assert_eq!((first.files, first.bytes), (3, 12));
+        sink.begin().unwrap();
+        assert_eq!(sink.keep(&["a", "gone"]), [true, false]);
+        sink.put("b", b"123".to_vec()).unwrap();
+        sink.put("d", b"1".to_vec()).unwrap();
+        sink.put("d", b"12345".to_vec()).unwrap();
+        let second = sink.commit().unwrap();
+        // a kept (4), b replaced (3), c dropped, d put twice, the last wins (5).
+        assert_eq!((second.files, second.removed, second.bytes), (3, 1, 12));
+        assert_eq!(second.bytes, held(&sink));
+        sink.add(vec![
+            ("a".into(), b"1".to_vec()),
+            ("e".into(), b"12".to_vec()),
+        ]);
+        let third = put_all(&mut sink, &[("a", "1"), ("e", "12")]);
+        assert_eq!((third.files, third.written, third.bytes), (2, 0, 3));
+        assert_eq!(third.bytes, held(&sink));
     }
 
     fn stream(sink: &dyn Sink, path: &str, text: &str) -> io::Result<()> {
