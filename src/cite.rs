@@ -86,6 +86,19 @@ fn key_part(s: &str) -> String {
         .collect()
 }
 
+/// The letters that tell repeated citation keys apart, in paper order:
+/// `1` → `a`, `26` → `z`, `27` → `aa`.
+pub fn key_suffix(mut n: usize) -> String {
+    let mut letters = Vec::new();
+    while n > 0 {
+        n -= 1;
+        letters.push(b'a' + (n % 26) as u8);
+        n /= 26;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
+}
+
 /// Citation key: family name + year + first non-stop title word, e.g. `chu2024optimizing`.
 ///
 /// - `first_author_family`: family name of the first author, without particles
@@ -524,6 +537,13 @@ pub fn csl_json(r: &CiteRecord) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_suffixes() {
+        assert_eq!(key_suffix(1), "a");
+        assert_eq!(key_suffix(26), "z");
+        assert_eq!(key_suffix(27), "aa");
+    }
 
     const HOSTILE: &str = r"50% of {GPUs} & <5% cost_x $O(n^2)$ \textbf{Fast}";
 

@@ -27,7 +27,7 @@
 //! The corpus is handed on, read-only, to [`crate::render`].
 
 use crate::categories::{Taxonomy, UNKNOWN_GROUP};
-use crate::cite::citation_key;
+use crate::cite::{citation_key, key_suffix};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::listing::Listing;
 use crate::names::{author_sort_key, fold, NameParts};
@@ -128,10 +128,11 @@ pub struct Paper {
     pub categories: Vec<CategoryId>,
     /// Known authors: the owners of the listings holding the paper, in author order.
     pub authors: Vec<AuthorId>,
-    /// Citation key (`chu2024optimizing`). From the merge: the key made
-    /// from the first known author, the year and the listed title
-    /// ([`listed_key`]), which may repeat; [`crate::overrides::apply`] makes
-    /// it unique and applies an override's author list or pinned key.
+    /// Citation key, unique in the corpus (`chu2024optimizing`,
+    /// `chu2024optimizinga`). From the merge: the key made from the first
+    /// known author, the year and the listed title ([`listed_key`]), with
+    /// `a`, `b`, … in paper order where it repeats; [`crate::overrides::apply`]
+    /// makes them again when an override gives an author list or a key.
     pub key: String,
     /// What a per-paper override adds; without one, every paper shares
     /// one empty value ([`PaperDetails::none`]).
@@ -312,7 +313,9 @@ impl Corpus {
         variants: &[NameVariant],
         diagnostics: &Diagnostics,
     ) -> Corpus {
-        merge(listings, taxonomy, variants, None, false, diagnostics).0
+        let (corpus, _) = merge(listings, taxonomy, variants, None, false, diagnostics);
+        // Held nowhere else: not copied.
+        Arc::unwrap_or_clone(corpus)
     }
 }
 
@@ -346,7 +349,7 @@ impl Merge {
         variants: &[NameVariant],
         texts: &TextMemo,
         diagnostics: &Diagnostics,
-    ) -> (Corpus, bool) {
+    ) -> (Arc<Corpus>, bool) {
         listings.sort_by(|a, b| a.file.cmp(&b.file));
         if let Some(merged) = &mut self.last {
             if let Some(changed) = merged.changed(&listings, variants) {
@@ -354,7 +357,7 @@ impl Merge {
                     merged.patch(index, listings[index].clone(), taxonomy, texts);
                 }
                 merged.report(diagnostics);
-                return (merged.corpus.clone(), true);
+                return (Arc::clone(&merged.corpus), true);
             }
         }
         self.last = None;
@@ -378,19 +381,30 @@ struct Merged {
     author_pages: Vec<Vec<usize>>,
     /// Paper identity → its records, paper and warnings.
     papers: FxHashMap<Arc<str>, KeptPaper>,
-    /// Per paper id, the title's sort key ([`fold`] of its plain text).
-    sort_keys: Vec<Arc<str>>,
-    /// Per paper id, the slug of its title before uniqueness
-    /// ([`slugify`]), which [`assign_unique_slugs`] groups by.
-    base_slugs: Vec<Arc<str>>,
+    /// Per paper id, what orders it and what its slug and key are made of.
+    bases: Vec<PaperBases>,
     /// Every category met so far; the corpus's are those in use.
     categories: CategoryTable,
     /// Per author, the warnings about its pages.
     author_warnings: Vec<Vec<Diagnostic>>,
     /// Warnings about name variants.
     variant_warnings: Vec<Diagnostic>,
-    /// The corpus made.
-    corpus: Corpus,
+    /// The corpus made, shared with the builds that use it.
+    corpus: Arc<Corpus>,
+}
+
+/// What a [`Merged`] keeps of each paper besides the paper: what orders
+/// it, and what its unique slug and citation key are made from.
+#[derive(Debug)]
+struct PaperBases {
+    /// The title's sort key ([`fold`] of its plain text).
+    sort_key: Arc<str>,
+    /// The title's slug before uniqueness ([`slugify`]), which
+    /// [`assign_unique_slugs`] groups by.
+    slug: Arc<str>,
+    /// The citation key before uniqueness ([`listed_key`]), which
+    /// [`assign_keys`] groups by.
+    key: String,
 }
 
 /// One paper of a [`Merged`]: its records as (listing index, record
@@ -430,6 +444,8 @@ impl Merged {
     /// the slugs sharing a base with a moved paper, the author's pages and
     /// papers, the category and year terms are made again.
     fn patch(&mut self, index: usize, new: ParsedListing, taxonomy: &Taxonomy, texts: &TextMemo) {
+        // Copied only while a build still holds the last corpus.
+        let corpus = Arc::make_mut(&mut self.corpus);
         let old = std::mem::replace(&mut self.listings[index], new);
         let new_keys = Arc::clone(&self.listings[index].keys);
         // The papers whose records change, each once, with their old ids.
@@ -489,11 +505,15 @@ impl Merged {
                 (paper, key, codes, warnings)
             })
             .collect();
-        let mut moved_bases: FxHashSet<Arc<str>> = replaced
+        let mut moved_slugs: FxHashSet<Arc<str>> = replaced
             .iter()
-            .map(|&(_, id)| Arc::clone(&self.base_slugs[id]))
+            .map(|&(_, id)| Arc::clone(&self.bases[id].slug))
             .collect();
-        let mut incoming: Vec<(Paper, Arc<str>, Arc<str>)> = Vec::with_capacity(made.len());
+        let mut moved_keys: FxHashSet<String> = replaced
+            .iter()
+            .map(|&(_, id)| self.bases[id].key.clone())
+            .collect();
+        let mut incoming: Vec<(Paper, PaperBases)> = Vec::with_capacity(made.len());
         for ((mut paper, key, codes, warnings), draft) in made.into_iter().zip(&drafts) {
             for code in codes {
                 let id = self.categories.intern(taxonomy, code);
@@ -508,49 +528,52 @@ impl Merged {
                 .collect();
             paper.authors.sort_unstable();
             paper.authors.dedup();
-            paper.key = listed_key(&paper, &self.corpus.authors);
             if let Some(kept) = self.papers.get_mut(&draft.identity) {
                 kept.warnings = warnings;
             }
-            let base = texts.slug(&paper.title.plain);
-            moved_bases.insert(Arc::clone(&base));
-            incoming.push((paper, key, base));
+            let bases = PaperBases {
+                sort_key: key,
+                slug: texts.slug(&paper.title.plain),
+                key: listed_key(&paper, &corpus.authors),
+            };
+            moved_slugs.insert(Arc::clone(&bases.slug));
+            moved_keys.insert(bases.key.clone());
+            incoming.push((paper, bases));
         }
-        incoming.sort_unstable_by(|a, b| global_order((&a.0, &a.1), (&b.0, &b.1)));
+        incoming
+            .sort_unstable_by(|a, b| global_order((&a.0, &a.1.sort_key), (&b.0, &b.1.sort_key)));
 
         // The unchanged papers keep their order; the incoming ones are
         // merged in. Category ids become the table's until reordered.
-        let table_id: Vec<usize> = self
-            .corpus
+        let table_id: Vec<usize> = corpus
             .categories
             .iter()
             .map(|c| self.categories.by_code[&c.code])
             .collect();
-        let old_papers = std::mem::take(&mut self.corpus.papers);
+        let old_papers = std::mem::take(&mut corpus.papers);
         let mut gone = vec![false; old_papers.len()];
         for &(_, id) in &replaced {
             gone[id] = true;
         }
-        // (paper, sort key, base slug) in the new order.
+        // (paper, its bases) in the new order.
         let count = old_papers.len() - replaced.len() + incoming.len();
-        let mut ordered: Vec<(Paper, Arc<str>, Arc<str>)> = Vec::with_capacity(count);
+        let mut ordered: Vec<(Paper, PaperBases)> = Vec::with_capacity(count);
         let mut new_id = vec![PaperId::MAX; old_papers.len()];
         // Incoming papers as they are placed: (identity, new id).
         let mut placed: Vec<(Arc<str>, PaperId)> = Vec::with_capacity(drafts.len());
-        let mut place = |next: (Paper, Arc<str>, Arc<str>), ordered: &mut Vec<_>| {
+        let mut place = |next: (Paper, PaperBases), ordered: &mut Vec<_>| {
             placed.push((Arc::clone(&next.0.identity), ordered.len()));
             ordered.push(next);
         };
         let mut incoming = incoming.into_iter().peekable();
-        let old_keys = std::mem::take(&mut self.sort_keys);
-        let old_bases = std::mem::take(&mut self.base_slugs);
-        let unchanged = old_papers.into_iter().zip(old_keys).zip(old_bases);
-        for (old_id, ((mut paper, key), base)) in unchanged.enumerate() {
+        let old_bases = std::mem::take(&mut self.bases);
+        for (old_id, (mut paper, bases)) in old_papers.into_iter().zip(old_bases).enumerate() {
             if gone[old_id] {
                 continue;
             }
-            while let Some((next, next_key, _)) = incoming.peek() {
-                if global_order((next, next_key), (&paper, &key)) != std::cmp::Ordering::Less {
+            while let Some((next, next_bases)) = incoming.peek() {
+                let order = global_order((next, &next_bases.sort_key), (&paper, &bases.sort_key));
+                if order != std::cmp::Ordering::Less {
                     break;
                 }
                 place(incoming.next().expect("peeked"), &mut ordered);
@@ -559,17 +582,10 @@ impl Merged {
                 *id = table_id[*id];
             }
             new_id[old_id] = ordered.len();
-            ordered.push((paper, key, base));
+            ordered.push((paper, bases));
         }
         incoming.for_each(|next| place(next, &mut ordered));
-        let mut papers: Vec<Paper> = Vec::with_capacity(count);
-        let mut sort_keys: Vec<Arc<str>> = Vec::with_capacity(count);
-        let mut base_slugs: Vec<Arc<str>> = Vec::with_capacity(count);
-        for (paper, key, base) in ordered {
-            papers.push(paper);
-            sort_keys.push(key);
-            base_slugs.push(base);
-        }
+        let (mut papers, bases): (Vec<Paper>, Vec<PaperBases>) = ordered.into_iter().unzip();
         for kept in self.papers.values_mut() {
             if kept.id != PaperId::MAX && !gone[kept.id] {
                 kept.id = new_id[kept.id];
@@ -590,20 +606,26 @@ impl Merged {
         // Slugs: only papers sharing a base slug with a moved one can
         // change ([`assign_unique_slugs`] looks only at colliding titles).
         let members: Vec<PaperId> = (0..papers.len())
-            .filter(|&id| moved_bases.contains(&base_slugs[id]))
+            .filter(|&id| moved_slugs.contains(&bases[id].slug))
             .collect();
         let items = members
             .iter()
-            .map(|&id| (papers[id].title.source.as_str(), base_slugs[id].to_string()))
+            .map(|&id| (papers[id].title.source.as_str(), bases[id].slug.to_string()))
             .collect();
         for (&id, slug) in members.iter().zip(assign_unique_slugs(items)) {
             papers[id].slug = slug;
         }
+        // Keys likewise: a repeated key's letters follow paper order, which
+        // only a moved paper changes.
+        let members: Vec<PaperId> = (0..papers.len())
+            .filter(|&id| moved_keys.contains(&bases[id].key))
+            .collect();
+        assign_keys(&mut papers, |id| &bases[id].key, &members);
 
         // The author of the listing: its pages and papers again; the
         // others' papers renumbered.
         let owner = self.author_of_listing[index];
-        for (author_id, author) in self.corpus.authors.iter_mut().enumerate() {
+        for (author_id, author) in corpus.authors.iter_mut().enumerate() {
             if author_id != owner {
                 author.papers.iter_mut().for_each(|id| *id = new_id[*id]);
             }
@@ -620,17 +642,16 @@ impl Merged {
                 }
             }
         }
-        let author = &mut self.corpus.authors[owner];
+        let author = &mut corpus.authors[owner];
         author.pages = pages;
         author.claimed_total = claimed_total;
         author.papers = own;
         self.author_warnings[owner] = warnings;
 
-        self.corpus.categories = self.categories.order(&mut papers);
-        self.corpus.years = years_of(&papers);
-        self.corpus.papers = papers;
-        self.sort_keys = sort_keys;
-        self.base_slugs = base_slugs;
+        corpus.categories = self.categories.order(&mut papers);
+        corpus.years = years_of(&papers);
+        corpus.papers = papers;
+        self.bases = bases;
     }
 
     /// Hands every warning of the merge to `diagnostics`.
@@ -656,7 +677,7 @@ fn merge(
     texts: Option<&TextMemo>,
     keep: bool,
     diagnostics: &Diagnostics,
-) -> (Corpus, Option<Merged>) {
+) -> (Arc<Corpus>, Option<Merged>) {
     listings.sort_by(|a, b| a.file.cmp(&b.file));
 
     // Authors first: each author's listings, in author order.
@@ -803,17 +824,20 @@ fn merge(
         .collect();
     let (authors, author_pages, author_warnings) =
         build_authors(&listings, author_pages, &paper_of_record, &mut papers);
-    papers
-        .par_iter_mut()
-        .for_each(|paper| paper.key = listed_key(paper, &authors));
+    let listed_keys: Vec<String> = papers
+        .par_iter()
+        .map(|paper| listed_key(paper, &authors))
+        .collect();
+    let all: Vec<PaperId> = (0..papers.len()).collect();
+    assign_keys(&mut papers, |id| &listed_keys[id], &all);
     let ordered_categories = categories.order(&mut papers);
     let years = years_of(&papers);
-    let corpus = Corpus {
+    let corpus = Arc::new(Corpus {
         papers,
         authors,
         categories: ordered_categories,
         years,
-    };
+    });
     let all_warnings = variant_warnings
         .iter()
         .chain(author_warnings.iter().flatten())
@@ -841,30 +865,31 @@ fn merge(
                 (draft.identity, kept)
             })
             .collect();
-        let base_slugs = match texts {
-            Some(memo) => corpus
-                .papers
-                .iter()
-                .map(|p| memo.slug(&p.title.plain))
-                .collect(),
-            None => corpus
-                .papers
-                .iter()
-                .map(|p| slugify(&p.title.plain).into())
-                .collect(),
-        };
+        let bases = corpus
+            .papers
+            .iter()
+            .zip(sort_keys)
+            .zip(listed_keys)
+            .map(|((paper, sort_key), key)| PaperBases {
+                sort_key,
+                slug: match texts {
+                    Some(memo) => memo.slug(&paper.title.plain),
+                    None => slugify(&paper.title.plain).into(),
+                },
+                key,
+            })
+            .collect();
         Merged {
             listings,
             variants: variants.to_vec(),
             author_of_listing,
             author_pages,
             papers,
-            sort_keys,
-            base_slugs,
+            bases,
             categories,
             author_warnings,
             variant_warnings,
-            corpus: corpus.clone(),
+            corpus: Arc::clone(&corpus),
         }
     });
     (corpus, kept)
@@ -878,6 +903,28 @@ pub fn listed_key(paper: &Paper, authors: &[Author]) -> String {
         .first()
         .map_or("", |&a| authors[a].name.as_str());
     citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
+}
+
+/// Gives each paper of `ids` (ascending: every paper whose listed key,
+/// `listed(id)`, is one of theirs) its citation key: the listed key when no
+/// other paper has it, else that key with `a`, `b`, … in paper order
+/// ([`key_suffix`]).
+fn assign_keys<'a>(papers: &mut [Paper], listed: impl Fn(PaperId) -> &'a str, ids: &[PaperId]) {
+    let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
+    for &id in ids {
+        *uses.entry(listed(id)).or_default() += 1;
+    }
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
+    for &id in ids {
+        let base = listed(id);
+        papers[id].key = if uses[base] == 1 {
+            base.to_string()
+        } else {
+            let n = seen.entry(base).or_default();
+            *n += 1;
+            format!("{base}{}", key_suffix(*n))
+        };
+    }
 }
 
 /// The global order of papers: year descending, then the folded title

@@ -9,9 +9,9 @@
 //! override naming no paper is a warning. Hands on the same [`Corpus`]
 //! shape, ids renumbered when papers were removed.
 
-use crate::cite::citation_key;
+use crate::cite::{citation_key, key_suffix};
 use crate::content::PaperOverride;
-use crate::corpus::{Corpus, PaperDetails, PaperId};
+use crate::corpus::{listed_key, Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::names::NameParts;
 use crate::text::Text;
@@ -113,7 +113,7 @@ fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
                     let family = NameParts::split(&names[0]).family;
                     citation_key(&family, paper.year, &paper.identity)
                 }
-                None => std::mem::take(&mut paper.key),
+                None => listed_key(paper, &corpus.authors),
             }
         })
         .collect();
@@ -128,21 +128,9 @@ fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
         } else {
             let n = seen.entry(base).or_default();
             *n += 1;
-            format!("{base}{}", suffix(*n))
+            format!("{base}{}", key_suffix(*n))
         };
     }
-}
-
-/// `1` → `a`, `26` → `z`, `27` → `aa`.
-fn suffix(mut n: usize) -> String {
-    let mut letters = Vec::new();
-    while n > 0 {
-        n -= 1;
-        letters.push(b'a' + (n % 26) as u8);
-        n /= 26;
-    }
-    letters.reverse();
-    String::from_utf8(letters).unwrap_or_default()
 }
 
 /// Removes the papers marked in `hidden`, renumbering paper and category
@@ -187,17 +175,5 @@ fn remove_papers(corpus: &mut Corpus, hidden: &[bool]) {
             .iter()
             .filter_map(|&c| category_id[c])
             .collect();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_suffixes() {
-        assert_eq!(suffix(1), "a");
-        assert_eq!(suffix(26), "z");
-        assert_eq!(suffix(27), "aa");
     }
 }

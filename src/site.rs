@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What to build and how.
@@ -417,7 +417,7 @@ pub struct BuildReport {
 pub struct DeferredExports {
     config: crate::config::Config,
     urls: UrlMap,
-    corpus: Corpus,
+    corpus: Arc<Corpus>,
     content: Content,
     cache: Option<std::sync::Arc<RebuildCache>>,
     corpus_json: bool,
@@ -536,9 +536,15 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
                 }
                 corpus
             }
-            None => Corpus::build(listings, taxonomy, &variants, &diagnostics),
+            None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
         };
-        overrides::apply(corpus, &content.overrides, &diagnostics)
+        if content.overrides.is_empty() {
+            // Shared with the rebuild cache's merge, not copied.
+            corpus
+        } else {
+            let corpus = Arc::unwrap_or_clone(corpus);
+            Arc::new(overrides::apply(corpus, &content.overrides, &diagnostics))
+        }
     });
     report.counts = [
         corpus.papers.len(),
