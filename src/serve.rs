@@ -80,9 +80,13 @@ struct Served {
 }
 
 impl Served {
-    /// Serves the sink's last committed site from now on.
-    fn show(&self, sink: &MemorySink) {
-        *self.site.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&sink.site);
+    /// Serves the sink's last committed site from now on. Returns the site
+    /// served until now, for the caller to drop when nothing waits (at
+    /// 100,000 papers, dropping a site's map of 478,000 files takes about
+    /// 10 ms).
+    fn show(&self, sink: &MemorySink) -> Arc<SiteOutput> {
+        let mut site = self.site.write().unwrap_or_else(|e| e.into_inner());
+        std::mem::replace(&mut *site, Arc::clone(&sink.site))
     }
 }
 
@@ -321,13 +325,14 @@ fn start_watching(
                 None => {
                     // Pages first; requests for missing files wait for the rest.
                     served.exports_ready.send_replace(report.exports.is_none());
-                    served.show(&sink);
+                    let previous = served.show(&sink);
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
                     let _ = served.notices.send(Notice::Reload);
+                    drop(previous);
                     if let Some(exports) = &report.exports {
                         let start = Instant::now();
                         sink.add(exports.make());
-                        served.show(&sink);
+                        drop(served.show(&sink));
                         served.exports_ready.send_replace(true);
                         if verbose {
                             println!(
