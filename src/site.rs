@@ -255,7 +255,9 @@ impl RebuildCache {
             if !listing::is_listing(relative) || path.is_dir() {
                 return None;
             }
-            match (seeds.binary_search(&path), path.is_file()) {
+            // As the walk finds files: not through a symbolic link.
+            let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+            match (seeds.binary_search(&path), is_file) {
                 (Ok(at), false) => {
                     seeds.remove(at);
                 }

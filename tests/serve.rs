@@ -796,4 +796,16 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     assert_eq!(cache.parsed_count(), 6);
     assert!(sink.site.contains_key("authors/kai-wu/index.html"));
     assert!(sink.site.contains_key("papers/faster-graphs/index.html"));
+
+    // A symbolic link to a listing: skipped, as the walk skips it.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        let lee = outside.path().join("lee.txt");
+        std::fs::write(&lee, mei.replace("Mei Lin", "Lee Kim")).unwrap();
+        std::os::unix::fs::symlink(&lee, root.join("seeds/lee.txt")).unwrap();
+        told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/lee.txt".into()]));
+        assert!(!sink.site.contains_key("authors/lee-kim/index.html"));
+        std::fs::remove_file(root.join("seeds/lee.txt")).unwrap();
+    }
 }
