@@ -331,17 +331,20 @@ pub struct Merge {
 const PATCH_LIMIT: usize = 8;
 
 impl Merge {
-    /// The corpus of `listings`, the same as [`Corpus::build`] would make
-    /// with `texts`, with the same warnings. When the listings are the same
+    /// The corpus of `listings`, equal to the one [`Corpus::build`] makes,
+    /// with the same warnings; titles and abstracts are converted through
+    /// `texts`. When the listings are the same
     /// files as last time, each by the same author, the `variants` are the
     /// same and at most [`PATCH_LIMIT`] listings changed (a listing is
     /// unchanged when it shares its parsed content with the last one, as
     /// the rebuild cache hands it on), only the changed listings' papers are
     /// made again and patched into the last corpus; otherwise every listing
-    /// is merged anew. Returns the corpus and whether it was patched. Cost
-    /// of a patch: its papers' conversion, plus passes over every paper
-    /// and id that only move or compare them (at 100,000 papers, tens of
-    /// milliseconds instead of about a second).
+    /// is merged anew. Returns the corpus, shared with this merge (a later
+    /// patch copies it only while a build still holds it), and whether it
+    /// was patched. Cost of a patch: its papers' conversion, plus passes
+    /// over every paper and id that only move or compare them (at 100,000
+    /// papers about 20 ms, against about 450 ms for a merge in `vellum
+    /// serve`).
     pub fn corpus(
         &mut self,
         mut listings: Vec<ParsedListing>,
