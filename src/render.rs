@@ -132,7 +132,7 @@ impl Site<'_> {
             Job::Alias(ref path, _) => Route::Alias { path: path.clone() },
             Job::PaperExport(id, export) => Route::PaperExport {
                 slug: self.corpus.papers[id].slug.clone(),
-                ext: export.ext().to_string(),
+                ext: export.ext(),
             },
             Job::AuthorBib(id) => Route::AuthorBib {
                 slug: self.corpus.authors[id].slug.clone(),
