@@ -127,7 +127,7 @@ impl<'a> Fingerprints<'a> {
             .collect();
         let authors: Vec<u64> = corpus
             .authors
-            .iter()
+            .par_iter()
             .map(|author| {
                 let profile = site.content.profiles.get(&author.slug);
                 hash_of((
