@@ -623,7 +623,7 @@ impl Merged {
         let members: Vec<PaperId> = (0..papers.len())
             .filter(|&id| moved_keys.contains(&bases[id].key))
             .collect();
-        assign_keys(&mut papers, |id| &bases[id].key, &members);
+        assign_keys(&mut papers, |id| &bases[id].key, |_| false, &members);
 
         // The author of the listing: its pages and papers again; the
         // others' papers renumbered.
@@ -832,7 +832,7 @@ fn merge(
         .map(|paper| listed_key(paper, &authors))
         .collect();
     let all: Vec<PaperId> = (0..papers.len()).collect();
-    assign_keys(&mut papers, |id| &listed_keys[id], &all);
+    assign_keys(&mut papers, |id| &listed_keys[id], |_| false, &all);
     let ordered_categories = categories.order(&mut papers);
     let years = years_of(&papers);
     let corpus = Arc::new(Corpus {
@@ -908,19 +908,25 @@ pub fn listed_key(paper: &Paper, authors: &[Author]) -> String {
     citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
 }
 
-/// Gives each paper of `ids` (ascending: every paper whose listed key,
-/// `listed(id)`, is one of theirs) its citation key: the listed key when no
-/// other paper has it, else that key with `a`, `b`, … in paper order
-/// ([`key_suffix`]).
-fn assign_keys<'a>(papers: &mut [Paper], listed: impl Fn(PaperId) -> &'a str, ids: &[PaperId]) {
+/// Gives each paper of `ids` (ascending: every paper whose base key,
+/// `base(id)`, is one of theirs) its citation key: the base key when no
+/// other paper has it or when it is `pinned(id)` (an override's key, which
+/// still counts as a use), else the base key with `a`, `b`, … in paper
+/// order ([`key_suffix`]).
+pub(crate) fn assign_keys<'a>(
+    papers: &mut [Paper],
+    base: impl Fn(PaperId) -> &'a str,
+    pinned: impl Fn(PaperId) -> bool,
+    ids: &[PaperId],
+) {
     let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
     for &id in ids {
-        *uses.entry(listed(id)).or_default() += 1;
+        *uses.entry(base(id)).or_default() += 1;
     }
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     for &id in ids {
-        let base = listed(id);
-        papers[id].key = if uses[base] == 1 {
+        let base = base(id);
+        papers[id].key = if uses[base] == 1 || pinned(id) {
             base.to_string()
         } else {
             let n = seen.entry(base).or_default();

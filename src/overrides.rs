@@ -9,9 +9,9 @@
 //! override naming no paper is a warning. Hands on the same [`Corpus`]
 //! shape, ids renumbered when papers were removed.
 
-use crate::cite::{citation_key, key_suffix};
+use crate::cite::citation_key;
 use crate::content::PaperOverride;
-use crate::corpus::{listed_key, Corpus, PaperDetails, PaperId};
+use crate::corpus::{assign_keys, listed_key, Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::names::NameParts;
 use crate::text::Text;
@@ -89,7 +89,7 @@ pub fn apply(
         .filter(|&id| !hidden[id])
         .map(|id| pinned[id].clone())
         .collect();
-    assign_keys(&mut corpus, pinned);
+    make_keys(&mut corpus, pinned);
     corpus
 }
 
@@ -98,7 +98,7 @@ pub fn apply(
 /// first when known, else the first listed author: the merge's key,
 /// [`crate::corpus::listed_key`]), its year and its listed title. Keys
 /// that would repeat get `a`, `b`, … in paper order.
-fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
+fn make_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
     let bases: Vec<String> = corpus
         .papers
         .par_iter_mut()
@@ -117,20 +117,9 @@ fn assign_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
             }
         })
         .collect();
-    let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
-    for base in &bases {
-        *uses.entry(base).or_default() += 1;
-    }
-    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-    for ((paper, base), pinned) in corpus.papers.iter_mut().zip(&bases).zip(&pinned) {
-        paper.key = if uses[base.as_str()] == 1 || pinned.is_some() {
-            base.clone()
-        } else {
-            let n = seen.entry(base).or_default();
-            *n += 1;
-            format!("{base}{}", key_suffix(*n))
-        };
-    }
+    let all: Vec<PaperId> = (0..bases.len()).collect();
+    let pinned = |id: PaperId| pinned[id].is_some();
+    assign_keys(&mut corpus.papers, |id| &bases[id], pinned, &all);
 }
 
 /// Removes the papers marked in `hidden`, renumbering paper and category

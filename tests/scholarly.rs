@@ -736,3 +736,63 @@ fn every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Papers whose citation keys would repeat get `a`, `b`, … in paper order
+/// (year descending, then title); a key pinned by an override stays as
+/// given and still counts as a use, so the other papers of that key get
+/// letters.
+#[test]
+fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
+    let dir = temp_site(
+        &[(
+            "ana.txt",
+            &listing(
+                "Ana Lima",
+                &[
+                    ("Graphs Are Fast", 2024, "A.", "cs.DS"),
+                    ("Graphs Are Slow", 2024, "B.", "cs.DS"),
+                    ("Graphs Are Big", 2024, "C.", "cs.DS"),
+                    ("Trees", 2024, "D.", "cs.DS"),
+                ],
+            ),
+        )],
+        "",
+    );
+    let key_of = |site: &SiteOutput, slug: &str| {
+        let bib = text(site, &format!("papers/{slug}/{slug}.bib"));
+        bib["@misc{".len()..bib.find(',').unwrap()].to_string()
+    };
+    let slugs = [
+        "graphs-are-big",
+        "graphs-are-fast",
+        "graphs-are-slow",
+        "trees",
+    ];
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        slugs.map(|slug| key_of(&site, slug)),
+        [
+            "lima2024graphsa",
+            "lima2024graphsb",
+            "lima2024graphsc",
+            "lima2024trees"
+        ]
+    );
+    write(
+        dir.path(),
+        "content/papers/graphs-are-fast.md",
+        b"+++\nkey = \"lima2024graphs\"\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        slugs.map(|slug| key_of(&site, slug)),
+        [
+            "lima2024graphsa",
+            "lima2024graphs",
+            "lima2024graphsb",
+            "lima2024trees"
+        ]
+    );
+}
