@@ -4,7 +4,10 @@
 //! injected only into served HTML, never into `build` output. A failed
 //! rebuild keeps serving the last good site, prints `file:line: message`
 //! and shows the errors as an overlay in open pages; fixing the input
-//! recovers. Serving never touches `public/`.
+//! recovers. Serving never touches `public/`. Each rebuild is told the
+//! paths the watcher saw change ([`crate::site::BuildOptions::changed_paths`])
+//! from the second rebuild on (the first one, and one after a watcher
+//! rescan, looks at every listing), so it reads only those listings.
 
 use crate::output::{MemorySink, SiteOutput};
 use crate::site::{build, BuildOptions, BuildReport};

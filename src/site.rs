@@ -3,7 +3,9 @@
 //! load content ([`crate::content`]) and templates, plan and render
 //! ([`crate::render`]), then hand the finished site to a sink
 //! ([`crate::output`]) — timing each stage. Every problem is collected; the
-//! sink is only called when there is no error.
+//! sink is only called when there is no error. With a [`RebuildCache`]
+//! (`vellum serve`), a rebuild reads, merges, renders and stages only what
+//! changed since the last build, and its result equals a full build's.
 
 use crate::categories::Taxonomy;
 use crate::config::{normalise_base_url, Config};
