@@ -335,7 +335,7 @@ impl Merge {
     /// with the same warnings; titles and abstracts are converted through
     /// `texts`. When the listings are the same
     /// files as last time, each by the same author, the `variants` are the
-    /// same and at most [`PATCH_LIMIT`] listings changed (a listing is
+    /// same and at most 8 listings changed (`PATCH_LIMIT`; a listing is
     /// unchanged when it shares its parsed content with the last one, as
     /// the rebuild cache hands it on), only the changed listings' papers are
     /// made again and patched into the last corpus; otherwise every listing

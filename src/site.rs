@@ -60,7 +60,7 @@ pub struct BuildOptions {
     /// listings is patched with these paths, and only these are read. A
     /// path under `seeds/` that is no listing (a directory moved in, say)
     /// makes the build walk `seeds/` again. `None`: every listing's stamp
-    /// ([`FileStamp`]) is read.
+    /// (size, modification and change times, inode) is read.
     pub changed_paths: Option<Vec<PathBuf>>,
 }
 
@@ -74,14 +74,14 @@ type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 type PageFingerprints = rustc_hash::FxHashMap<u64, u64>;
 
 /// What one build leaves for the next: parsed listings by path, with the
-/// XXH3-64 hash of the bytes they were parsed from and the file's
-/// [`FileStamp`] ([`CachedListing`]; only files that
-/// parsed; a build drops the entries of files that are gone), the last
-/// search index and its analysed documents, the last merge of the listings
-/// into a corpus (patched when few listings changed), converted titles and abstracts,
-/// `corpus.json`'s paper entries, and the fingerprint of every page of the last committed
-/// site, so that a page whose fingerprint is unchanged is carried over
-/// from the sink instead of rendered.
+/// XXH3-64 hash of the bytes they were parsed from and the file's stamp
+/// (size, times, inode; only files that parsed; a build drops the entries
+/// of files that are gone), the list of listings found, the last search
+/// index and its analysed documents, the last merge of the listings into a
+/// corpus (patched when few listings changed), converted titles and
+/// abstracts, `corpus.json`'s paper entries, and the fingerprint of every
+/// page committed so far, so that a page whose fingerprint is unchanged is
+/// carried over from the sink instead of rendered.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
     entries: Mutex<HashMap<PathBuf, CachedListing>>,
