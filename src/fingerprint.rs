@@ -41,7 +41,8 @@ pub struct Fingerprints<'a> {
     papers: Vec<u64>,
     /// Per author: what the author's own view and profile show.
     authors: Vec<u64>,
-    /// Every paper and author, in order.
+    /// Every paper and author, in order, and each author's papers in
+    /// listing order.
     corpus: u64,
     /// Every content page (a section lists its pages).
     content: u64,
@@ -137,7 +138,18 @@ impl<'a> Fingerprints<'a> {
                 ))
             })
             .collect();
-        let corpus_hash = hash_of((&papers, &authors));
+        // Each author's papers in listing order (`corpus.json` lists them
+        // so), by their hashes: ids shift whenever a paper moves.
+        let memberships: Vec<u64> = corpus
+            .authors
+            .par_iter()
+            .map(|author| {
+                let mut h = Xxh3::new();
+                author.papers.iter().for_each(|&p| h.write_u64(papers[p]));
+                h.finish()
+            })
+            .collect();
+        let corpus_hash = hash_of((&papers, &authors, &memberships));
         let content = hash_of(format!("{:?}", site.content.pages));
         let mut listed = Xxh3::new();
         for (job, &path) in plan.iter().zip(paths) {

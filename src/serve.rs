@@ -11,7 +11,7 @@
 
 use crate::output::{MemorySink, SiteOutput};
 use crate::site::{build, BuildOptions, BuildReport};
-use crate::watch::{classify, is_temp_file, Change};
+use crate::watch::{classify, is_ignored, Change};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -378,14 +378,14 @@ fn start_watching(
 }
 
 /// The paths, relative to `root`, that `events` created, changed, renamed
-/// or removed, leaving out editors' temporary files ([`is_temp_file`]).
+/// or removed, leaving out those no build reads ([`is_ignored`]).
 fn changed_paths(root: &Path, events: &[notify_debouncer_full::DebouncedEvent]) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = events
         .iter()
         .filter(|e| is_change(&e.kind))
         .flat_map(|e| e.paths.iter())
         .filter_map(|p| p.strip_prefix(root).ok())
-        .filter(|p| !p.iter().any(|part| is_temp_file(&part.to_string_lossy())))
+        .filter(|p| !is_ignored(p))
         .map(Path::to_path_buf)
         .collect();
     paths.sort();

@@ -264,6 +264,11 @@ impl RebuildCache {
                     seeds.remove(at);
                 }
                 (Err(at), true) => seeds.insert(at, path),
+                // A directory named like a listing, moved out: its
+                // listings, sorted right after its path, are gone.
+                (Err(at), false) if seeds.get(at).is_some_and(|next| next.starts_with(&path)) => {
+                    return None;
+                }
                 _ => {}
             }
         }
@@ -1007,15 +1012,26 @@ fn parse_listings(
     let parsed: Vec<(ParsedListing, Option<CachedListing>)> = match cache {
         Some(cache) => {
             // The listings known unchanged, from the cache under one lock.
+            // A hard link of a changed file changed with it: listings
+            // sharing its inode are read again too.
             let untouched: Vec<Option<ParsedListing>> = match changed {
                 Some(changed) => {
                     let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+                    let inodes: HashSet<u64> = changed
+                        .iter()
+                        .filter_map(|relative| FileStamp::of(&root.join(relative)))
+                        .map(|stamp| stamp.inode)
+                        .collect();
                     let entries = lock(&cache.entries);
                     paths
                         .iter()
                         .map(|path| {
                             let shown = path.strip_prefix(root).unwrap_or(path);
-                            let cached = entries.get(shown).filter(|_| !changed.contains(shown));
+                            let cached = entries.get(shown).filter(|cached| {
+                                let linked =
+                                    cached.stamp.is_some_and(|s| inodes.contains(&s.inode));
+                                !changed.contains(shown) && !linked
+                            });
                             cached.map(|cached| cached.parsed.clone())
                         })
                         .collect()

@@ -44,9 +44,19 @@ pub fn is_temp_file(name: &str) -> bool {
         .any(|suffix| name.ends_with(suffix))
 }
 
+/// Whether a path (relative to the site root) is one no build reads, as
+/// the builds' walks skip them: under a hidden directory, or an editor's
+/// temporary file ([`is_temp_file`]). A directory with a temp-like name
+/// (`old~/`) is not skipped: the walks read the files in it.
+pub fn is_ignored(relative: &Path) -> bool {
+    let mut parts = relative.iter().map(|part| part.to_string_lossy());
+    let name = parts.next_back();
+    parts.any(|part| part.starts_with('.')) || name.is_some_and(|name| is_temp_file(&name))
+}
+
 /// Classifies a changed path (absolute, or relative to `root`). `None`
 /// for paths that do not affect the site: outside the watched inputs, in
-/// the output directory, or temporary files.
+/// the output directory, or ignored ([`is_ignored`]).
 pub fn classify(root: &Path, path: &Path) -> Option<Change> {
     let relative = path.strip_prefix(root).unwrap_or(path);
     let parts: Vec<&str> = relative
@@ -56,8 +66,8 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
             _ => None,
         })
         .collect();
-    let name = *parts.last()?;
-    if parts.iter().any(|p| is_temp_file(p)) || is_temp_file(name) {
+    parts.last()?;
+    if is_ignored(relative) {
         return None;
     }
     match parts.as_slice() {
@@ -99,6 +109,9 @@ mod tests {
             // Editors' temporary, swap and backup files.
             ("/site/seeds/.wu.txt.swp", None),
             ("/site/seeds/wu.txt~", None),
+            ("/site/seeds/old~/wu.txt", Some(Change::Listing)),
+            ("/site/seeds/x.bck/wu.txt", Some(Change::Listing)),
+            ("/site/seeds/.git/wu.txt", None),
             ("/site/seeds/#wu.txt#", None),
             ("/site/seeds/.#wu.txt", None),
             ("/site/seeds/4913", None),

@@ -797,6 +797,44 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     assert!(sink.site.contains_key("authors/kai-wu/index.html"));
     assert!(sink.site.contains_key("papers/faster-graphs/index.html"));
 
+    // A hard link of a listing, edited in place under its other name: it
+    // changed too, though only that name is told.
+    #[cfg(unix)]
+    {
+        std::fs::hard_link(root.join("seeds/olumide.txt"), root.join("seeds/a0.txt")).unwrap();
+        told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/a0.txt".into()]));
+        let linked = std::fs::read_to_string(root.join("seeds/olumide.txt")).unwrap();
+        std::fs::write(
+            root.join("seeds/olumide.txt"),
+            linked.replace("Steering Tokens", "Guiding Tokens"),
+        )
+        .unwrap();
+        told_equals_fresh(
+            root,
+            &cache,
+            &mut sink,
+            Some(vec!["seeds/olumide.txt".into()]),
+        );
+        assert!(sink
+            .site
+            .contains_key("papers/guiding-tokens-in-mixture-of-experts/index.html"));
+        std::fs::remove_file(root.join("seeds/a0.txt")).unwrap();
+        told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/a0.txt".into()]));
+    }
+
+    // A directory named like a listing, moved in and out: walked both times.
+    let outside = tempfile::tempdir().unwrap();
+    write(
+        root,
+        "seeds/grp.txt/gina.txt",
+        mei.replace("Mei Lin", "Gina Dir").as_bytes(),
+    );
+    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/grp.txt".into()]));
+    assert!(sink.site.contains_key("authors/gina-dir/index.html"));
+    std::fs::rename(root.join("seeds/grp.txt"), outside.path().join("grp.txt")).unwrap();
+    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/grp.txt".into()]));
+    assert!(!sink.site.contains_key("authors/gina-dir/index.html"));
+
     // A symbolic link to a listing: skipped, as the walk skips it.
     #[cfg(unix)]
     {
@@ -808,4 +846,32 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         assert!(!sink.site.contains_key("authors/lee-kim/index.html"));
         std::fs::remove_file(root.join("seeds/lee.txt")).unwrap();
     }
+}
+
+/// An author's papers keep listing order in `corpus.json`: reordering a
+/// listing's records makes it again, though no paper and no count changed.
+#[test]
+fn reordering_a_listings_records_makes_corpus_json_again() {
+    let record =
+        |title: &str, year: u16| format!("arXiv{year}\n\n{title}\n\nWe study it.\n\ncs.DS\n\n");
+    let head = "Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 2 records \u{b7} Page 1\n\n";
+    let (alpha, beta) = (record("Alpha Paper", 2023), record("Beta Paper", 2022));
+    let site = temp_site(
+        &[("mei.txt", format!("{head}{alpha}{beta}").as_bytes())],
+        "",
+    );
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &cache, &mut sink);
+    write(
+        root,
+        "seeds/mei.txt",
+        format!("{head}{beta}{alpha}").as_bytes(),
+    );
+    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    assert!(
+        rendered.contains(&"corpus.json".to_string()),
+        "{rendered:?}"
+    );
 }
