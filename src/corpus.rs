@@ -308,11 +308,12 @@ impl Corpus {
     /// RSS fell by about 320 MB). Each chosen record also gives up its
     /// abstract's paragraphs as the abstract is made.
     pub fn build(
-        listings: Vec<ParsedListing>,
+        mut listings: Vec<ParsedListing>,
         taxonomy: &Taxonomy,
         variants: &[NameVariant],
         diagnostics: &Diagnostics,
     ) -> Corpus {
+        listings.sort_by(|a, b| a.file.cmp(&b.file));
         let (corpus, _) = merge(listings, taxonomy, variants, None, false, diagnostics);
         // Held nowhere else: not copied.
         Arc::unwrap_or_clone(corpus)
@@ -671,8 +672,9 @@ impl Merged {
     }
 }
 
-/// [`Corpus::build`]; with `keep`, also what [`Merge::corpus`] needs to
-/// patch the result later, and every record's texts are left in place.
+/// [`Corpus::build`] of `listings`, sorted by path; with `keep`, also what
+/// [`Merge::corpus`] needs to patch the result later, and every record's
+/// texts are left in place.
 fn merge(
     mut listings: Vec<ParsedListing>,
     taxonomy: &Taxonomy,
@@ -681,8 +683,6 @@ fn merge(
     keep: bool,
     diagnostics: &Diagnostics,
 ) -> (Arc<Corpus>, Option<Merged>) {
-    listings.sort_by(|a, b| a.file.cmp(&b.file));
-
     // Authors first: each author's listings, in author order.
     let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (index, parsed) in listings.iter().enumerate() {

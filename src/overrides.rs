@@ -21,13 +21,18 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
-/// and assigns citation keys. Warnings: an override whose slug is no
-/// paper's, an empty `authors` list.
+/// and assigns citation keys again. Without overrides the corpus is handed
+/// back as it is, shared, not copied: the merge's keys are already unique.
+/// Warnings: an override whose slug is no paper's, an empty `authors` list.
 pub fn apply(
-    mut corpus: Corpus,
+    corpus: Arc<Corpus>,
     overrides: &BTreeMap<String, PaperOverride>,
     diagnostics: &Diagnostics,
-) -> Corpus {
+) -> Arc<Corpus> {
+    if overrides.is_empty() {
+        return corpus;
+    }
+    let mut corpus = Arc::unwrap_or_clone(corpus);
     let by_slug: FxHashMap<&str, PaperId> = corpus
         .papers
         .iter()
@@ -90,7 +95,7 @@ pub fn apply(
         .map(|id| pinned[id].clone())
         .collect();
     make_keys(&mut corpus, pinned);
-    corpus
+    Arc::new(corpus)
 }
 
 /// Gives every paper its citation key: a pinned one as given, else

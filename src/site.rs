@@ -103,7 +103,7 @@ pub struct RebuildCache {
     rendered: Mutex<Vec<String>>,
     /// The listings the last build found, sorted; `None` when it stopped
     /// before looking.
-    seeds: Mutex<Option<Vec<PathBuf>>>,
+    seeds: Mutex<Option<Arc<Vec<PathBuf>>>>,
 }
 
 impl RebuildCache {
@@ -241,8 +241,11 @@ impl RebuildCache {
     /// relative paths, added or removed as they are now on disk); `None`
     /// when there was no last list or a changed path under `seeds/` is
     /// neither a listing nor hidden ([`list_files`] skips hidden paths).
-    fn patched_seeds(&self, root: &Path, changed: &[PathBuf]) -> Option<Vec<PathBuf>> {
-        let mut seeds = lock(&self.seeds).clone()?;
+    /// The list is taken from the cache and patched in place: the last
+    /// build no longer holds it, so it is not copied.
+    fn patched_seeds(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
+        let mut shared = lock(&self.seeds).take()?;
+        let seeds = Arc::make_mut(&mut shared);
         for relative in changed {
             let Ok(inside) = relative.strip_prefix("seeds") else {
                 continue;
@@ -272,7 +275,7 @@ impl RebuildCache {
                 _ => {}
             }
         }
-        Some(seeds)
+        Some(shared)
     }
 
     /// Adds the pending page fingerprints to those of the committed sites.
@@ -547,13 +550,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             }
             None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
         };
-        if content.overrides.is_empty() {
-            // Shared with the rebuild cache's merge, not copied.
-            corpus
-        } else {
-            let corpus = Arc::unwrap_or_clone(corpus);
-            Arc::new(overrides::apply(corpus, &content.overrides, &diagnostics))
-        }
+        overrides::apply(corpus, &content.overrides, &diagnostics)
     });
     report.counts = [
         corpus.papers.len(),
@@ -809,7 +806,7 @@ fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics)
 struct Inputs {
     config: Config,
     /// Listing paths; they are read as they are parsed.
-    seeds: Vec<PathBuf>,
+    seeds: Arc<Vec<PathBuf>>,
     /// Whether `seeds` is the last build's list patched with
     /// [`BuildOptions::changed_paths`], which then name every listing that
     /// may have changed; otherwise `seeds/` was walked.
@@ -854,9 +851,10 @@ fn read_inputs(root: &Path, options: &BuildOptions) -> Result<Inputs, Diagnostic
         .zip(options.changed_paths.as_deref())
         .and_then(|(cache, changed)| cache.patched_seeds(root, changed));
     let seeds_patched = patched.is_some();
-    let seeds = patched.unwrap_or_else(|| list_files(&root.join("seeds"), listing::is_listing));
+    let seeds =
+        patched.unwrap_or_else(|| Arc::new(list_files(&root.join("seeds"), listing::is_listing)));
     if let Some(cache) = cache {
-        *lock(&cache.seeds) = Some(seeds.clone());
+        *lock(&cache.seeds) = Some(Arc::clone(&seeds));
     }
     Ok(Inputs {
         seeds,
