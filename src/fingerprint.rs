@@ -1,7 +1,7 @@
 //! Incremental rendering: a fingerprint of each [`Job`]'s inputs, made
 //! without rendering it, so that `vellum serve` renders again only the jobs
 //! whose fingerprint changed and carries every other file over from the
-//! last build ([`crate::output::Sink::keep`]).
+//! last build ([`crate::output::Sink::carry_over`]).
 //!
 //! A fingerprint is an XXH3-64 hash over what the job's output is made of:
 //! the site-wide values every page shares (configuration, base URL), the

@@ -8,8 +8,10 @@
 //!   them into place on commit: files whose bytes did not change are never
 //!   rewritten (they keep their modification time), stale files are removed.
 //! - [`MemorySink`] keeps the site in memory (for `serve`); it can also
-//!   carry a file over unchanged from its last commit ([`Sink::keep`]),
-//!   which incremental rebuilds use for pages whose inputs did not change.
+//!   carry files over unchanged from its last commit, which incremental
+//!   rebuilds use for pages whose inputs did not change: named one by one
+//!   ([`Sink::keep`]), or all but the files named dropped
+//!   ([`Sink::carry_over`]).
 //! - [`NullSink`] only counts (for `check`).
 
 use std::io;
@@ -64,10 +66,25 @@ pub trait Sink: Sync {
     /// without rendering it again; returns, one per path, whether the sink
     /// could (it still holds that file). Sinks that keep no previous site
     /// return `false` for every path, and the caller renders the files
-    /// instead. One call for many paths: `vellum serve` carries about
-    /// 48,000 files over per rebuild at 10,000 papers.
+    /// instead. One call for many paths: a rebuild that cannot use
+    /// [`Sink::carry_over`] keeps about 48,000 files at 10,000 papers.
     fn keep(&self, paths: &[&str]) -> Vec<bool> {
         vec![false; paths.len()]
+    }
+    /// The commit this sink holds: a number no other commit of any sink
+    /// in this process shares, kept by [`MemorySink::add`]; `None` when
+    /// the sink keeps no previous site or has committed nothing.
+    fn last_commit(&self) -> Option<u64> {
+        None
+    }
+    /// When the sink still holds commit `commit` ([`Sink::last_commit`]),
+    /// makes the next commit start from all of that commit's files but
+    /// `dropped` (a path put in this build replaces its file either way),
+    /// so the caller names the few files that go instead of the many that
+    /// stay ([`Sink::keep`]). Returns whether it does; calls in one build
+    /// add up their `dropped` paths. By default `false`.
+    fn carry_over(&self, _commit: u64, _dropped: &[&str]) -> bool {
+        false
     }
     /// Makes the files put since [`Sink::begin`] the whole site.
     fn commit(&mut self) -> io::Result<WriteStats>;
@@ -309,12 +326,19 @@ fn remove_stale(dir: &Path, keep: &rustc_hash::FxHashSet<u64>) -> io::Result<usi
 ///
 /// A commit starts from a copy of the last site's map, which shares every
 /// path and file and needs no hashing, then drops the files that were
-/// neither carried over nor put, and adds the files put. So a rebuild that
-/// carries most files over costs one pass over the map, not a new map.
+/// neither carried over nor put (or, after [`Sink::carry_over`], the files
+/// named dropped), and adds the files put. So a rebuild that carries most
+/// files over costs one pass over the map, not a new map.
 #[derive(Debug, Default)]
 pub struct MemorySink {
     /// The last committed site, shared with whoever serves it.
     pub site: Arc<SiteOutput>,
+    /// The number of the commit that made [`MemorySink::site`]
+    /// ([`Sink::last_commit`]); 0 before the first.
+    commit: u64,
+    /// Since [`Sink::begin`]: whether the commit carries every file over
+    /// but those named here ([`Sink::carry_over`]).
+    dropped: Mutex<Option<Vec<String>>>,
     /// Files put since [`Sink::begin`], in the order they came (a later
     /// file of the same path wins, and a put wins over a keep).
     pending: Mutex<Vec<OutputFile>>,
@@ -326,6 +350,9 @@ pub struct MemorySink {
     bytes: u64,
 }
 
+/// The source of commit numbers, shared by every [`MemorySink`].
+static COMMITS: AtomicU64 = AtomicU64::new(0);
+
 /// The address of a shared path: the same for every clone of it, so it
 /// names one entry of a [`SiteOutput`] while that map is alive.
 fn path_address(path: &Arc<str>) -> usize {
@@ -335,7 +362,8 @@ fn path_address(path: &Arc<str>) -> usize {
 impl MemorySink {
     /// Adds `files` (output path, bytes) to the committed site, replacing
     /// files of the same path: files made after the commit
-    /// ([`crate::site::DeferredExports`]).
+    /// ([`crate::site::DeferredExports`]). The site keeps its commit number
+    /// ([`Sink::last_commit`]).
     pub fn add(&mut self, files: Vec<(String, Vec<u8>)>) {
         let site = Arc::make_mut(&mut self.site);
         for (path, bytes) in files {
@@ -358,7 +386,8 @@ impl Sink for MemorySink {
         Ok(())
     }
 
-    /// Looks the paths up in parallel, then records them under one lock.
+    /// Looks the paths up in parallel, then records them under one lock
+    /// (after [`Sink::carry_over`], the commit carries them over anyway).
     fn keep(&self, paths: &[&str]) -> Vec<bool> {
         use rayon::prelude::*;
         let found: Vec<Option<usize>> = paths
@@ -373,21 +402,49 @@ impl Sink for MemorySink {
             .collect()
     }
 
+    fn last_commit(&self) -> Option<u64> {
+        (self.commit != 0).then_some(self.commit)
+    }
+
+    fn carry_over(&self, commit: u64, dropped: &[&str]) -> bool {
+        if commit != self.commit {
+            return false;
+        }
+        lock(&self.dropped)
+            .get_or_insert_with(Vec::new)
+            .extend(dropped.iter().map(|&path| path.to_string()));
+        true
+    }
+
     fn commit(&mut self) -> io::Result<WriteStats> {
         let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
         let kept = std::mem::take(self.kept.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let dropped = self
+            .dropped
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         let put: rustc_hash::FxHashSet<Arc<str>> =
             pending.iter().map(|(path, _)| Arc::clone(path)).collect();
         let mut site = SiteOutput::clone(&self.site);
         let before = site.len();
         let mut bytes = self.bytes;
-        site.retain(|path, old| {
-            let stays = kept.contains(&path_address(path)) || put.contains(path);
-            if !stays {
-                bytes -= old.len() as u64;
+        match dropped {
+            Some(dropped) => {
+                for path in dropped.iter().filter(|path| !put.contains(path.as_str())) {
+                    if let Some(old) = site.remove(path.as_str()) {
+                        bytes -= old.len() as u64;
+                    }
+                }
             }
-            stays
-        });
+            None => site.retain(|path, old| {
+                let stays = kept.contains(&path_address(path)) || put.contains(path);
+                if !stays {
+                    bytes -= old.len() as u64;
+                }
+                stays
+            }),
+        }
         let removed = before - site.len();
         for (path, new) in pending {
             bytes += new.len() as u64;
@@ -407,6 +464,7 @@ impl Sink for MemorySink {
         };
         self.site = Arc::new(site);
         self.bytes = bytes;
+        self.commit = COMMITS.fetch_add(1, Ordering::Relaxed) + 1;
         Ok(stats)
     }
 
@@ -415,6 +473,7 @@ impl Sink for MemorySink {
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        *self.dropped.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         self.kept
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
@@ -559,6 +618,45 @@ mod tests {
         let third = put_all(&mut sink, &[("a", "1"), ("e", "12")]);
         assert_eq!((third.files, third.written, third.bytes), (2, 0, 3));
         assert_eq!(third.bytes, held(&sink));
+    }
+
+    #[test]
+    fn a_memory_sink_carries_its_last_commit_over_but_the_dropped_files() {
+        let mut sink = MemorySink::default();
+        assert_eq!(sink.last_commit(), None);
+        put_all(&mut sink, &[("a", "1"), ("b", "22"), ("c", "333")]);
+        let first = sink.last_commit().unwrap();
+        sink.add(vec![("d".into(), b"4444".to_vec())]);
+        assert_eq!(sink.last_commit(), Some(first), "add keeps the commit");
+
+        sink.begin().unwrap();
+        assert!(!sink.carry_over(first + 1, &["a"]), "another commit");
+        assert!(sink.carry_over(first, &["a", "b"]));
+        assert!(sink.carry_over(first, &["gone"]), "drops add up");
+        sink.put("b", b"2".to_vec()).unwrap();
+        sink.put("e", b"5".to_vec()).unwrap();
+        let stats = sink.commit().unwrap();
+        let mut files: Vec<(&str, &[u8])> = sink
+            .site
+            .iter()
+            .map(|(path, bytes)| (&**path, bytes.as_slice()))
+            .collect();
+        files.sort();
+        // a dropped; b dropped and put, so put; c and d carried over.
+        assert_eq!(
+            files,
+            [("b", &b"2"[..]), ("c", b"333"), ("d", b"4444"), ("e", b"5")]
+        );
+        assert_eq!((stats.files, stats.removed, stats.bytes), (4, 1, 9));
+        let second = sink.last_commit().unwrap();
+        assert_ne!(second, first);
+
+        // An aborted build's carry-over does not outlive it.
+        sink.begin().unwrap();
+        assert!(sink.carry_over(second, &["c"]));
+        sink.abort();
+        let stats = put_all(&mut sink, &[("c", "333")]);
+        assert_eq!((stats.files, stats.removed), (1, 3));
     }
 
     fn stream(sink: &dyn Sink, path: &str, text: &str) -> io::Result<()> {

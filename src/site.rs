@@ -68,10 +68,40 @@ pub struct BuildOptions {
 /// ([`crate::search::inputs_hash`]) and `(output path, bytes)`.
 type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
 
-/// XXH3-64 hash of an output file's path → fingerprint of the job that
-/// wrote it ([`Fingerprints`]). Paths are hashed so a rebuild copies none;
-/// a wrong carry-over would need two paths and two fingerprints to collide.
-type PageFingerprints = rustc_hash::FxHashMap<u64, u64>;
+/// The pages of the sink's last commit as the cache knows them: each
+/// job's output path and fingerprint ([`Fingerprints`]), and the files
+/// written beside the jobs' own paths.
+#[derive(Debug, Default)]
+struct CommittedPages {
+    /// The sink's commit ([`Sink::last_commit`]) these describe; `None`
+    /// when unknown, and then every page carried over is checked with
+    /// [`Sink::keep`].
+    commit: Option<u64>,
+    /// XXH3-64 hash of a job's output path (the sitemap's: `sitemap.xml`)
+    /// → (the job's fingerprint, the path), one entry per job of that
+    /// commit. A wrong carry-over would need two paths and two
+    /// fingerprints to collide.
+    pages: indexmap::IndexMap<u64, (u64, Box<str>), rustc_hash::FxBuildHasher>,
+    /// All the sitemap's files (its parts, then `sitemap.xml`).
+    sitemap: Vec<String>,
+    /// The static files' output paths.
+    statics: Vec<String>,
+    /// What the build in progress changes, made true by its commit.
+    pending: Option<PendingPages>,
+}
+
+/// The changes a build makes to [`CommittedPages`] when it commits.
+#[derive(Debug)]
+struct PendingPages {
+    /// Jobs whose fingerprint is new: (path hash, fingerprint, path).
+    changed: Vec<(u64, u64, String)>,
+    /// Path hashes of the last commit's pages that no job writes now.
+    gone: Vec<u64>,
+    sitemap: Vec<String>,
+    statics: Vec<String>,
+    /// The sink commit carried over ([`Sink::carry_over`]), if it was.
+    carried: Option<u64>,
+}
 
 /// What one build leaves for the next: parsed listings by path, with the
 /// XXH3-64 hash of the bytes they were parsed from and the file's stamp
@@ -93,12 +123,9 @@ pub struct RebuildCache {
     merge: Mutex<crate::corpus::Merge>,
     patched: AtomicUsize,
     corpus_json: crate::memo::Memo<std::sync::Arc<[u8]>>,
-    /// (committed, pending): the pages of the committed sites, and those of
-    /// the build in progress whose fingerprint is new, which are added with
-    /// the sink's commit. A page gone from the site keeps its entry: should
-    /// its path come back with the same fingerprint, the sink no longer
-    /// holds its file ([`Sink::keep`]), so it is rendered.
-    pages: Mutex<(PageFingerprints, Vec<(u64, u64)>)>,
+    /// The pages of the sink's last commit, and the changes of the build
+    /// in progress.
+    pages: Mutex<CommittedPages>,
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
     /// The listings the last build found, sorted; `None` when it stopped
@@ -134,7 +161,17 @@ impl RebuildCache {
     /// inputs hash as before (carried over from the sink when it can),
     /// else a new one, kept for next time. Errors: the files not staged.
     fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        let carried = lock(&self.pages).pending.as_ref().and_then(|p| p.carried);
+        let last: Vec<String> = match (carried, &*lock(&self.index)) {
+            (Some(_), Some((_, files))) => files.iter().map(|(f, _)| f.clone()).collect(),
+            _ => Vec::new(),
+        };
         self.with_search_index(site, |reused, files| {
+            if let (Some(commit), false) = (carried, reused) {
+                // The last index's files go; the new ones replace them.
+                let last: Vec<&str> = last.iter().map(String::as_str).collect();
+                sink.carry_over(commit, &last);
+            }
             let kept = if reused {
                 sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
             } else {
@@ -183,38 +220,93 @@ impl RebuildCache {
         take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
     }
 
-    /// Which of `jobs` (writing `files`, whose XXH3-64 hashes are `paths`)
-    /// to render: those whose
-    /// fingerprint changed since the last commit or that the sink cannot
-    /// carry over; the others are kept in `sink`. Their fingerprints wait
-    /// for [`RebuildCache::commit`].
-    fn select<'j>(
+    /// Which jobs of `plan` (their indices) to render: those whose fingerprint changed
+    /// since the last commit or that the sink cannot carry over; the
+    /// others are carried over in `sink`, together with the `statics`
+    /// (output paths) put already, and the search index's files when
+    /// `search_staged` (else they are dropped until they are made again).
+    /// When the sink still holds the commit the cache knows, it is told
+    /// only which files go ([`Sink::carry_over`]); else each file carried
+    /// over is looked up ([`Sink::keep`]). The changes wait for
+    /// [`RebuildCache::commit`].
+    fn select(
         &self,
         site: &Site,
-        jobs: &'j [Job],
-        files: &[String],
-        paths: Vec<u64>,
-        fingerprints: &Fingerprints,
+        templates: &Templates,
+        plan: &render::Plan,
+        statics: &[String],
+        search_staged: bool,
         sink: &dyn Sink,
-    ) -> Vec<&'j Job> {
+    ) -> Vec<usize> {
+        let (jobs, files) = (&plan.jobs, &plan.files);
+        let paths: Vec<u64> = files
+            .par_iter()
+            .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
+            .collect();
+        let fingerprints = Fingerprints::new(*site, templates, jobs, &paths);
         let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
-        let mut pages = lock(&self.pages);
-        let (committed, _) = &*pages;
+        let mut committed = lock(&self.pages);
+        // Per job: its page's index among the committed ones, and whether
+        // its fingerprint is unchanged.
+        let last: Vec<Option<(usize, bool)>> = (0..jobs.len())
+            .into_par_iter()
+            .map(|i| {
+                let (at, _, (print, _)) = committed.pages.get_full(&paths[i])?;
+                Some((at, *print == prints[i]))
+            })
+            .collect();
+        let unchanged: Vec<bool> = last.iter().map(|l| l.is_some_and(|(_, u)| u)).collect();
+        let mut still = vec![false; committed.pages.len()];
+        last.iter().flatten().for_each(|&(at, _)| still[at] = true);
+        // The last commit's pages that no job writes now: (path hash, path).
+        let gone: Vec<(u64, &str)> = committed
+            .pages
+            .iter()
+            .zip(&still)
+            .filter(|(_, &still)| !still)
+            .map(|((&hash, (_, path)), _)| (hash, &**path))
+            .collect();
         // The sitemap is the one job that may write several files.
         let listed = jobs.iter().filter(|job| job.is_listed_page()).count();
         let sitemap_files: Vec<String> = crate::feeds::sitemap_routes(site, listed)
             .iter()
             .map(|route| site.urls.output_file(route))
             .collect();
-        let unchanged: Vec<bool> = (0..jobs.len())
-            .into_par_iter()
-            .map(|i| committed.get(&paths[i]) == Some(&prints[i]))
-            .collect();
-        // The files of unchanged jobs, each with its job, carried over in
-        // one call; a job whose files the sink no longer holds is rendered.
-        let mut wanted: Vec<&str> = Vec::with_capacity(jobs.len());
-        let mut owners: Vec<usize> = Vec::with_capacity(jobs.len());
-        for (i, job) in jobs.iter().enumerate().filter(|&(i, _)| unchanged[i]) {
+        let sitemap_kept = (0..jobs.len()).any(|i| unchanged[i] && jobs[i] == Job::Sitemap);
+        let carried = committed.commit.filter(|&commit| {
+            // What the last commit holds and this one does not carry over:
+            // gone pages, changed pages (those rendered are put again),
+            // the sitemap's old parts, the static files (all put again)
+            // and the search index when it is not staged now.
+            let mut dropped: Vec<&str> = gone.iter().map(|&(_, path)| path).collect();
+            dropped.extend(
+                (0..jobs.len())
+                    .filter(|&i| !unchanged[i])
+                    .map(|i| files[i].as_str()),
+            );
+            if !sitemap_kept {
+                dropped.extend(committed.sitemap.iter().map(String::as_str));
+            }
+            dropped.extend(committed.statics.iter().map(String::as_str));
+            let index = lock(&self.index);
+            if !search_staged {
+                if let Some((_, index)) = &*index {
+                    dropped.extend(index.iter().map(|(file, _)| file.as_str()));
+                }
+            }
+            sink.carry_over(commit, &dropped)
+        });
+        // The files of unchanged jobs, each with its job, looked up in one
+        // call: all of them, or when the rest is carried over, only
+        // `corpus.json`, which is made after the commit that holds it; a
+        // job whose files the sink no longer holds is rendered.
+        let mut wanted: Vec<&str> = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
+        let looked_up = |i: usize| carried.is_none() || jobs[i] == Job::CorpusJson;
+        for (i, job) in jobs.iter().enumerate() {
+            if !unchanged[i] || !looked_up(i) {
+                continue;
+            }
             let own: &[String] = match job {
                 Job::Sitemap => &sitemap_files,
                 _ => std::slice::from_ref(&files[i]),
@@ -227,14 +319,20 @@ impl RebuildCache {
             render[owner] |= !kept;
         }
         let selected: Vec<usize> = (0..jobs.len()).filter(|&i| render[i]).collect();
-        pages.1 = (0..jobs.len())
-            .filter(|&i| !unchanged[i])
-            .map(|i| (paths[i], prints[i]))
-            .collect();
+        committed.pending = Some(PendingPages {
+            changed: (0..jobs.len())
+                .filter(|&i| !unchanged[i])
+                .map(|i| (paths[i], prints[i], files[i].clone()))
+                .collect(),
+            gone: gone.iter().map(|&(hash, _)| hash).collect(),
+            sitemap: sitemap_files,
+            statics: statics.to_vec(),
+            carried,
+        });
         let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
         rendered.sort();
         *lock(&self.rendered) = rendered;
-        selected.into_iter().map(|i| &jobs[i]).collect()
+        selected
     }
 
     /// The listings under `root` (the last build's, with `changed`,
@@ -278,11 +376,24 @@ impl RebuildCache {
         Some(shared)
     }
 
-    /// Adds the pending page fingerprints to those of the committed sites.
-    fn commit(&self) {
-        let mut pages = lock(&self.pages);
-        let pending = std::mem::take(&mut pages.1);
-        pages.0.extend(pending);
+    /// Makes the pending pages those of the sink's commit `commit`
+    /// ([`Sink::last_commit`]); without pending pages, the commit's pages
+    /// are unknown.
+    fn commit(&self, commit: Option<u64>) {
+        let mut committed = lock(&self.pages);
+        let Some(pending) = committed.pending.take() else {
+            committed.commit = None;
+            return;
+        };
+        for hash in pending.gone {
+            committed.pages.swap_remove(&hash);
+        }
+        for (hash, print, path) in pending.changed {
+            committed.pages.insert(hash, (print, path.into()));
+        }
+        committed.sitemap = pending.sitemap;
+        committed.statics = pending.statics;
+        committed.commit = commit;
     }
 }
 
@@ -622,7 +733,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             match timings.time("write", || sink.commit()) {
                 Ok(stats) => {
                     if let Some(cache) = &options.rebuild_cache {
-                        cache.commit();
+                        cache.commit(sink.last_commit());
                     }
                     committed = true;
                     report.written = Some(stats)
@@ -664,7 +775,7 @@ fn render_site(
     timings: &mut Timings,
     diagnostics: &Diagnostics,
 ) -> (bool, bool) {
-    let render::Plan { jobs, files } = match timings.time("plan", || render::plan(site)) {
+    let plan = match timings.time("plan", || render::plan(site)) {
         Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
@@ -682,11 +793,13 @@ fn render_site(
         .collect();
     let static_files: rustc_hash::FxHashSet<&str> =
         statics.iter().map(|(file, _, _)| file.as_str()).collect();
-    let taken: rustc_hash::FxHashSet<&str> = files
+    let taken: rustc_hash::FxHashSet<&str> = plan
+        .files
         .iter()
         .filter(|file| static_files.contains(file.as_str()))
         .map(String::as_str)
         .collect();
+    let static_paths: Vec<String> = statics.iter().map(|(file, _, _)| file.clone()).collect();
     for (file, shown, bytes) in statics {
         if taken.contains(file.as_str()) {
             diagnostics.push(Diagnostic::error(
@@ -702,20 +815,18 @@ fn render_site(
             ));
         }
     }
-    let mut selected: Vec<&Job> = match options.rebuild_cache.as_deref() {
+    let search_staged = site.config.search && !options.defer_exports;
+    let selected: Vec<usize> = match options.rebuild_cache.as_deref() {
         Some(cache) => timings.time("select", || {
-            let paths: Vec<u64> = files
-                .par_iter()
-                .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
-                .collect();
-            let fingerprints = Fingerprints::new(*site, &templates, &jobs, &paths);
-            cache.select(site, &jobs, &files, paths, &fingerprints, sink)
+            cache.select(site, &templates, &plan, &static_paths, search_staged, sink)
         }),
-        None => jobs.iter().collect(),
+        None => (0..plan.jobs.len()).collect(),
     };
+    drop(taken);
+    let render::Plan { jobs, files } = plan;
+    let mut selected: Vec<&Job> = selected.into_iter().map(|i| &jobs[i]).collect();
     // The output paths are not needed again (1.8 million at 1,000,000
     // papers): freed beside the render, not before it.
-    drop(taken);
     rayon::spawn(move || drop(files));
     let corpus_json_left =
         options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
@@ -731,7 +842,7 @@ fn render_site(
         let memo = options.rebuild_cache.as_deref().map(|c| &c.corpus_json);
         Renderer::new(*site, templates, views, memo).render_all(&selected, &jobs, sink, progress)
     });
-    if site.config.search && !options.defer_exports {
+    if search_staged {
         let failed = timings.time("search", || match options.rebuild_cache.as_deref() {
             Some(cache) => cache.stage_search_index(site, sink),
             None => {

@@ -406,23 +406,30 @@ fn told_equals_fresh(
     let report = build(&options, cached);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     assert_eq!(report.exports.is_some(), options.defer_exports);
-    if let Some(exports) = &report.exports {
-        assert!(
-            !cached.site.contains_key("search/index.json"),
-            "the search index is left out of the commit"
-        );
-        cached.add(exports.make());
-    }
     let mut fresh = MemorySink::default();
     build(
         &BuildOptions {
             rebuild_cache: None,
             defer_exports: false,
             changed_paths: None,
-            ..options
+            ..options.clone()
         },
         &mut fresh,
     );
+    if let Some(exports) = &report.exports {
+        assert!(
+            !cached.site.contains_key("search/index.json"),
+            "the search index is left out of the commit"
+        );
+        // Served until the data files are made: nothing stale.
+        for (file, bytes) in cached.site.iter() {
+            assert!(
+                fresh.site.get(file) == Some(bytes),
+                "{file} is served stale before the data files are made"
+            );
+        }
+        cached.add(exports.make());
+    }
     assert_eq!(cached.site.len(), fresh.site.len());
     for (file, bytes) in fresh.site.iter() {
         assert!(
@@ -481,6 +488,93 @@ fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
         all,
         "a sink holding nothing gets every page rendered again"
     );
+}
+
+/// A rebuild that carries the sink's last commit over names the files that
+/// go: pages no longer planned, a static file deleted, a sitemap's parts,
+/// the search index switched off or made anew, and `corpus.json` when it
+/// changed. And a file the cache counts on but the sink lacks is rendered.
+#[test]
+fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
+    let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    let config = std::fs::read_to_string(root.join("site.toml")).unwrap();
+    let with_config =
+        |extra: &str| write(root, "site.toml", format!("{extra}\n{config}").as_bytes());
+    cached_equals_fresh(root, &cache, &mut sink);
+
+    write(root, "static/notes.txt", b"notes");
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(sink.site.contains_key("notes.txt"));
+    std::fs::remove_file(root.join("static/notes.txt")).unwrap();
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(!sink.site.contains_key("notes.txt"));
+
+    with_config("sitemap_max_urls = 10");
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(sink.site.contains_key("sitemap-2.xml"));
+    with_config("");
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(!sink.site.contains_key("sitemap-1.xml"));
+
+    with_config("search = false");
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(!sink.site.keys().any(|f| f.starts_with("search/")));
+    with_config("");
+    cached_equals_fresh(root, &cache, &mut sink);
+
+    // A rebuild that stages the search index itself (not left for after
+    // the commit): the last index's shards, named by their hashes, go.
+    let listing = String::from_utf8(olumide_listing()).unwrap();
+    write(
+        root,
+        "seeds/olumide.txt",
+        listing
+            .replace("Routing Tokens", "Steering Tokens")
+            .as_bytes(),
+    );
+    let whole = vellum::site::BuildOptions {
+        root: root.to_path_buf(),
+        rebuild_cache: Some(cache.clone()),
+        ..vellum::site::BuildOptions::default()
+    };
+    let shards = |sink: &vellum::output::MemorySink| {
+        let mut shards: Vec<String> = sink
+            .site
+            .keys()
+            .filter(|f| f.starts_with("search/t-"))
+            .map(|f| f.to_string())
+            .collect();
+        shards.sort();
+        shards
+    };
+    let before = shards(&sink);
+    assert!(!vellum::site::build(&whole, &mut sink).failed());
+    let mut fresh = vellum::output::MemorySink::default();
+    vellum::site::build(
+        &vellum::site::BuildOptions {
+            rebuild_cache: None,
+            ..whole.clone()
+        },
+        &mut fresh,
+    );
+    assert_ne!(shards(&sink), before);
+    assert_eq!(shards(&sink), shards(&fresh));
+    assert_eq!(sink.site, fresh.site);
+
+    // corpus.json changed and left for after the commit, which never came:
+    // the next rebuild, though nothing changed, makes it.
+    write(root, "seeds/olumide.txt", listing.as_bytes());
+    let deferred = vellum::site::BuildOptions {
+        defer_exports: true,
+        ..whole
+    };
+    assert!(!vellum::site::build(&deferred, &mut sink).failed());
+    assert!(!sink.site.contains_key("corpus.json"), "changed: left out");
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert!(sink.site.contains_key("corpus.json"));
 }
 
 #[test]
