@@ -13,7 +13,8 @@ reload does not wait for (the search index, corpus.json) are made too.
 Two listings are edited, RUNS times each: one of an author with at most 50
 papers, and one of the most prolific author. Prints medians, the rebuild
 time `vellum serve` itself reports, how many files it rendered (the rest
-were carried over), and the median of each stage (`serve --verbose`).
+were carried over), the median of each stage (`serve --verbose`), and
+the server's peak and final resident memory (Linux `/proc`).
 
 Usage: bench/serve_bench.py [--sizes 10000,100000] [--runs 5] [--debounce-ms 50]
                             [--vellum PATH]
@@ -151,6 +152,10 @@ def main():
                       f"{statistics.median(rendered):.0f} files rendered")
                 print("         stages: " + ", ".join(
                     f"{name} {statistics.median(times):.0f}" for name, times in stages.items()) + " (ms)")
+            status = Path(f"/proc/{server.pid}/status").read_text()
+            memory = {m.group(1): int(m.group(2)) // 1024
+                      for m in re.finditer(r"^(VmHWM|VmRSS):\s+(\d+) kB", status, re.M)}
+            print(f"         memory: peak {memory['VmHWM']} MiB, resident after the runs {memory['VmRSS']} MiB")
         finally:
             server.terminate()
             server.wait()
