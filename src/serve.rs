@@ -296,14 +296,6 @@ fn start_watching(
                 changes.insert(change);
             }
             let changed = changed_paths(&handler_root, &events);
-            if changed
-                .iter()
-                .any(|p| p.starts_with("seeds") && !crate::listing::is_listing(p))
-            {
-                // A directory moved in or out of seeds/: its listings
-                // raise no events of their own.
-                changes.insert(Change::Listing);
-            }
             if changes.is_empty() {
                 return;
             }

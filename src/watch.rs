@@ -9,11 +9,11 @@ use std::path::{Component, Path};
 /// What an input change affects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Change {
-    /// A listing under `seeds/`.
+    /// A listing, or another path, under `seeds/`.
     Listing,
-    /// A Markdown page under `content/`.
+    /// A Markdown page, or another path, under `content/`.
     Content,
-    /// A template of the theme or of the site.
+    /// A template of the theme or of the site, or another path of a theme.
     Template,
     /// A static file of the theme or of the site.
     Static,
@@ -70,12 +70,15 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
     if is_ignored(relative) {
         return None;
     }
+    // Any path in an input directory counts, not only the files a build
+    // reads there: a directory moved in or out, or removed, raises one
+    // event, for the directory alone.
     match parts.as_slice() {
         ["site.toml"] => Some(Change::Config),
-        ["seeds", .., file] if crate::listing::is_listing(Path::new(file)) => Some(Change::Listing),
-        ["content", .., file] if file.ends_with(".md") => Some(Change::Content),
-        ["templates", ..] | ["themes", _, "templates", ..] => Some(Change::Template),
+        ["seeds", ..] => Some(Change::Listing),
+        ["content", ..] => Some(Change::Content),
         ["static", ..] | ["themes", _, "static", ..] => Some(Change::Static),
+        ["templates", ..] | ["themes", ..] => Some(Change::Template),
         _ => None,
     }
 }
@@ -91,9 +94,13 @@ mod tests {
             ("/site/site.toml", Some(Change::Config)),
             ("/site/seeds/wu.txt", Some(Change::Listing)),
             ("/site/seeds/group/WU.TXT", Some(Change::Listing)),
-            ("/site/seeds/notes.md", None),
+            // Any path: it may be a directory moved in or out.
+            ("/site/seeds/notes.md", Some(Change::Listing)),
+            ("/site/seeds/group", Some(Change::Listing)),
             ("/site/content/about.md", Some(Change::Content)),
-            ("/site/content/img.png", None),
+            ("/site/content/img.png", Some(Change::Content)),
+            ("/site/content/group", Some(Change::Content)),
+            ("/site/themes/default", Some(Change::Template)),
             ("/site/templates/paper.html", Some(Change::Template)),
             (
                 "/site/themes/default/templates/partials/x.html",

@@ -296,6 +296,39 @@ fn a_directory_of_listings_moved_into_seeds_is_built() {
     assert_eq!(get(port, "/authors/kai-wu/").0, 404);
 }
 
+/// A directory of pages moved into `content/`, then out of it, raises one
+/// event each time, for the directory: its pages come, then go.
+#[test]
+fn a_directory_of_pages_moved_in_and_out_of_content_is_built() {
+    let site = olumide_site();
+    let root = site.path();
+    std::fs::create_dir_all(root.join("content")).unwrap();
+    let server = start(root);
+    let port = server.port;
+    let rx = events(port);
+    let outside = tempfile::tempdir().unwrap();
+    let group = outside.path().join("group");
+    std::fs::create_dir(&group).unwrap();
+    std::fs::write(
+        group.join("_index.md"),
+        "+++\ntitle = \"Group\"\n+++\nThe group.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        group.join("members.md"),
+        "+++\ntitle = \"Members\"\n+++\nPeople.\n",
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::rename(&group, root.join("content/group")).unwrap();
+    wait_for(&rx, "reload");
+    assert_eq!(get(port, "/group/members/").0, 200);
+    std::fs::rename(root.join("content/group"), &group).unwrap();
+    wait_for(&rx, "reload");
+    assert_eq!(get(port, "/group/members/").0, 404);
+    assert_eq!(get(port, "/group/").0, 404);
+}
+
 #[test]
 fn range_requests_get_the_asked_bytes() {
     let site = olumide_site();
