@@ -97,6 +97,7 @@ struct PendingPages {
     changed: Vec<(u64, u64, String)>,
     /// Path hashes of the last commit's pages that no job writes now.
     gone: Vec<u64>,
+    /// The new [`CommittedPages::sitemap`] and [`CommittedPages::statics`].
     sitemap: Vec<String>,
     statics: Vec<String>,
     /// The sink commit carried over ([`Sink::carry_over`]), if it was.
@@ -109,9 +110,10 @@ struct PendingPages {
 /// of files that are gone), the list of listings found, the last search
 /// index and its analysed documents, the last merge of the listings into a
 /// corpus (patched when few listings changed), converted titles and
-/// abstracts, `corpus.json`'s paper entries, and the fingerprint of every
-/// page committed so far, so that a page whose fingerprint is unchanged is
-/// carried over from the sink instead of rendered.
+/// abstracts, `corpus.json`'s paper entries, and the path and fingerprint
+/// of every page of the sink's last commit, so that a page whose
+/// fingerprint is unchanged is carried over from the sink instead of
+/// rendered.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
     entries: Mutex<HashMap<PathBuf, CachedListing>>,
@@ -220,14 +222,14 @@ impl RebuildCache {
         take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
     }
 
-    /// Which jobs of `plan` (their indices) to render: those whose fingerprint changed
-    /// since the last commit or that the sink cannot carry over; the
-    /// others are carried over in `sink`, together with the `statics`
-    /// (output paths) put already, and the search index's files when
-    /// `search_staged` (else they are dropped until they are made again).
-    /// When the sink still holds the commit the cache knows, it is told
-    /// only which files go ([`Sink::carry_over`]); else each file carried
-    /// over is looked up ([`Sink::keep`]). The changes wait for
+    /// Which jobs of `plan` (their indices) to render: those whose
+    /// fingerprint changed since the last commit or that the sink cannot
+    /// carry over. The others are carried over in `sink`, and so are the
+    /// search index's files when `search_staged` (else they are dropped
+    /// until they are made again); the `statics` (output paths) are put
+    /// already. When the sink still holds the commit the cache knows, it
+    /// is told only which files go ([`Sink::carry_over`]); else each file
+    /// carried over is looked up ([`Sink::keep`]). The changes wait for
     /// [`RebuildCache::commit`].
     fn select(
         &self,
