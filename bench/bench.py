@@ -23,7 +23,10 @@ under bench/work/ against what the sizes need (estimated per paper from
 fall short.
 
 Usage: bench/bench.py [--sizes 10000,100000] [--runs 3] [--no-hugo]
-                      [--papers-per-author 5]
+                      [--papers-per-author 5] [--out DIR]
+`--out` sets where the builds write (default bench/work/); on a tmpfs
+(`--out /dev/shm/vellum-bench`) the disk's noise and speed are left out,
+which shows how the work itself grows with the corpus.
 Needs: python3, /usr/bin/time, hugo (apt-get install hugo) unless --no-hugo,
 and a release build (cargo build --release).
 """
@@ -142,12 +145,16 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-hugo", action="store_true")
     ap.add_argument("--papers-per-author", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=WORK,
+                    help="where the builds (and the floor's copy) write; a tmpfs such as "
+                         "/dev/shm/vellum-bench leaves the disk out")
     a = ap.parse_args()
     if not VELLUM.exists():
         sys.exit("build Vellum first: cargo build --release")
     if not GEN.exists():
         sys.exit(f"gen-corpus not found at {GEN}")
     WORK.mkdir(parents=True, exist_ok=True)
+    a.out.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
     hugo = not a.no_hugo and shutil.which("hugo") is not None
     check_space(sizes, hugo)
@@ -159,12 +166,12 @@ def main():
         for run in range(a.runs):
             for kind in kinds_for(size, hugo):
                 if kind == "hugo":
-                    out = WORK / "out-hugo"
+                    out = a.out / "out-hugo"
                     shutil.rmtree(out, ignore_errors=True)
                     r = timed(["hugo", "--quiet", "--source", str(cdir / "hugo"), "--destination", str(out)])
                 else:
                     site = vellum_site(cdir, kind)
-                    out = WORK / f"out-{kind}"
+                    out = a.out / f"out-{kind}"
                     shutil.rmtree(out, ignore_errors=True)
                     r = timed([str(VELLUM), "build", "--verbose", "--root", str(site), "--output-dir", str(out)])
                 r["files"], r["bytes"] = tree_size(out)
@@ -172,7 +179,7 @@ def main():
                 print(f"  {size} run {run + 1} {kind}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu, "
                       f"{r['rss']:.0f} MB, {r['files']} files, {r['bytes'] / 2**20:.0f} MiB", flush=True)
                 if kind == "vellum-lwl":
-                    copy = WORK / "out-floor"
+                    copy = a.out / "out-floor"
                     shutil.rmtree(copy, ignore_errors=True)
                     f = timed(["cp", "-r", str(out), str(copy)])
                     results["floor"].append(f)
