@@ -157,6 +157,8 @@ def main():
     a.out.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
     hugo = not a.no_hugo and shutil.which("hugo") is not None
+    if not a.no_hugo and not hugo:
+        print("hugo not found (apt-get install hugo): Vellum only, no ratios", flush=True)
     check_space(sizes, hugo)
     rows = []
     for size in sizes:
