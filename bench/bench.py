@@ -94,22 +94,28 @@ def kinds_for(size, hugo):
     return ["vellum-lwl", "hugo", "vellum-full"] if hugo else ["vellum-lwl", "vellum-full"]
 
 
-def check_space(sizes, hugo):
-    """Exits, saying what is needed, unless the disk under WORK has room
-    for every corpus not yet generated and every output tree of `sizes`."""
-    need_bytes = need_inodes = 0
+def check_space(sizes, hugo, out):
+    """Exits, saying what is needed, unless the file system under WORK has
+    room for every corpus not yet generated and the one under `out` for
+    every output tree of `sizes` (one check when they are the same)."""
+    needs = {}  # device -> [directory, bytes, inodes]
+
+    def need(directory, parts, size):
+        slot = needs.setdefault(os.stat(directory).st_dev, [directory, 0, 0])
+        slot[1] += sum(BYTES_PER_PAPER[p] for p in parts) * size
+        slot[2] += int(sum(INODES_PER_PAPER[p] for p in parts) * size)
+
     for size in sizes:
-        parts = kinds_for(size, hugo) + ["floor"] * (size <= HUGO_MAX)
+        need(out, kinds_for(size, hugo) + ["floor"] * (size <= HUGO_MAX), size)
         if not (WORK / f"corpus-{size}" / "manifest.json").exists():
-            parts += ["listings"] + ["hugo-copy"] * (size <= HUGO_MAX)
-        need_bytes += sum(BYTES_PER_PAPER[p] for p in parts) * size
-        need_inodes += int(sum(INODES_PER_PAPER[p] for p in parts) * size)
-    fs = os.statvfs(WORK)
-    free_bytes, free_inodes = fs.f_bavail * fs.f_frsize, fs.f_favail
-    print(f"disk under {WORK}: {free_bytes / 2**30:.1f} GiB and {free_inodes:,} inodes free; "
-          f"these sizes need about {need_bytes / 2**30:.1f} GiB and {need_inodes:,} inodes")
-    if need_bytes > free_bytes or need_inodes > free_inodes:
-        sys.exit("not enough space: free some, or pass smaller --sizes")
+            need(WORK, ["listings"] + ["hugo-copy"] * (size <= HUGO_MAX), size)
+    for directory, need_bytes, need_inodes in needs.values():
+        fs = os.statvfs(directory)
+        free_bytes, free_inodes = fs.f_bavail * fs.f_frsize, fs.f_favail
+        print(f"disk under {directory}: {free_bytes / 2**30:.1f} GiB and {free_inodes:,} inodes free; "
+              f"these sizes need about {need_bytes / 2**30:.1f} GiB and {need_inodes:,} inodes there")
+        if need_bytes > free_bytes or need_inodes > free_inodes:
+            sys.exit("not enough space: free some, or pass smaller --sizes")
 
 
 def corpus(papers, authors):
@@ -159,7 +165,7 @@ def main():
     hugo = not a.no_hugo and shutil.which("hugo") is not None
     if not a.no_hugo and not hugo:
         print("hugo not found (apt-get install hugo): Vellum only, no ratios", flush=True)
-    check_space(sizes, hugo)
+    check_space(sizes, hugo, a.out)
     rows = []
     for size in sizes:
         cdir = corpus(size, max(1, size // a.papers_per_author))

@@ -122,7 +122,8 @@ fn main() -> ExitCode {
             // Each rebuild frees and allocates again hundreds of megabytes
             // at 100,000 papers. Returned to the system after mimalloc's
             // default second, they were faulted in again by the next
-            // rebuild, which cost 80 ms of its 320 (docs/performance.md);
+            // rebuild, which cost about 80 ms of 300 at 100,000 papers
+            // (docs/performance.md, session 11);
             // kept, they are reused.
             // SAFETY: sets one documented option; no other thread exists yet.
             unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
