@@ -5,9 +5,9 @@
 //! errors, and broken links — those written in `content/` at their Markdown
 //! file and line, those made by templates at the page that holds them.
 
+use crate::build::{build, BuildOptions, BuildReport, ContentLinks};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::output::{Sink, WriteStats};
-use crate::site::{build, BuildOptions, BuildReport, ContentLinks};
 use lol_html::{element, HtmlRewriter, Settings};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};

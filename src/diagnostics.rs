@@ -1,7 +1,7 @@
 //! The diagnostics collector: every problem a build finds, with its
 //! severity, `file:line` and message, gathered from all stages and reported
 //! together at the end, sorted by file and line. A strict mode turns
-//! warnings into errors ([`crate::site::BuildOptions::strict`]).
+//! warnings into errors ([`crate::build::BuildOptions::strict`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};

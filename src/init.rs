@@ -196,7 +196,7 @@ mod tests {
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
             .map(|e| {
-                let rel = crate::site::slash_path(e.path(), &dir);
+                let rel = crate::input::slash_path(e.path(), &dir);
                 (rel, std::fs::read_to_string(e.path()).unwrap())
             })
             .collect();

@@ -6,9 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use vellum::build::{build, BuildOptions, BuildReport};
 use vellum::diagnostics::Severity;
 use vellum::output::DiskSink;
-use vellum::site::{build, BuildOptions, BuildReport};
 
 /// mimalloc: the build allocates millions of small strings from two
 /// threads, where it is markedly faster than the system allocator.
@@ -177,7 +177,7 @@ fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
         strict,
         keep_going: false,
         progress,
-        rebuild_cache: None,
+        incremental: None,
         defer_exports: false,
         changed_paths: None,
     }
@@ -274,7 +274,7 @@ fn existing_dir(value: &str) -> Result<PathBuf, String> {
 }
 
 fn base_url(value: &str) -> Result<String, String> {
-    vellum::config::normalise_base_url(value)
+    vellum::input::config::normalise_base_url(value)
         .ok_or_else(|| format!("expected an http:// or https:// URL, found `{value}`"))
 }
 

@@ -131,7 +131,7 @@ pub struct UrlMap {
 
 impl UrlMap {
     /// `base_url` is absolute with a trailing slash (as resolved by
-    /// [`crate::config::Config`]), e.g. `https://lab.github.io/papers/`.
+    /// [`crate::input::config::Config`]), e.g. `https://lab.github.io/papers/`.
     pub fn new(base_url: &str) -> UrlMap {
         let after_scheme = base_url.split_once("://").map_or(base_url, |(_, r)| r);
         let base_path = match after_scheme.find('/') {
@@ -264,7 +264,7 @@ pub fn normalise_alias(alias: &str) -> Option<String> {
 }
 
 /// The ASCII slug of a text: transliterated, lowercased, runs of other
-/// characters turned into one `-`; at most [`MAX_SLUG_LEN`] bytes, cut at a
+/// characters turned into one `-`; at most `MAX_SLUG_LEN` bytes, cut at a
 /// `-`. Empty input gives `untitled`.
 pub fn slugify(text: &str) -> String {
     let slug = slug::slugify(text);

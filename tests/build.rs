@@ -328,12 +328,12 @@ fn content_pages_sections_drafts_and_profiles() {
     assert!(author.contains("<a href=\"https://orcid.org/0000-0002-1825-0097\">"));
 
     let mut sink = vellum::output::MemorySink::default();
-    let options = vellum::site::BuildOptions {
+    let options = vellum::build::BuildOptions {
         root: root.to_path_buf(),
         drafts: true,
         ..Default::default()
     };
-    vellum::site::build(&options, &mut sink);
+    vellum::build::build(&options, &mut sink);
     assert!(sink.site.contains_key("draft/index.html"));
 }
 
@@ -456,7 +456,7 @@ fn generated_corpus_builds_every_paper_and_author() {
     assert_eq!(samples.len(), 20);
     for sample in samples {
         // Titles are LaTeX (`1.5$\times$`): the heading holds their HTML.
-        let title = vellum::latex::render(sample["title"].as_str().unwrap()).html;
+        let title = vellum::text::latex::render(sample["title"].as_str().unwrap()).html;
         let heading = format!("<h1>{title}</h1>");
         let (file, html) = site
             .iter()

@@ -8,10 +8,11 @@ use common::{project, temp_site, vellum};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use vellum::categories::Taxonomy;
-use vellum::corpus::{Corpus, ParsedListing};
+use vellum::corpus::categories::Taxonomy;
+use vellum::corpus::listings::ParsedListing;
+use vellum::corpus::Corpus;
 use vellum::diagnostics::Diagnostics;
-use vellum::listing::{parse, ListingError};
+use vellum::input::listing::{parse, ListingError};
 
 fn fixtures() -> PathBuf {
     project().join("tests/fixtures/listings")
@@ -469,7 +470,7 @@ proptest! {
     ) {
         let mut listings: Vec<ParsedListing> =
             first.iter().enumerate().map(|(i, g)| parsed_listing(i, g)).collect();
-        let mut merge = vellum::corpus::Merge::default();
+        let mut merge = vellum::corpus::merge::Merge::default();
         let texts = vellum::text::TextMemo::default();
         for step in 0..=edits.len() {
             if step > 0 {

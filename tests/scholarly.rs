@@ -583,7 +583,7 @@ fn every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml() {
         "seeds/002_6e23376fd8dff3a4.txt",
     ] {
         let listing =
-            vellum::listing::parse(&std::fs::read(project().join(file)).unwrap()).unwrap();
+            vellum::input::listing::parse(&std::fs::read(project().join(file)).unwrap()).unwrap();
         for record in listing.records {
             sources.insert(record.title, record.abstract_paragraphs.join("\n\n"));
         }

@@ -413,7 +413,7 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
 /// rebuild rendered (the others were carried over).
 fn cached_equals_fresh(
     root: &std::path::Path,
-    cache: &std::sync::Arc<vellum::site::RebuildCache>,
+    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
     cached: &mut vellum::output::MemorySink,
 ) -> Vec<String> {
     told_equals_fresh(root, cache, cached, None)
@@ -423,15 +423,15 @@ fn cached_equals_fresh(
 /// (relative to `root`), as `vellum serve`'s watcher tells it.
 fn told_equals_fresh(
     root: &std::path::Path,
-    cache: &std::sync::Arc<vellum::site::RebuildCache>,
+    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
     cached: &mut vellum::output::MemorySink,
     changed_paths: Option<Vec<std::path::PathBuf>>,
 ) -> Vec<String> {
+    use vellum::build::{build, BuildOptions};
     use vellum::output::MemorySink;
-    use vellum::site::{build, BuildOptions};
     let options = BuildOptions {
         root: root.to_path_buf(),
-        rebuild_cache: Some(cache.clone()),
+        incremental: Some(cache.clone()),
         defer_exports: !cached.site.is_empty(),
         changed_paths,
         ..BuildOptions::default()
@@ -442,7 +442,7 @@ fn told_equals_fresh(
     let mut fresh = MemorySink::default();
     build(
         &BuildOptions {
-            rebuild_cache: None,
+            incremental: None,
             defer_exports: false,
             changed_paths: None,
             ..options.clone()
@@ -510,7 +510,7 @@ fn files(parts: &[Vec<String>], more: &[&str]) -> Vec<String> {
 #[test]
 fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
     let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
-    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     let all = cached_equals_fresh(site.path(), &cache, &mut sink);
     assert_eq!(all.len(), 24, "the first build renders every page: {all:?}");
@@ -531,7 +531,7 @@ fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
 fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     let config = std::fs::read_to_string(root.join("site.toml")).unwrap();
     let with_config =
@@ -568,10 +568,10 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
             .replace("Routing Tokens", "Steering Tokens")
             .as_bytes(),
     );
-    let whole = vellum::site::BuildOptions {
+    let whole = vellum::build::BuildOptions {
         root: root.to_path_buf(),
-        rebuild_cache: Some(cache.clone()),
-        ..vellum::site::BuildOptions::default()
+        incremental: Some(cache.clone()),
+        ..vellum::build::BuildOptions::default()
     };
     let shards = |sink: &vellum::output::MemorySink| {
         let mut shards: Vec<String> = sink
@@ -584,11 +584,11 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
         shards
     };
     let before = shards(&sink);
-    assert!(!vellum::site::build(&whole, &mut sink).failed());
+    assert!(!vellum::build::build(&whole, &mut sink).failed());
     let mut fresh = vellum::output::MemorySink::default();
-    vellum::site::build(
-        &vellum::site::BuildOptions {
-            rebuild_cache: None,
+    vellum::build::build(
+        &vellum::build::BuildOptions {
+            incremental: None,
             ..whole.clone()
         },
         &mut fresh,
@@ -600,11 +600,11 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     // corpus.json changed and left for after the commit, which never came:
     // the next rebuild, though nothing changed, makes it.
     write(root, "seeds/olumide.txt", listing.as_bytes());
-    let deferred = vellum::site::BuildOptions {
+    let deferred = vellum::build::BuildOptions {
         defer_exports: true,
         ..whole
     };
-    assert!(!vellum::site::build(&deferred, &mut sink).failed());
+    assert!(!vellum::build::build(&deferred, &mut sink).failed());
     assert!(!sink.site.contains_key("corpus.json"), "changed: left out");
     cached_equals_fresh(root, &cache, &mut sink);
     assert!(sink.site.contains_key("corpus.json"));
@@ -618,7 +618,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     let all = cached_equals_fresh(root, &cache, &mut sink);
     assert_eq!(all.len(), 34, "the first build renders every page: {all:?}");
@@ -809,7 +809,7 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
     let root = site.path();
     let listing = root.join("seeds/olumide.txt");
     let modified = std::fs::metadata(&listing).unwrap().modified().unwrap();
-    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     cached_equals_fresh(root, &cache, &mut sink);
     let edited = String::from_utf8(olumide_listing())
@@ -857,7 +857,7 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     cached_equals_fresh(root, &cache, &mut sink);
     assert_eq!(cache.parsed_count(), 2);
@@ -897,13 +897,13 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
             .replace("Fast Graphs", "Faster Graphs")
             .as_bytes(),
     );
-    let options = vellum::site::BuildOptions {
+    let options = vellum::build::BuildOptions {
         root: root.to_path_buf(),
-        rebuild_cache: Some(cache.clone()),
+        incremental: Some(cache.clone()),
         changed_paths: Some(vec!["seeds/olumide.txt".into()]),
-        ..vellum::site::BuildOptions::default()
+        ..vellum::build::BuildOptions::default()
     };
-    assert!(!vellum::site::build(&options, &mut sink).failed());
+    assert!(!vellum::build::build(&options, &mut sink).failed());
     assert_eq!(
         cache.parsed_count(),
         4,
@@ -988,7 +988,7 @@ fn reordering_a_listings_records_makes_corpus_json_again() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::site::RebuildCache::default());
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     cached_equals_fresh(root, &cache, &mut sink);
     write(

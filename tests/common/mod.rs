@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use vellum::build::{build, BuildOptions, BuildReport};
 use vellum::check::LinkTarget;
 use vellum::output::{MemorySink, SiteOutput};
-use vellum::site::{build, BuildOptions, BuildReport};
 
 /// The project directory (holds the bundled site).
 pub fn project() -> PathBuf {

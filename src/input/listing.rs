@@ -7,7 +7,7 @@
 //! [`ListingError`] carrying the 1-based line. It hands [`Listing`]s on to
 //! [`crate::corpus`], which merges them into one corpus.
 
-use crate::categories::Taxonomy;
+use crate::corpus::categories::Taxonomy;
 use std::fmt;
 use unicode_normalization::UnicodeNormalization;
 

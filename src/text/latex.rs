@@ -921,7 +921,7 @@ fn mathml_text(mathml: &str, out: &mut String) {
 /// The plain text that [`render`] gives beside `html`, read back from
 /// the HTML (of one text, or of paragraphs each in `<p>`): tags dropped,
 /// entities decoded, each formula's text as [`render`] writes it
-/// ([`mathml_text`], a space each side of a display formula), a space
+/// (`mathml_text`, a space each side of a display formula), a space
 /// after each paragraph, whitespace folded. It equals the rendered plain
 /// text for most texts but not for all (a formula shown as its source, a
 /// variation selector in running text), so a caller compares the two
@@ -1648,8 +1648,8 @@ mod tests {
     #[test]
     fn real_listings() {
         let files = [
-            include_str!("../seeds/000_a6125076a0f68246.txt"),
-            include_str!("../seeds/002_6e23376fd8dff3a4.txt"),
+            include_str!("../../seeds/000_a6125076a0f68246.txt"),
+            include_str!("../../seeds/002_6e23376fd8dff3a4.txt"),
         ];
         let mut all_html = String::new();
         let mut all_plain = String::new();

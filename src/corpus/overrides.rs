@@ -9,11 +9,11 @@
 //! override naming no paper is a warning. Hands on the same [`Corpus`]
 //! shape, ids renumbered when papers were removed.
 
-use crate::cite::citation_key;
-use crate::content::PaperOverride;
-use crate::corpus::{assign_keys, listed_key, Corpus, PaperDetails, PaperId};
+use crate::corpus::keys::{assign_keys, citation_key, listed_key};
+use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::names::NameParts;
+use crate::input::content::PaperOverride;
+use crate::text::names::NameParts;
 use crate::text::Text;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -101,7 +101,7 @@ pub fn apply(
 /// Gives every paper its citation key: a pinned one as given, else
 /// [`citation_key`] of its first author's family name (the complete list's
 /// first when known, else the first listed author: the merge's key,
-/// [`crate::corpus::listed_key`]), its year and its listed title. Keys
+/// [`crate::corpus::keys::listed_key`]), its year and its listed title. Keys
 /// that would repeat get `a`, `b`, … in paper order.
 fn make_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
     let bases: Vec<String> = corpus

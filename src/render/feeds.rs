@@ -13,22 +13,12 @@
 
 use crate::corpus::PaperId;
 use crate::permalink::Route;
-use crate::render::Site;
+use crate::render::jobs::FeedKind;
+use crate::render::site::Site;
 use atom_syndication::{Category, Entry, Feed, FixedDateTime, Link, Person, Text};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use rayon::prelude::*;
-
-/// Which feed a feed job writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FeedKind {
-    /// The site's most recent papers.
-    Site,
-    /// One author's papers.
-    Author(crate::corpus::AuthorId),
-    /// One category's papers.
-    Category(crate::corpus::CategoryId),
-}
 
 /// The feed's own route, the page it accompanies and its title.
 pub fn feed_routes(site: &Site, kind: FeedKind) -> (Route, Route, String) {

@@ -3,7 +3,7 @@
 //! Takes what the site knows about one paper (a [`CiteRecord`]) and renders it
 //! in the three formats reference managers import: BibTeX ([`bibtex`]), RIS
 //! ([`ris`]) and CSL-JSON ([`csl_json`]). It also makes the paper's citation
-//! key ([`citation_key`]). It hands on plain `String`s (BibTeX, RIS) and one
+//! key ([`crate::corpus::keys::citation_key`]). It hands on plain `String`s (BibTeX, RIS) and one
 //! `serde_json::Value` CSL item; writing files, wrapping items in arrays and
 //! making keys unique across the site are the caller's job.
 //!
@@ -30,17 +30,16 @@
 //!   `genre: "Preprint"`, `publisher: "arXiv"` and `number: "arXiv:ID"` when
 //!   the arXiv id is known (as Zotero exports its preprints).
 
-use deunicode::deunicode;
 use serde_json::{json, Map, Value};
 
 /// A person's name, split by the site's name model
-/// ([`crate::names::NameParts`]: given names, particles, family name).
-pub use crate::names::NameParts as Person;
+/// ([`crate::text::names::NameParts`]: given names, particles, family name).
+pub use crate::text::names::NameParts as Person;
 
 /// What an export needs to know of one paper.
 #[derive(Debug, Clone)]
 pub struct CiteRecord<'a> {
-    /// Citation key, from [`citation_key`] (made unique by the caller), e.g. `"chu2024optimizing"`.
+    /// Citation key, from [`crate::corpus::keys::citation_key`] (made unique by the caller), e.g. `"chu2024optimizing"`.
     pub key: &'a str,
     /// The title as listed: arXiv-style LaTeX-ish text (may hold `$math$`, `\textbf{}`, bare `%`, `&`, `_`, `<`, `~`).
     pub title_latex: &'a str,
@@ -68,58 +67,6 @@ pub struct CiteRecord<'a> {
     pub pdf: Option<&'a str>,
     /// Where the paper appeared, e.g. `"NeurIPS 2024"`.
     pub venue: Option<&'a str>,
-}
-
-/// Title words skipped when picking the key's title word.
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "on", "of", "for", "in", "towards", "toward", "to", "and", "or", "with",
-    "at", "by", "from", "via", "into", "as", "is", "are", "do", "does", "how", "what", "why",
-    "when", "can", "we", "our", "your", "its", "be", "not",
-];
-
-/// Lowercase ASCII fold of `s`, keeping only `[a-z0-9]`.
-fn key_part(s: &str) -> String {
-    deunicode(s)
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        .collect()
-}
-
-/// The letters that tell repeated citation keys apart, in paper order:
-/// `1` → `a`, `26` → `z`, `27` → `aa`.
-pub fn key_suffix(mut n: usize) -> String {
-    let mut letters = Vec::new();
-    while n > 0 {
-        n -= 1;
-        letters.push(b'a' + (n % 26) as u8);
-        n /= 26;
-    }
-    letters.reverse();
-    String::from_utf8(letters).unwrap_or_default()
-}
-
-/// Citation key: family name + year + first non-stop title word, e.g. `chu2024optimizing`.
-///
-/// - `first_author_family`: family name of the first author, without particles
-///   (any script; folded to ASCII with `deunicode`). Empty or unfoldable gives `anon`.
-/// - `year`: written in decimal.
-/// - `title_identity`: the title as lowercase words separated by spaces; the
-///   first word that is not in the stop-word list (`a`, `an`, `the`, `on`,
-///   `of`, `for`, `in`, `towards`, ...) is appended. No such word: nothing.
-///
-/// The result holds only `[a-z0-9]`.
-pub fn citation_key(first_author_family: &str, year: u16, title_identity: &str) -> String {
-    let mut family = key_part(first_author_family);
-    if family.is_empty() {
-        family = "anon".to_string();
-    }
-    let word = title_identity
-        .split_whitespace()
-        .map(key_part)
-        .find(|w| !w.is_empty() && !STOP_WORDS.contains(&w.as_str()))
-        .unwrap_or_default();
-    format!("{family}{year}{word}")
 }
 
 /// Collapses every run of whitespace (newlines included) into one space
@@ -538,13 +485,6 @@ pub fn csl_json(r: &CiteRecord) -> Value {
 mod tests {
     use super::*;
 
-    #[test]
-    fn key_suffixes() {
-        assert_eq!(key_suffix(1), "a");
-        assert_eq!(key_suffix(26), "z");
-        assert_eq!(key_suffix(27), "aa");
-    }
-
     const HOSTILE: &str = r"50% of {GPUs} & <5% cost_x $O(n^2)$ \textbf{Fast}";
 
     fn person(given: &str, particles: &str, family: &str) -> Person {
@@ -606,30 +546,6 @@ mod tests {
             categories: &[],
             ..partial(authors)
         }
-    }
-
-    #[test]
-    fn key_folds_family_and_skips_stop_words() {
-        assert_eq!(
-            citation_key("Chu", 2024, "optimizing moe training"),
-            "chu2024optimizing"
-        );
-        assert_eq!(
-            citation_key(
-                "Müller-Lüdenscheidt",
-                2023,
-                "towards a theory of everything"
-            ),
-            "mullerludenscheidt2023theory"
-        );
-        assert_eq!(
-            citation_key("O'Brien", 2022, "on the 3d case"),
-            "obrien20223d"
-        );
-        assert_eq!(citation_key("张", 2021, "the gpu’s day"), "zhang2021gpus");
-        assert_eq!(citation_key("", 2020, "an llm"), "anon2020llm");
-        assert_eq!(citation_key("  ", 2020, "of the"), "anon2020");
-        assert_eq!(citation_key("Ng", 1999, ""), "ng1999");
     }
 
     #[test]

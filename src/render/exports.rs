@@ -1,42 +1,18 @@
 //! Citation exports of the corpus: each paper as BibTeX, RIS or CSL-JSON
-//! (through [`crate::cite`]), and `corpus.json`, the whole corpus as data
+//! (through [`crate::render::cite`]), and `corpus.json`, the whole corpus as data
 //! (documented in `docs/scholarly.md`). Called by [`crate::render`] per
 //! job; hands back file text or bytes.
 
-use crate::cite::{bibtex, csl_json, ris, CiteRecord};
 use crate::corpus::PaperId;
-use crate::memo::Memo;
-use crate::names::NameParts;
 use crate::permalink::Route;
-use crate::render::Site;
+use crate::render::cite::{bibtex, csl_json, ris, CiteRecord};
+use crate::render::jobs::Export;
+use crate::render::site::Site;
+use crate::serve::memo::Memo;
+use crate::text::names::NameParts;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
-
-/// A citation export format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Export {
-    /// BibTeX, `.bib`.
-    Bibtex,
-    /// RIS, `.ris`.
-    Ris,
-    /// CSL-JSON (an array of one item), `.json`.
-    Csl,
-}
-
-impl Export {
-    /// Every format, in the order pages show them.
-    pub const ALL: [Export; 3] = [Export::Bibtex, Export::Ris, Export::Csl];
-
-    /// The file extension without the dot.
-    pub fn ext(self) -> &'static str {
-        match self {
-            Export::Bibtex => "bib",
-            Export::Ris => "ris",
-            Export::Csl => "json",
-        }
-    }
-}
 
 /// Whether an export carries the abstract: the files do; the Cite block
 /// on the paper page, which shows the abstract beside it, does not.
@@ -64,7 +40,7 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
         slug: paper.slug.clone(),
     });
     let details = &paper.details;
-    let pdf = crate::scholar::pdf_url(paper);
+    let pdf = crate::render::scholar::pdf_url(paper);
     let abstract_plain = match with {
         Abstract::Included => paper.abstract_text.plain(),
         Abstract::Left => "".into(),
@@ -166,7 +142,7 @@ const CORPUS_JSON_BATCH: usize = 8192;
 /// Writes `corpus.json` ([`corpus_json`]) to `out` as it is made.
 /// With a `memo` (`vellum serve`), a paper entry whose fields hash as in
 /// the previous build is not serialised again. Without one, papers are
-/// serialised [`CORPUS_JSON_BATCH`] at a time, so the file is never held
+/// serialised `CORPUS_JSON_BATCH` at a time, so the file is never held
 /// whole (at 1,000,000 papers it is 2 GB). Errors: those of `out`.
 pub fn write_corpus_json(
     site: &Site,

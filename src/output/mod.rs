@@ -236,7 +236,7 @@ impl Sink for DiskSink {
         for entry in walkdir::WalkDir::new(&self.staging).min_depth(1) {
             let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
             if !entry.file_type().is_dir() {
-                staged.push(crate::site::slash_path(entry.path(), &self.staging));
+                staged.push(crate::input::slash_path(entry.path(), &self.staging));
             }
         }
         use rayon::prelude::*;
@@ -306,7 +306,7 @@ fn remove_stale(dir: &Path, keep: &rustc_hash::FxHashSet<u64>) -> io::Result<usi
             dirs.push(entry.path().to_path_buf());
             continue;
         }
-        let relative = crate::site::slash_path(entry.path(), dir);
+        let relative = crate::input::slash_path(entry.path(), dir);
         if !keep.contains(&xxhash_rust::xxh3::xxh3_64(relative.as_bytes())) {
             std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
             removed += 1;
@@ -362,7 +362,7 @@ fn path_address(path: &Arc<str>) -> usize {
 impl MemorySink {
     /// Adds `files` (output path, bytes) to the committed site, replacing
     /// files of the same path: files made after the commit
-    /// ([`crate::site::DeferredExports`]). The site keeps its commit number
+    /// ([`crate::build::DeferredExports`]). The site keeps its commit number
     /// ([`Sink::last_commit`]).
     pub fn add(&mut self, files: Vec<(String, Vec<u8>)>) {
         let site = Arc::make_mut(&mut self.site);

@@ -1,292 +1,24 @@
-//! Stage 2: merge parsed listings into one frozen [`Corpus`].
-//!
-//! Identity rules (see `docs/listing-format.md`): one [`Author`] per name
-//! after NFC normalisation and whitespace folding; one [`Paper`] per title
-//! after NFKC normalisation, case folding, removal of LaTeX markup and
-//! punctuation, and whitespace folding, so a paper listed by several
-//! co-authors is one paper with several authors. When records of one paper
-//! disagree (year, categories, abstract), the record from the first file
-//! (by path) and position wins, and a warning names both places.
-//!
-//! Ordering: [`Corpus::papers`] is in the global order (year descending,
-//! then title by [`crate::names::fold`]), so paper ids compare in that
-//! order and every term's list is simply its ids ascending. An author's own
-//! list keeps listing order (page number, then position). Authors are
-//! ordered by [`crate::names::author_sort_key`], categories by group then
-//! code, years newest first.
-//!
-//! Patching: `vellum serve` keeps its last merge ([`Merge`]). When an edit
-//! changes a few listings and no listing comes, goes or changes author, only
-//! the papers those listings held or hold are made again; they are moved to
-//! their places in the global order, and what depends on them is made again
-//! from the kept parts: the slugs that collide with theirs (slugs depend only
-//! on the colliding titles, never on order), the author's pages and papers,
-//! every id renumbered, the category and year terms. The result equals a
-//! merge of the same listings, warnings included.
-//!
-//! The corpus is handed on, read-only, to [`crate::render`].
+//! The merge: parsed listings into one [`Corpus`], by the identity and
+//! ordering rules of [`crate::corpus`], and the patch of the last merge
+//! that `vellum serve` makes when a few listings changed ([`Merge`]).
 
-use crate::categories::{Taxonomy, UNKNOWN_GROUP};
-use crate::cite::{citation_key, key_suffix};
+use crate::corpus::categories::{Taxonomy, UNKNOWN_GROUP};
+use crate::corpus::keys::{assign_keys, listed_key};
+use crate::corpus::listings::ParsedListing;
+use crate::corpus::{
+    Author, AuthorId, Category, Corpus, ListingPage, NameVariant, Paper, PaperDetails, PaperId,
+    Year,
+};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::listing::Listing;
-use crate::names::{author_sort_key, fold, NameParts};
 use crate::permalink::{assign_unique_slugs, slugify};
+use crate::text::names::{author_sort_key, fold, NameParts};
 use crate::text::{Abstract, Text, TextMemo};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use unicode_normalization::UnicodeNormalization;
 
-/// Index into [`Corpus::papers`]; lower ids come first in the global order.
-pub type PaperId = usize;
-/// Index into [`Corpus::authors`], in author order.
-pub type AuthorId = usize;
-/// Index into [`Corpus::categories`], in category order.
-pub type CategoryId = usize;
-
-/// A listing file handed to [`Corpus::build`]: its path as shown in
-/// messages (relative to the site root), its parsed content and what the
-/// merge derives from each record alone. `vellum serve` caches it whole, so
-/// an unchanged listing costs the merge no conversion or hashing.
-#[derive(Debug, Clone)]
-pub struct ParsedListing {
-    /// Path for messages, e.g. `seeds/chuan-wu.txt`.
-    pub file: PathBuf,
-    /// The parsed file, shared with `vellum serve`'s cache.
-    pub listing: Arc<Listing>,
-    /// One per record, in the listing's order.
-    pub keys: Arc<[RecordKeys]>,
-}
-
-/// What the merge derives from one record alone.
-#[derive(Debug, Clone)]
-pub struct RecordKeys {
-    /// The title's [`paper_identity`]: records with the same one are one paper.
-    pub identity: Arc<str>,
-    /// [`Abstract::source_hash`] of the abstract's paragraphs, which
-    /// records of one paper are compared by.
-    pub abstract_hash: u64,
-}
-
-impl ParsedListing {
-    /// `listing`, parsed from `file`, with its records' keys.
-    pub fn new(file: PathBuf, listing: Arc<Listing>) -> ParsedListing {
-        let keys = listing
-            .records
-            .iter()
-            .map(|record| RecordKeys {
-                identity: paper_identity(&record.title).into(),
-                abstract_hash: Abstract::source_hash(&record.abstract_paragraphs),
-            })
-            .collect();
-        ParsedListing {
-            file,
-            listing,
-            keys,
-        }
-    }
-
-    /// Drops the abstract of every record whose paper `seen` already holds
-    /// (by [`RecordKeys::identity`]) and adds the others' identities.
-    /// Called on listings in path order, this strips every record but each
-    /// paper's first (by file, then position): the one [`Corpus::build`]
-    /// keeps. The merge compares the others by [`RecordKeys::abstract_hash`]
-    /// alone, so warnings and output are unchanged. Only for a listing
-    /// nothing else holds (a build without `vellum serve`'s cache); others
-    /// are left whole.
-    pub fn forget_repeated_abstracts(&mut self, seen: &mut FxHashSet<Arc<str>>) {
-        let Some(listing) = Arc::get_mut(&mut self.listing) else {
-            return;
-        };
-        for (record, keys) in listing.records.iter_mut().zip(self.keys.iter()) {
-            if !seen.insert(Arc::clone(&keys.identity)) {
-                record.abstract_paragraphs = Vec::new();
-            }
-        }
-    }
-}
-
-/// One work, however many listings hold it.
-#[derive(Debug, Clone)]
-pub struct Paper {
-    /// Unique URL slug (see [`assign_unique_slugs`]).
-    pub slug: String,
-    /// The listed title's [`paper_identity`], shared by all its records.
-    pub identity: Arc<str>,
-    /// The title, from the chosen record; shared with `vellum serve`'s
-    /// text memo.
-    pub title: Arc<Text>,
-    /// The abstract (possibly empty), from the chosen record; shared like
-    /// the title.
-    pub abstract_text: Arc<Abstract>,
-    /// Year, from the chosen record.
-    pub year: u16,
-    /// Categories, primary first, aliases resolved, no repeats.
-    pub categories: Vec<CategoryId>,
-    /// Known authors: the owners of the listings holding the paper, in author order.
-    pub authors: Vec<AuthorId>,
-    /// Citation key, unique in the corpus (`chu2024optimizing`,
-    /// `chu2024optimizinga`). From the merge: the key made from the first
-    /// known author, the year and the listed title ([`listed_key`]), with
-    /// `a`, `b`, … in paper order where it repeats; [`crate::overrides::apply`]
-    /// makes them again when an override gives an author list or a key.
-    pub key: String,
-    /// What a per-paper override adds; without one, every paper shares
-    /// one empty value ([`PaperDetails::none`]).
-    pub details: Arc<PaperDetails>,
-}
-
-/// Identifiers, links and notes of a paper from its override
-/// (`content/papers/<slug>.md`); all empty without one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct PaperDetails {
-    /// arXiv identifier (`2405.01234`).
-    pub arxiv_id: Option<String>,
-    /// DOI (`10.1145/3600006.3613139`).
-    pub doi: Option<String>,
-    /// Publisher's page.
-    pub url: Option<String>,
-    /// PDF link.
-    pub pdf: Option<String>,
-    /// Code repository link.
-    pub code: Option<String>,
-    /// Venue (`NeurIPS 2024`).
-    pub venue: Option<String>,
-    /// The complete author list, when an override gives one; otherwise the
-    /// known authors are only the listing owners, and others exist.
-    pub complete_authors: Option<Vec<String>>,
-    /// Shown among selected publications.
-    pub selected: bool,
-    /// The override's note, rendered Markdown; empty when none.
-    pub note_html: String,
-}
-
-impl PaperDetails {
-    /// The details of a paper without an override, shared by all of them.
-    pub fn none() -> Arc<PaperDetails> {
-        static NONE: std::sync::LazyLock<Arc<PaperDetails>> =
-            std::sync::LazyLock::new(|| Arc::new(PaperDetails::default()));
-        Arc::clone(&NONE)
-    }
-}
-
-/// A name variant to merge: listings whose author is `variant` belong to
-/// the author whose name or slug is `canonical`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NameVariant {
-    /// Canonical author: a display name or an author slug.
-    pub canonical: String,
-    /// The variant name as listings write it (`C. Wu`).
-    pub variant: String,
-    /// Where the variant is declared, for warnings.
-    pub file: PathBuf,
-    /// 1-based line of the declaration.
-    pub line: usize,
-}
-
-/// One listing page of an author, as found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListingPage {
-    /// The listing file.
-    pub file: PathBuf,
-    /// Page number from the count line.
-    pub page: Option<u32>,
-}
-
-/// One listed author.
-#[derive(Debug, Clone)]
-pub struct Author {
-    /// Display name, NFC.
-    pub name: String,
-    /// `Family, Given` form used in indexes (`Chu, Xiaowen`).
-    pub sort_name: String,
-    /// Unique URL slug.
-    pub slug: String,
-    /// Papers in listing order (page, then position), no repeats.
-    pub papers: Vec<PaperId>,
-    /// The largest "At least N records" of the author's count lines.
-    pub claimed_total: Option<u32>,
-    /// The author's listing files, by page then path.
-    pub pages: Vec<ListingPage>,
-}
-
-impl Author {
-    /// Whether the listing is known to hold fewer records than the author has.
-    pub fn is_partial(&self) -> bool {
-        self.claimed_total
-            .is_some_and(|total| (total as usize) > self.papers.len())
-    }
-}
-
-/// One arXiv category term.
-#[derive(Debug, Clone)]
-pub struct Category {
-    /// Canonical code (`cs.DC`).
-    pub code: String,
-    /// Display name; the code when unknown.
-    pub name: String,
-    /// Archive display name (`Computer Science`); empty when unknown.
-    pub archive: String,
-    /// Group display name (`Computer Science`), `Other` when unknown.
-    pub group: String,
-    /// Whether the code is in the arXiv taxonomy.
-    pub known: bool,
-    /// URL slug (`cs-dc`).
-    pub slug: String,
-    /// Papers with this category, primary or secondary, in global order.
-    pub papers: Vec<PaperId>,
-}
-
-/// One year term.
-#[derive(Debug, Clone)]
-pub struct Year {
-    /// The year.
-    pub year: u16,
-    /// Papers of that year, in global order.
-    pub papers: Vec<PaperId>,
-}
-
-/// The whole corpus, frozen after [`Corpus::build`].
-#[derive(Debug, Clone, Default)]
-pub struct Corpus {
-    /// Papers in global order.
-    pub papers: Vec<Paper>,
-    /// Authors in author order.
-    pub authors: Vec<Author>,
-    /// Categories by group, then code.
-    pub categories: Vec<Category>,
-    /// Years, newest first.
-    pub years: Vec<Year>,
-}
-
-impl Corpus {
-    /// A paper's author names for citing and searching: the complete list
-    /// when an override gives one, else the listing owners' names.
-    pub fn author_names<'a>(&'a self, paper: &'a Paper) -> Vec<&'a str> {
-        match &paper.details.complete_authors {
-            Some(names) => names.iter().map(String::as_str).collect(),
-            None => paper
-                .authors
-                .iter()
-                .map(|&a| self.authors[a].name.as_str())
-                .collect(),
-        }
-    }
-
-    /// A paper's category codes, primary first.
-    pub fn category_codes<'a>(&'a self, paper: &Paper) -> Vec<&'a str> {
-        paper
-            .categories
-            .iter()
-            .map(|&c| self.categories[c].code.as_str())
-            .collect()
-    }
-}
-
-/// A paper while merging: its records as (listing index, record index),
 /// first the chosen one.
 struct Draft {
     identity: Arc<str>,
@@ -898,44 +630,6 @@ fn merge(
     (corpus, kept)
 }
 
-/// The citation key of `paper` before any override: [`citation_key`] of
-/// its first known author's family name, its year and its title's identity.
-pub fn listed_key(paper: &Paper, authors: &[Author]) -> String {
-    let first = paper
-        .authors
-        .first()
-        .map_or("", |&a| authors[a].name.as_str());
-    citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
-}
-
-/// Gives each paper of `ids` (ascending: every paper whose base key,
-/// `base(id)`, is one of theirs) its citation key: the base key when no
-/// other paper has it or when it is `pinned(id)` (an override's key, which
-/// still counts as a use), else the base key with `a`, `b`, … in paper
-/// order ([`key_suffix`]).
-pub(crate) fn assign_keys<'a>(
-    papers: &mut [Paper],
-    base: impl Fn(PaperId) -> &'a str,
-    pinned: impl Fn(PaperId) -> bool,
-    ids: &[PaperId],
-) {
-    let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
-    for &id in ids {
-        *uses.entry(base(id)).or_default() += 1;
-    }
-    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-    for &id in ids {
-        let base = base(id);
-        papers[id].key = if uses[base] == 1 || pinned(id) {
-            base.to_string()
-        } else {
-            let n = seen.entry(base).or_default();
-            *n += 1;
-            format!("{base}{}", key_suffix(*n))
-        };
-    }
-}
-
 /// The global order of papers: year descending, then the folded title
 /// (`key`), then the exact title. No two papers have the same title, so
 /// the order is total.
@@ -1011,63 +705,6 @@ fn merge_variants(
         }
     }
     warnings
-}
-
-/// LaTeX commands that only format their argument: dropped from identities.
-const FORMATTING_COMMANDS: &[&str] = &[
-    "textbf",
-    "textit",
-    "emph",
-    "texttt",
-    "textsc",
-    "textrm",
-    "textsf",
-    "underline",
-    "text",
-    "mathrm",
-    "mathbf",
-    "mathit",
-    "mathsf",
-    "mathtt",
-    "mathcal",
-    "mathbb",
-    "boldsymbol",
-    "url",
-];
-
-/// The identity of a title: NFKC, case-folded, formatting commands
-/// (`\textbf`), braces, `$` and backslashes removed (other command names,
-/// such as `\alpha`, stay as words), punctuation as spaces, whitespace folded.
-pub fn paper_identity(title: &str) -> String {
-    let normal: String = if title.is_ascii() {
-        title.to_ascii_lowercase()
-    } else {
-        caseless::default_case_fold_str(&title.nfkc().collect::<String>())
-    };
-    let mut out = String::with_capacity(normal.len());
-    let mut chars = normal.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            // A control word (`\alpha`) or a control symbol (`\&`).
-            let mut word = String::new();
-            while let Some(&next) = chars.peek().filter(|c| c.is_alphabetic()) {
-                word.push(next);
-                chars.next();
-            }
-            if word.is_empty() {
-                chars.next();
-            } else if !FORMATTING_COMMANDS.contains(&word.as_str()) {
-                out.push(' ');
-                out.push_str(&word);
-            }
-            out.push(' ');
-        } else if c.is_alphanumeric() {
-            out.push(c);
-        } else {
-            out.push(' ');
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The warnings about the records of one paper: unknown category codes,
@@ -1218,7 +855,7 @@ fn text_warnings<'a>(
 /// Makes one author per group of listings (`author_pages`, listing indexes
 /// in author order), fills each author's papers in listing order and each
 /// paper's authors. Returns the authors, each one's listing indexes in
-/// page order ([`author_pages`]) and the warnings about each one's pages.
+/// page order (`author_pages_of`) and the warnings about each one's pages.
 fn build_authors(
     listings: &[ParsedListing],
     mut author_pages: Vec<Vec<usize>>,
@@ -1446,32 +1083,5 @@ impl CategoryTable {
             entry.slug = slug;
         }
         ordered
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identity_ignores_case_punctuation_and_latex() {
-        assert_eq!(
-            paper_identity("Fast Graphs: A Study"),
-            "fast graphs a study"
-        );
-        assert_eq!(
-            paper_identity("Fast graphs - a study"),
-            "fast graphs a study"
-        );
-        assert_eq!(
-            paper_identity(r"\textbf{LPZero}: ${\mathrm{MoS}}_{2}$ Ｆｕｌｌ"),
-            "lpzero mos 2 full"
-        );
-        assert_ne!(paper_identity("Zoë"), paper_identity("Zoe"));
-        assert_ne!(
-            paper_identity(r"$\alpha$-Divergence Training"),
-            paper_identity(r"$\beta$-Divergence Training")
-        );
-        assert_eq!(paper_identity("Straße"), paper_identity("STRASSE"));
     }
 }

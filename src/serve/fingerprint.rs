@@ -21,8 +21,9 @@
 //! Handed on: one fingerprint per job.
 
 use crate::corpus::{Corpus, PaperDetails, PaperId};
-use crate::feeds::FeedKind;
-use crate::render::{Job, Site, Templates};
+use crate::render::jobs::{FeedKind, Job};
+use crate::render::site::Site;
+use crate::render::templates::{content_template_name, Templates};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -257,7 +258,7 @@ impl<'a> Fingerprints<'a> {
             Job::Paper(id) => (Some("paper.html"), self.papers[*id]),
             Job::Content(index) => {
                 let page = &site.content.pages[*index];
-                let template = crate::render::content_template_name(page);
+                let template = content_template_name(page);
                 let shortcodes = !page.shortcodes.is_empty();
                 (
                     Some(template),

@@ -73,7 +73,7 @@ pub struct Config {
     /// Search index shard sizes (`search_term_shard_bytes`,
     /// `search_metadata_documents`, `search_facet_documents`, each at least
     /// 1) and `search_excerpt_chars`.
-    pub search_settings: crate::search::SearchSettings,
+    pub search_settings: SearchSettings,
     /// Name variants from the `[author_aliases]` table: (canonical author
     /// name or slug, variant name, 1-based line), e.g. `"Chuan Wu" = ["C. Wu"]`.
     pub author_aliases: Vec<(String, String, usize)>,
@@ -121,7 +121,7 @@ impl Config {
             None => Ok(default),
         };
         let paginate_by = at_least_one(raw.paginate_by, "paginate_by", 20)?;
-        let search_defaults = crate::search::SearchSettings::default();
+        let search_defaults = SearchSettings::default();
         let sitemap_max_urls = at_least_one(raw.sitemap_max_urls, "sitemap_max_urls", 50_000)?;
         let base_url = match raw.base_url {
             None => "http://localhost/".to_string(),
@@ -168,7 +168,7 @@ impl Config {
             paper_exports: raw.paper_exports.unwrap_or(true) && raw.exports.unwrap_or(true),
             exports: raw.exports.unwrap_or(true),
             search: raw.search.unwrap_or(true),
-            search_settings: crate::search::SearchSettings {
+            search_settings: SearchSettings {
                 term_shard_bytes: match raw.search_term_shard_bytes {
                     Some(v) => Some(at_least_one(Some(v), "search_term_shard_bytes", 0)?),
                     None => None,
@@ -241,6 +241,34 @@ fn settings_error(message: &str, key: Option<&str>) -> String {
             format!("expected `{key}` to be {expected}, found {found}")
         }
         _ => format!("expected {expected}, found {found}"),
+    }
+}
+
+/// Index settings from `site.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchSettings {
+    /// A term shard is closed once it holds this many bytes. By default
+    /// (`None`) a 256th of all postings, within 16 KiB to 192 KiB: about
+    /// 250 term shards, fewer past 50 MB of postings (about 50,000 papers).
+    pub term_shard_bytes: Option<usize>,
+    /// Documents per metadata pack. Default 8,192 (about 5 MB a pack:
+    /// a browser fetches single records from it with range requests).
+    pub metadata_documents: usize,
+    /// Documents per author shard (the listed authors of each document,
+    /// for the author facet). Default 4,096.
+    pub facet_documents: usize,
+    /// Abstract characters kept in metadata for snippets. Default 300.
+    pub excerpt_chars: usize,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings {
+            term_shard_bytes: None,
+            metadata_documents: 8_192,
+            facet_documents: 4_096,
+            excerpt_chars: 300,
+        }
     }
 }
 

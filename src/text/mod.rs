@@ -1,10 +1,12 @@
 //! The text types for titles and abstracts: a title's source as listed,
 //! its HTML rendering and its plain-text rendering; an abstract's two
-//! renderings. Each is made once (LaTeX converted by [`crate::latex`]) so
+//! renderings. Each is made once (LaTeX converted by [`crate::text::latex`]) so
 //! every page, feed, export and index shows the same text.
 
-use crate::latex;
-use crate::memo::Memo;
+pub mod latex;
+pub mod names;
+
+use crate::serve::memo::Memo;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -43,7 +45,7 @@ impl Text {
 pub struct Abstract {
     /// Safe HTML, each paragraph in `<p>…</p>`, joined with `\n`.
     pub html: String,
-    /// The plain text, kept only when [`crate::latex::plain_of_html`] of
+    /// The plain text, kept only when [`crate::text::latex::plain_of_html`] of
     /// `html` does not give it back (a formula shown as its source): most
     /// abstracts hold their HTML alone, which halves their memory (at
     /// 1,000,000 papers the plain texts take 1.3 GB). See [`Abstract::plain`].
@@ -155,12 +157,12 @@ impl TextMemo {
         })
     }
 
-    /// [`crate::names::fold`] of a title's plain text, or its result from
+    /// [`crate::text::names::fold`] of a title's plain text, or its result from
     /// this or the previous build.
     pub fn sort_key(&self, plain: &str) -> Arc<str> {
         let key = xxhash_rust::xxh3::xxh3_64_with_seed(plain.as_bytes(), 4);
         self.keys
-            .get_or_make(key, || crate::names::fold(plain).into())
+            .get_or_make(key, || crate::text::names::fold(plain).into())
     }
 
     /// [`crate::permalink::slugify`] of a title's plain text, or its
@@ -305,7 +307,8 @@ mod tests {
     fn every_abstract_of_the_bundled_listings_reads_its_plain_text_back() {
         let (mut abstracts, mut kept) = (0, 0);
         for entry in std::fs::read_dir("seeds").unwrap() {
-            let listing = crate::listing::parse(&std::fs::read(entry.unwrap().path()).unwrap());
+            let listing =
+                crate::input::listing::parse(&std::fs::read(entry.unwrap().path()).unwrap());
             for record in listing.unwrap().records {
                 let paragraphs = &record.abstract_paragraphs;
                 let hash = Abstract::source_hash(paragraphs);

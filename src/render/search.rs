@@ -8,8 +8,8 @@
 //! `themes/default/static/search-engine.js` reads it. Hands the files,
 //! `(output path, bytes)`, to the build driver.
 
-use crate::config::Config;
 use crate::corpus::{Corpus, Paper};
+use crate::input::config::Config;
 use crate::permalink::{Route, UrlMap};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -33,34 +33,6 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Weight of a prefix match relative to an exact one (read by the engine).
 const PREFIX_WEIGHT: f64 = 0.7;
-
-/// Index settings from `site.toml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SearchSettings {
-    /// A term shard is closed once it holds this many bytes. By default
-    /// (`None`) a 256th of all postings, within 16 KiB to 192 KiB: about
-    /// 250 term shards, fewer past 50 MB of postings (about 50,000 papers).
-    pub term_shard_bytes: Option<usize>,
-    /// Documents per metadata pack. Default 8,192 (about 5 MB a pack:
-    /// a browser fetches single records from it with range requests).
-    pub metadata_documents: usize,
-    /// Documents per author shard (the listed authors of each document,
-    /// for the author facet). Default 4,096.
-    pub facet_documents: usize,
-    /// Abstract characters kept in metadata for snippets. Default 300.
-    pub excerpt_chars: usize,
-}
-
-impl Default for SearchSettings {
-    fn default() -> Self {
-        SearchSettings {
-            term_shard_bytes: None,
-            metadata_documents: 8_192,
-            facet_documents: 4_096,
-            excerpt_chars: 300,
-        }
-    }
-}
 
 /// Letters that do not decompose under NFKD, folded to ASCII.
 fn fold_letter(c: char, out: &mut String) {
@@ -880,7 +852,7 @@ mod tests {
     /// is tested against too.
     #[test]
     fn token_vectors() {
-        let text = include_str!("../tests/search/tokens.json");
+        let text = include_str!("../../tests/search/tokens.json");
         let vectors: Vec<(String, Vec<String>)> = serde_json::from_str(text).unwrap();
         assert!(vectors.len() >= 20);
         for (input, expected) in vectors {

@@ -11,7 +11,7 @@
 
 use crate::corpus::Paper;
 use crate::permalink::Route;
-use crate::render::Site;
+use crate::render::site::Site;
 use serde::Serialize;
 use serde_json::{json, Value};
 

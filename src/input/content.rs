@@ -3,7 +3,7 @@
 //! footnotes, strikethrough, heading ids). Hands on [`Content`]: the home
 //! page's intro (`content/_index.md`), pages and sections, and author
 //! profiles (`content/authors/<slug>.md`) and per-paper overrides
-//! (`content/papers/<slug>.md`, applied by [`crate::overrides`]), which are
+//! (`content/papers/<slug>.md`, applied by [`crate::corpus::overrides`]), which are
 //! not pages of their own.
 
 use crate::diagnostics::{Diagnostic, Diagnostics};

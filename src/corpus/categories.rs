@@ -7,7 +7,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-const TAXONOMY_TOML: &str = include_str!("../data/arxiv-categories.toml");
+const TAXONOMY_TOML: &str = include_str!("../../data/arxiv-categories.toml");
 
 #[derive(Debug, Deserialize)]
 struct RawTaxonomy {

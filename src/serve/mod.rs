@@ -1,23 +1,28 @@
 //! `vellum serve`: build into memory, serve over HTTP on loopback (axum),
-//! watch the inputs ([`crate::watch`]) and rebuild on change, then tell
+//! watch the inputs ([`crate::serve::watch`]) and rebuild on change, then tell
 //! open pages to reload over Server-Sent Events. The reload script is
 //! injected only into served HTML, never into `build` output. A failed
 //! rebuild keeps serving the last good site, prints `file:line: message`
 //! and shows the errors as an overlay in open pages; fixing the input
 //! recovers. Serving never touches `public/`. Each rebuild is told the
-//! paths the watcher saw change ([`crate::site::BuildOptions::changed_paths`])
+//! paths the watcher saw change ([`crate::build::BuildOptions::changed_paths`])
 //! from the second rebuild on (the first one, and one after a watcher
 //! rescan, looks at every listing), so it reads only those listings.
 
+pub mod cache;
+pub mod fingerprint;
+pub mod memo;
+pub mod watch;
+
+use crate::build::{build, BuildOptions, BuildReport};
 use crate::output::{MemorySink, SiteOutput};
-use crate::site::{build, BuildOptions, BuildReport};
-use crate::watch::{classify, is_ignored, Change};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use cache::RebuildCache;
 use notify::RecursiveMode;
 use std::collections::BTreeSet;
 use std::convert::Infallible;
@@ -27,6 +32,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_stream::StreamExt;
+use watch::{classify, is_ignored, Change};
 
 /// Path under the base path where open pages listen for reloads.
 const EVENTS_PATH: &str = "__vellum/events";
@@ -74,7 +80,7 @@ pub enum Notice {
 struct Served {
     site: RwLock<Arc<SiteOutput>>,
     /// False from the swap of a rebuilt site until the data files it left
-    /// out ([`crate::site::DeferredExports`]) are in it; a request for a
+    /// out ([`crate::build::DeferredExports`]) are in it; a request for a
     /// missing file waits for true.
     exports_ready: tokio::sync::watch::Sender<bool>,
     error: RwLock<Option<String>>,
@@ -149,11 +155,12 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         IpAddr::V4(ip) => ip.to_string(),
     };
     let local_base = format!("http://{host}:{port}{path}");
+    let cache = Arc::new(RebuildCache::default());
     let build_options = BuildOptions {
         root: options.root.clone(),
         base_url: Some(local_base.clone()),
         drafts: options.drafts,
-        rebuild_cache: Some(Arc::default()),
+        incremental: Some(cache.clone()),
         ..BuildOptions::default()
     };
 
@@ -162,13 +169,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     // The sink keeps the last good site; later builds carry the pages
     // whose fingerprint did not change over from it.
     let report = build(&build_options, &mut sink);
-    print_report(
-        &report,
-        &build_options,
-        "Built",
-        start.elapsed(),
-        options.verbose,
-    );
+    print_report(&report, &cache, "Built", start.elapsed(), options.verbose);
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
         site: RwLock::new(Arc::clone(&sink.site)),
@@ -182,7 +183,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         defer_exports: true,
         ..build_options
     };
-    let _watcher = start_watching(&options, rebuild_options, sink, Arc::clone(&served))?;
+    let _watcher = start_watching(&options, rebuild_options, cache, sink, Arc::clone(&served))?;
 
     let app = Router::new()
         .route(&format!("{path}{EVENTS_PATH}"), get(events))
@@ -220,7 +221,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
 /// stage timings too.
 fn print_report(
     report: &BuildReport,
-    options: &BuildOptions,
+    cache: &RebuildCache,
     verb: &str,
     took: Duration,
     verbose: bool,
@@ -233,10 +234,7 @@ fn print_report(
     } else {
         let [papers, authors, ..] = report.counts;
         let files = report.written.map_or(0, |w| w.files);
-        let rendered = options
-            .rebuild_cache
-            .as_ref()
-            .map_or(files, |cache| cache.rendered_files().len());
+        let rendered = cache.rendered_files().len();
         println!(
             "{verb} {papers} papers, {authors} authors in {} ms ({rendered} of {files} files rendered)",
             took.as_millis()
@@ -252,6 +250,7 @@ fn print_report(
 fn start_watching(
     options: &ServeOptions,
     build_options: BuildOptions,
+    cache: Arc<RebuildCache>,
     mut sink: MemorySink,
     served: Arc<Served>,
 ) -> Result<impl Drop, ServeError> {
@@ -315,7 +314,7 @@ fn start_watching(
                 .collect::<Vec<_>>()
                 .join(", ");
             let verb = format!("Rebuilt ({what}):");
-            print_report(&report, &build_options, &verb, start.elapsed(), verbose);
+            print_report(&report, &cache, &verb, start.elapsed(), verbose);
             match failures(&report) {
                 None => {
                     // Pages first; requests for missing files wait for the rest.

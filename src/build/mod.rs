@@ -1,0 +1,569 @@
+//! The build driver: `vellum build`'s pipeline, one call per stage, each
+//! timed ([`timings`]):
+//!
+//! 1. read the site's files ([`crate::input::read`]);
+//! 2. parse the listings ([`crate::corpus::listings`]) and the Markdown
+//!    content ([`crate::input::content`]);
+//! 3. merge the listings into one corpus ([`crate::corpus`]) and apply the
+//!    per-paper overrides ([`crate::corpus::overrides`]);
+//! 4. load the templates and plan every page ([`crate::render::plan`]);
+//! 5. render the pages in parallel into a sink ([`crate::render`],
+//!    [`crate::output`]), with the static files and the search index;
+//! 6. commit the sink (write), only when there is no error.
+//!
+//! Every problem is collected in one [`BuildReport`]; a failed build aborts
+//! the sink, so an output directory is left as it was.
+//!
+//! Incremental rebuilds (`vellum serve`) enter through one seam,
+//! [`Incremental`]: when [`BuildOptions::incremental`] holds one, the driver
+//! asks it at each stage for what the last build already made (the list of
+//! listings, parsed listings, the merged corpus, which pages to render, the
+//! search index) and tells it what this build committed. The result equals
+//! a full build's.
+
+pub mod timings;
+
+use crate::corpus::categories::Taxonomy;
+use crate::corpus::listings::{self, ParsedListing};
+use crate::corpus::{overrides, Corpus, NameVariant};
+use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
+use crate::input::config::Config;
+use crate::input::content::{self, Content};
+use crate::input::{self, InputFile};
+use crate::output::{Sink, WriteStats};
+use crate::permalink::{Route, UrlMap};
+use crate::render::jobs::Job;
+use crate::render::plan::{self, Plan};
+use crate::render::site::Site;
+use crate::render::templates::Templates;
+use crate::render::views::Views;
+use crate::render::{search, Renderer};
+use crate::serve::memo::Memo;
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use timings::Timings;
+
+/// What to build and how.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// The site root: holds `site.toml`, `seeds/`, `content/`, `themes/`.
+    pub root: PathBuf,
+    /// Replaces `base_url` from `site.toml` (absolute http(s) URL).
+    pub base_url: Option<String>,
+    /// Include content pages with `draft = true`.
+    pub drafts: bool,
+    /// Treat warnings as errors.
+    pub strict: bool,
+    /// Render even when inputs have errors, so one run finds every problem
+    /// (`vellum check`); the sink is still aborted.
+    pub keep_going: bool,
+    /// Advanced once per rendered job; hidden unless the caller shows it.
+    pub progress: Option<indicatif::ProgressBar>,
+    /// What is kept between builds (`vellum serve`'s
+    /// [`crate::serve::cache::RebuildCache`]): a listing whose bytes are
+    /// unchanged is not parsed again, a search index whose inputs are
+    /// unchanged is not built again, and a page whose fingerprint is
+    /// unchanged is carried over by the sink.
+    pub incremental: Option<Arc<dyn Incremental>>,
+    /// Leave the search index and a changed `corpus.json` out of the
+    /// build; [`BuildReport::exports`] makes them afterwards. `vellum
+    /// serve` announces the reload first: a page does not wait for the
+    /// site's data files, and a request for one waits until it is made.
+    pub defer_exports: bool,
+    /// The input paths, relative to `root`, that changed since the last
+    /// build with the same [`BuildOptions::incremental`], when the caller
+    /// knows every one of them (`vellum serve`'s file watcher). `seeds/` is
+    /// then neither walked nor stamped again: the last build's list of
+    /// listings is patched with these paths, and only these are read. A
+    /// path under `seeds/` that is no listing (a directory moved in, say)
+    /// makes the build walk `seeds/` again. `None`: every listing's stamp
+    /// (size, modification and change times, inode) is read.
+    pub changed_paths: Option<Vec<PathBuf>>,
+}
+
+/// The seam through which incremental rebuilds enter the driver: what one
+/// build keeps for the next, asked for at each stage. Implemented by
+/// `vellum serve`'s [`crate::serve::cache::RebuildCache`]; a build without
+/// one makes everything anew.
+pub trait Incremental: Send + Sync + std::fmt::Debug {
+    /// The listings under `root`: the last build's list with `changed`
+    /// (relative paths) added or removed as they are now on disk; `None`
+    /// when there is no last list or it cannot be patched (then `seeds/`
+    /// is walked).
+    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>>;
+
+    /// The listings this build found (`None`: it stopped before knowing
+    /// them), for the next build to patch.
+    fn found_listings(&self, seeds: Option<Arc<Vec<PathBuf>>>);
+
+    /// Reads and parses the listings of `paths`, reusing those that did
+    /// not change; `changed` (relative paths), when given, names every
+    /// listing that may have. Errors go to `diagnostics`.
+    fn parse(
+        &self,
+        paths: &[PathBuf],
+        root: &Path,
+        changed: Option<&[PathBuf]>,
+        diagnostics: &Diagnostics,
+    ) -> Vec<ParsedListing>;
+
+    /// The corpus of `listings`, equal to [`Corpus::build`]'s, with the
+    /// same warnings, patched from the last one when few listings changed.
+    fn merge(
+        &self,
+        listings: Vec<ParsedListing>,
+        taxonomy: &Taxonomy,
+        variants: &[NameVariant],
+        diagnostics: &Diagnostics,
+    ) -> Arc<Corpus>;
+
+    /// Which jobs of `plan` (their indices) to render; the others are
+    /// carried over in `sink` from its last commit, and so is the search
+    /// index when `search_staged`. `statics` (output paths) are staged
+    /// already.
+    fn select(
+        &self,
+        site: &Site,
+        templates: &Templates,
+        plan: &Plan,
+        statics: &[String],
+        search_staged: bool,
+        sink: &dyn Sink,
+    ) -> Vec<usize>;
+
+    /// `corpus.json`'s paper entries, kept between builds.
+    fn corpus_json_memo(&self) -> &Memo<Arc<[u8]>>;
+
+    /// Stages the search index of `site` in `sink`, the last one when its
+    /// inputs did not change. Errors: the files not staged.
+    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)>;
+
+    /// The files of the search index of `site`, the last one when its
+    /// inputs did not change.
+    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)>;
+
+    /// The sink committed this build as its commit `commit`
+    /// ([`Sink::last_commit`]).
+    fn commit(&self, commit: Option<u64>);
+}
+
+/// The result of a build, successful or not.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    /// Every warning and error, sorted by file and line.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the sink did; `None` when the build failed before writing.
+    pub written: Option<WriteStats>,
+    /// Stage timings.
+    pub timings: Timings,
+    /// Papers, authors, years and categories in the corpus.
+    pub counts: [usize; 4],
+    /// The base URL the site was rendered for; `None` if the config failed.
+    pub base_url: Option<String>,
+    /// For each content page: output file → (source file, its Markdown
+    /// links with their lines), for reporting broken links at the source.
+    pub content_links: ContentLinks,
+    /// Whether the plan and every page rendered (input errors aside); when
+    /// not, pages are missing and a link check would report false errors.
+    pub all_pages_rendered: bool,
+    /// With [`BuildOptions::defer_exports`], after a successful build: what
+    /// makes the files left out.
+    pub exports: Option<DeferredExports>,
+}
+
+/// Content page output file → (its Markdown source, the links written in
+/// it with their 1-based lines).
+pub type ContentLinks = BTreeMap<String, (PathBuf, Vec<(String, usize)>)>;
+
+impl BuildReport {
+    /// Whether any diagnostic is an error.
+    pub fn failed(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// The site's data files left out of a build with
+/// [`BuildOptions::defer_exports`]: the search index and, when it changed,
+/// `corpus.json`. Holds the build's corpus and inputs.
+#[derive(Debug)]
+pub struct DeferredExports {
+    config: Config,
+    urls: UrlMap,
+    corpus: Arc<Corpus>,
+    content: Content,
+    incremental: Option<Arc<dyn Incremental>>,
+    corpus_json: bool,
+}
+
+impl DeferredExports {
+    /// The files left out, `(output path, bytes)`: the search index when
+    /// the site has one (the cached one when its inputs did not change)
+    /// and `corpus.json` when it changed. Together with the build's files
+    /// they are the full build's files, byte for byte.
+    pub fn make(&self) -> Vec<(String, Vec<u8>)> {
+        let site = Site {
+            config: &self.config,
+            urls: &self.urls,
+            corpus: &self.corpus,
+            content: &self.content,
+        };
+        let incremental = self.incremental.as_deref();
+        let mut files = Vec::new();
+        if self.corpus_json {
+            let memo = incremental.map(|i| i.corpus_json_memo());
+            let file = self.urls.output_file(&Route::CorpusJson);
+            files.push((file, crate::render::exports::corpus_json(&site, memo)));
+        }
+        if self.config.search {
+            match incremental {
+                Some(incremental) => files.extend(incremental.search_index(&site)),
+                None => search::build_index(
+                    &self.corpus,
+                    &self.config,
+                    &self.urls,
+                    None,
+                    &mut |file, bytes| files.push((file, bytes)),
+                ),
+            }
+        }
+        files
+    }
+}
+
+/// Builds the site at `options.root` into `sink`, committing only when
+/// there is no error. Every problem is in the report; on failure the sink
+/// is aborted, so an output directory is left as it was.
+pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
+    let mut timings = Timings::default();
+    let diagnostics = Diagnostics::new();
+    let mut report = BuildReport::default();
+    let root = &options.root;
+    let incremental = options.incremental.as_deref();
+
+    // Read: site.toml, the list of listings, content, templates, statics.
+    let read = timings.time("read", || {
+        input::read(root, options.base_url.as_deref(), || {
+            let changed = options.changed_paths.as_deref()?;
+            incremental?.patched_listings(root, changed)
+        })
+    });
+    if let Some(incremental) = incremental {
+        incremental.found_listings(read.as_ref().ok().map(|i| Arc::clone(&i.seeds)));
+    }
+    let inputs = match read {
+        Ok(inputs) => inputs,
+        Err(d) => {
+            report.diagnostics = vec![d];
+            report.timings = timings;
+            return report;
+        }
+    };
+    if inputs.seeds.is_empty() {
+        diagnostics.push(Diagnostic::warning(
+            "seeds",
+            0,
+            "expected listing files (*.txt) under seeds/, found none; the site has no papers",
+        ));
+    }
+
+    // Parse: the listings, then the Markdown content.
+    let listings = timings.time("parse", || match incremental {
+        Some(incremental) => {
+            let changed = options.changed_paths.as_deref();
+            let changed = changed.filter(|_| inputs.seeds_patched);
+            incremental.parse(&inputs.seeds, root, changed, &diagnostics)
+        }
+        None => listings::read_all(&inputs.seeds, root, &diagnostics),
+    });
+    let content = timings.time("content", || {
+        content::load(&inputs.content, options.drafts, &diagnostics)
+    });
+
+    // Merge: one corpus, with the per-paper overrides applied.
+    let variants = name_variants(&inputs.config, &content);
+    let corpus = timings.time("corpus", || {
+        let taxonomy = Taxonomy::arxiv();
+        let corpus = match incremental {
+            Some(incremental) => incremental.merge(listings, taxonomy, &variants, &diagnostics),
+            None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
+        };
+        overrides::apply(corpus, &content.overrides, &diagnostics)
+    });
+    report.counts = [
+        corpus.papers.len(),
+        corpus.authors.len(),
+        corpus.years.len(),
+        corpus.categories.len(),
+    ];
+    check_profiles(&content, &corpus, &diagnostics);
+
+    // Templates, then the URL map every page is rendered for.
+    let templates = match timings.time("templates", || Templates::load(inputs.templates)) {
+        Ok(templates) => Some(templates),
+        Err(d) => {
+            diagnostics.push(d);
+            None
+        }
+    };
+    let urls = UrlMap::new(&inputs.config.base_url);
+    report.base_url = Some(inputs.config.base_url.clone());
+    report.content_links = content_links(&content, &urls);
+    let site = Site {
+        config: &inputs.config,
+        urls: &urls,
+        corpus: &corpus,
+        content: &content,
+    };
+
+    // Plan, render and stage; then write (commit) or abort.
+    let render = options.keep_going || !diagnostics.has_errors(options.strict);
+    let mut corpus_json_left = false;
+    let mut committed = false;
+    if let (Some(templates), true) = (templates, render) {
+        match sink.begin() {
+            Ok(()) => {
+                (report.all_pages_rendered, corpus_json_left) = render_site(
+                    &site,
+                    templates,
+                    inputs.statics,
+                    options,
+                    sink,
+                    &mut timings,
+                    &diagnostics,
+                )
+            }
+            Err(e) => diagnostics.push(Diagnostic::error(
+                "output",
+                0,
+                format!("expected to prepare the output, found {e}"),
+            )),
+        }
+        if diagnostics.has_errors(options.strict) {
+            sink.abort();
+        } else {
+            match timings.time("write", || sink.commit()) {
+                Ok(stats) => {
+                    if let Some(incremental) = incremental {
+                        incremental.commit(sink.last_commit());
+                    }
+                    committed = true;
+                    report.written = Some(stats)
+                }
+                Err(e) => diagnostics.push(Diagnostic::error(
+                    "output",
+                    0,
+                    format!("expected to write the site, found {e}"),
+                )),
+            }
+        }
+    }
+    if options.defer_exports && committed {
+        report.exports = Some(DeferredExports {
+            config: inputs.config,
+            urls,
+            corpus,
+            content,
+            incremental: options.incremental.clone(),
+            corpus_json: corpus_json_left,
+        });
+    }
+    report.diagnostics = diagnostics.into_sorted(options.strict);
+    report.timings = timings;
+    report
+}
+
+/// Plans and renders every page and hands it, with the static files and
+/// the search index, to `sink`, advancing `options.progress` and asking
+/// `options.incremental` which pages to render. Errors go to
+/// `diagnostics`. Returns whether every planned page was rendered, and
+/// whether `corpus.json` was left out ([`BuildOptions::defer_exports`]).
+fn render_site(
+    site: &Site,
+    templates: Templates,
+    statics: Vec<InputFile>,
+    options: &BuildOptions,
+    sink: &dyn Sink,
+    timings: &mut Timings,
+    diagnostics: &Diagnostics,
+) -> (bool, bool) {
+    let incremental = options.incremental.as_deref();
+    let plan = match timings.time("plan", || plan::plan(site)) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            errors.into_iter().for_each(|d| diagnostics.push(d));
+            return (false, false);
+        }
+    };
+    let static_paths = stage_statics(site, &plan, statics, sink, diagnostics);
+    let search_staged = site.config.search && !options.defer_exports;
+    let selected: Vec<usize> = match incremental {
+        Some(incremental) => timings.time("select", || {
+            incremental.select(site, &templates, &plan, &static_paths, search_staged, sink)
+        }),
+        None => (0..plan.jobs.len()).collect(),
+    };
+    let Plan { jobs, files } = plan;
+    let mut selected: Vec<&Job> = selected.into_iter().map(|i| &jobs[i]).collect();
+    // The output paths are not needed again (1.8 million at 1,000,000
+    // papers): freed beside the render, not before it.
+    rayon::spawn(move || drop(files));
+    let corpus_json_left =
+        options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
+    if options.defer_exports {
+        selected.retain(|job| !matches!(job, Job::CorpusJson));
+    }
+    let rendered = timings.time("render", || {
+        let views = Views::new(site);
+        let progress = options.progress.as_ref();
+        if let Some(bar) = progress {
+            bar.set_length(selected.len() as u64);
+        }
+        let memo = incremental.map(|i| i.corpus_json_memo());
+        Renderer::new(*site, templates, views, memo).render_all(&selected, &jobs, sink, progress)
+    });
+    if search_staged {
+        let failed = timings.time("search", || match incremental {
+            Some(incremental) => incremental.stage_search_index(site, sink),
+            None => {
+                let mut failed = Vec::new();
+                search::build_index(
+                    site.corpus,
+                    site.config,
+                    site.urls,
+                    None,
+                    &mut |file, bytes| {
+                        if let Err(e) = sink.put(&file, bytes) {
+                            failed.push((file, e));
+                        }
+                    },
+                );
+                failed
+            }
+        });
+        for (file, e) in failed {
+            diagnostics.push(Diagnostic::error(
+                "output",
+                0,
+                format!("expected to stage {file}, found {e}"),
+            ));
+        }
+    }
+    match rendered {
+        Ok(()) => (true, corpus_json_left),
+        Err(errors) => {
+            errors.into_iter().for_each(|d| diagnostics.push(d));
+            (false, corpus_json_left)
+        }
+    }
+}
+
+/// Stages the static files in `sink`, each at its path under the base
+/// URL; one whose path is also a planned page's is an error. Returns
+/// their output paths.
+fn stage_statics(
+    site: &Site,
+    plan: &Plan,
+    statics: Vec<InputFile>,
+    sink: &dyn Sink,
+    diagnostics: &Diagnostics,
+) -> Vec<String> {
+    // A few static files against every page: the pages are looked up in
+    // a set of the static files, not the other way round.
+    let statics: Vec<(String, PathBuf, Vec<u8>)> = statics
+        .into_iter()
+        .map(|(relative, shown, bytes)| {
+            let file = site.urls.output_file(&Route::Static { path: relative });
+            (file, shown, bytes)
+        })
+        .collect();
+    let static_files: rustc_hash::FxHashSet<&str> =
+        statics.iter().map(|(file, _, _)| file.as_str()).collect();
+    let taken: rustc_hash::FxHashSet<&str> = plan
+        .files
+        .iter()
+        .filter(|file| static_files.contains(file.as_str()))
+        .map(String::as_str)
+        .collect();
+    let static_paths: Vec<String> = statics.iter().map(|(file, _, _)| file.clone()).collect();
+    for (file, shown, bytes) in statics {
+        if taken.contains(file.as_str()) {
+            diagnostics.push(Diagnostic::error(
+                &shown,
+                0,
+                format!("expected a path of its own, found /{file} which is also a generated page"),
+            ));
+        } else if let Err(e) = sink.put(&file, bytes) {
+            diagnostics.push(Diagnostic::error(
+                &shown,
+                0,
+                format!("expected to stage {file}, found {e}"),
+            ));
+        }
+    }
+    static_paths
+}
+
+/// Each content page's (and the home page intro's) output file, with its
+/// Markdown source and the links written in it.
+fn content_links(content: &Content, urls: &UrlMap) -> ContentLinks {
+    let mut links: ContentLinks = content
+        .pages
+        .iter()
+        .map(|page| {
+            let route = Route::Content {
+                path: page.path.clone(),
+            };
+            (
+                urls.output_file(&route),
+                (page.file.clone(), page.links.clone()),
+            )
+        })
+        .collect();
+    if let Some(home) = &content.home {
+        links.insert(
+            urls.output_file(&Route::Home),
+            (home.file.clone(), home.links.clone()),
+        );
+    }
+    links
+}
+
+/// Name variants from `[author_aliases]` in `site.toml` and from author
+/// profiles' `aliases` that are not paths.
+fn name_variants(config: &Config, content: &Content) -> Vec<NameVariant> {
+    let from_config = config
+        .author_aliases
+        .iter()
+        .map(|(canonical, variant, line)| NameVariant {
+            canonical: canonical.clone(),
+            variant: variant.clone(),
+            file: PathBuf::from("site.toml"),
+            line: *line,
+        });
+    let from_profiles = content.profiles.iter().flat_map(|(slug, profile)| {
+        profile.name_variants.iter().map(|variant| NameVariant {
+            canonical: slug.clone(),
+            variant: variant.clone(),
+            file: profile.file.clone(),
+            line: profile.aliases_line,
+        })
+    });
+    from_config.chain(from_profiles).collect()
+}
+
+/// A profile whose file stem is no author's slug is a warning.
+fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics) {
+    for (slug, profile) in &content.profiles {
+        if !corpus.authors.iter().any(|a| &a.slug == slug) {
+            diagnostics.push(Diagnostic::warning(
+                &profile.file,
+                1,
+                format!("expected the file name to be an author's slug, found `{slug}`, which no listing has"),
+            ));
+        }
+    }
+}

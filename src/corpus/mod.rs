@@ -1,0 +1,229 @@
+//! Stage 2, corpus: parsed listings merged into one frozen [`Corpus`].
+//!
+//! Takes the listings ([`listings`]), the arXiv taxonomy ([`categories`]),
+//! the name variants and the per-paper overrides; hands on one
+//! `Arc<Corpus>` that every later stage reads and none changes: papers,
+//! authors, years and categories, linked by index. [`merge`] makes it,
+//! [`overrides`] corrects it, [`keys`] gives each paper its citation key,
+//! [`stats`] counts what term pages show.
+//!
+//! Identity rules (see `docs/listing-format.md`): one [`Author`] per name
+//! after NFC normalisation and whitespace folding; one [`Paper`] per title
+//! after NFKC normalisation, case folding, removal of LaTeX markup and
+//! punctuation, and whitespace folding, so a paper listed by several
+//! co-authors is one paper with several authors. When records of one paper
+//! disagree (year, categories, abstract), the record from the first file
+//! (by path) and position wins, and a warning names both places.
+//!
+//! Ordering: [`Corpus::papers`] is in the global order (year descending,
+//! then title by [`crate::text::names::fold`]), so paper ids compare in that
+//! order and every term's list is simply its ids ascending. An author's own
+//! list keeps listing order (page number, then position). Authors are
+//! ordered by [`crate::text::names::author_sort_key`], categories by group then
+//! code, years newest first.
+//!
+//! Patching: `vellum serve` keeps its last merge ([`merge::Merge`]). When an edit
+//! changes a few listings and no listing comes, goes or changes author, only
+//! the papers those listings held or hold are made again; they are moved to
+//! their places in the global order, and what depends on them is made again
+//! from the kept parts: the slugs that collide with theirs (slugs depend only
+//! on the colliding titles, never on order), the author's pages and papers,
+//! every id renumbered, the category and year terms. The result equals a
+//! merge of the same listings, warnings included.
+//!
+//! The corpus is handed on, read-only, to [`crate::render`].
+
+pub mod categories;
+pub mod keys;
+pub mod listings;
+pub mod merge;
+pub mod overrides;
+pub mod stats;
+
+use crate::text::{Abstract, Text};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Index into [`Corpus::papers`]; lower ids come first in the global order.
+pub type PaperId = usize;
+/// Index into [`Corpus::authors`], in author order.
+pub type AuthorId = usize;
+/// Index into [`Corpus::categories`], in category order.
+pub type CategoryId = usize;
+
+/// One work, however many listings hold it.
+#[derive(Debug, Clone)]
+pub struct Paper {
+    /// Unique URL slug (see [`crate::permalink::assign_unique_slugs`]).
+    pub slug: String,
+    /// The listed title's [`listings::paper_identity`], shared by all its records.
+    pub identity: Arc<str>,
+    /// The title, from the chosen record; shared with `vellum serve`'s
+    /// text memo.
+    pub title: Arc<Text>,
+    /// The abstract (possibly empty), from the chosen record; shared like
+    /// the title.
+    pub abstract_text: Arc<Abstract>,
+    /// Year, from the chosen record.
+    pub year: u16,
+    /// Categories, primary first, aliases resolved, no repeats.
+    pub categories: Vec<CategoryId>,
+    /// Known authors: the owners of the listings holding the paper, in author order.
+    pub authors: Vec<AuthorId>,
+    /// Citation key, unique in the corpus (`chu2024optimizing`,
+    /// `chu2024optimizinga`). From the merge: the key made from the first
+    /// known author, the year and the listed title ([`keys::listed_key`]), with
+    /// `a`, `b`, … in paper order where it repeats; [`crate::corpus::overrides::apply`]
+    /// makes them again when an override gives an author list or a key.
+    pub key: String,
+    /// What a per-paper override adds; without one, every paper shares
+    /// one empty value ([`PaperDetails::none`]).
+    pub details: Arc<PaperDetails>,
+}
+
+/// Identifiers, links and notes of a paper from its override
+/// (`content/papers/<slug>.md`); all empty without one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct PaperDetails {
+    /// arXiv identifier (`2405.01234`).
+    pub arxiv_id: Option<String>,
+    /// DOI (`10.1145/3600006.3613139`).
+    pub doi: Option<String>,
+    /// Publisher's page.
+    pub url: Option<String>,
+    /// PDF link.
+    pub pdf: Option<String>,
+    /// Code repository link.
+    pub code: Option<String>,
+    /// Venue (`NeurIPS 2024`).
+    pub venue: Option<String>,
+    /// The complete author list, when an override gives one; otherwise the
+    /// known authors are only the listing owners, and others exist.
+    pub complete_authors: Option<Vec<String>>,
+    /// Shown among selected publications.
+    pub selected: bool,
+    /// The override's note, rendered Markdown; empty when none.
+    pub note_html: String,
+}
+
+impl PaperDetails {
+    /// The details of a paper without an override, shared by all of them.
+    pub fn none() -> Arc<PaperDetails> {
+        static NONE: std::sync::LazyLock<Arc<PaperDetails>> =
+            std::sync::LazyLock::new(|| Arc::new(PaperDetails::default()));
+        Arc::clone(&NONE)
+    }
+}
+
+/// A name variant to merge: listings whose author is `variant` belong to
+/// the author whose name or slug is `canonical`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameVariant {
+    /// Canonical author: a display name or an author slug.
+    pub canonical: String,
+    /// The variant name as listings write it (`C. Wu`).
+    pub variant: String,
+    /// Where the variant is declared, for warnings.
+    pub file: PathBuf,
+    /// 1-based line of the declaration.
+    pub line: usize,
+}
+
+/// One listing page of an author, as found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingPage {
+    /// The listing file.
+    pub file: PathBuf,
+    /// Page number from the count line.
+    pub page: Option<u32>,
+}
+
+/// One listed author.
+#[derive(Debug, Clone)]
+pub struct Author {
+    /// Display name, NFC.
+    pub name: String,
+    /// `Family, Given` form used in indexes (`Chu, Xiaowen`).
+    pub sort_name: String,
+    /// Unique URL slug.
+    pub slug: String,
+    /// Papers in listing order (page, then position), no repeats.
+    pub papers: Vec<PaperId>,
+    /// The largest "At least N records" of the author's count lines.
+    pub claimed_total: Option<u32>,
+    /// The author's listing files, by page then path.
+    pub pages: Vec<ListingPage>,
+}
+
+impl Author {
+    /// Whether the listing is known to hold fewer records than the author has.
+    pub fn is_partial(&self) -> bool {
+        self.claimed_total
+            .is_some_and(|total| (total as usize) > self.papers.len())
+    }
+}
+
+/// One arXiv category term.
+#[derive(Debug, Clone)]
+pub struct Category {
+    /// Canonical code (`cs.DC`).
+    pub code: String,
+    /// Display name; the code when unknown.
+    pub name: String,
+    /// Archive display name (`Computer Science`); empty when unknown.
+    pub archive: String,
+    /// Group display name (`Computer Science`), `Other` when unknown.
+    pub group: String,
+    /// Whether the code is in the arXiv taxonomy.
+    pub known: bool,
+    /// URL slug (`cs-dc`).
+    pub slug: String,
+    /// Papers with this category, primary or secondary, in global order.
+    pub papers: Vec<PaperId>,
+}
+
+/// One year term.
+#[derive(Debug, Clone)]
+pub struct Year {
+    /// The year.
+    pub year: u16,
+    /// Papers of that year, in global order.
+    pub papers: Vec<PaperId>,
+}
+
+/// The whole corpus, frozen after [`Corpus::build`].
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// Papers in global order.
+    pub papers: Vec<Paper>,
+    /// Authors in author order.
+    pub authors: Vec<Author>,
+    /// Categories by group, then code.
+    pub categories: Vec<Category>,
+    /// Years, newest first.
+    pub years: Vec<Year>,
+}
+
+impl Corpus {
+    /// A paper's author names for citing and searching: the complete list
+    /// when an override gives one, else the listing owners' names.
+    pub fn author_names<'a>(&'a self, paper: &'a Paper) -> Vec<&'a str> {
+        match &paper.details.complete_authors {
+            Some(names) => names.iter().map(String::as_str).collect(),
+            None => paper
+                .authors
+                .iter()
+                .map(|&a| self.authors[a].name.as_str())
+                .collect(),
+        }
+    }
+
+    /// A paper's category codes, primary first.
+    pub fn category_codes<'a>(&'a self, paper: &Paper) -> Vec<&'a str> {
+        paper
+            .categories
+            .iter()
+            .map(|&c| self.categories[c].code.as_str())
+            .collect()
+    }
+}

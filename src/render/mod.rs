@@ -1,0 +1,164 @@
+//! Stage 3, render: plans the site as a list of jobs over the frozen
+//! corpus and content ([`plan`]), then renders each job in parallel with
+//! rayon: pages through the theme's tera templates ([`pages`], with the
+//! template values of [`views`]), feeds, the sitemap and robots.txt
+//! ([`feeds`]), citation files and `corpus.json` ([`exports`], formats in
+//! [`cite`], metadata tags in [`scholar`]); [`search`] makes the search
+//! index. Every renderer reads the same [`site::Site`] and none imports
+//! this module. Hands each rendered file (output path, bytes) to a
+//! [`crate::output::Sink`] as soon as it is done.
+//!
+//! Authors, years and categories are serialised to template values once
+//! ([`views::Views`]); a term page's context holds cheap shared clones of
+//! those values, never a re-serialised copy.
+
+pub mod cite;
+pub mod exports;
+pub mod feeds;
+pub mod jobs;
+pub mod pages;
+pub mod plan;
+pub mod scholar;
+pub mod search;
+pub mod site;
+pub mod templates;
+pub mod views;
+
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::output::Sink;
+use crate::permalink::Route;
+use crate::serve::memo::Memo;
+use exports::Abstract;
+use jobs::{Export, Job};
+use pages::Pages;
+use rayon::prelude::*;
+use site::Site;
+use templates::Templates;
+use views::Views;
+
+/// Renders jobs: template-less ones itself, pages through [`Pages`].
+pub struct Renderer<'a> {
+    site: Site<'a>,
+    pages: Pages<'a>,
+    /// `corpus.json`'s paper entries kept between builds (`vellum serve`).
+    corpus_json_memo: Option<&'a Memo<std::sync::Arc<[u8]>>>,
+}
+
+impl<'a> Renderer<'a> {
+    /// Prepares a renderer: sets the global `site` value of every template.
+    /// `corpus_json_memo` keeps `corpus.json`'s paper entries between
+    /// builds (`vellum serve`; `None` for a one-off build).
+    pub fn new(
+        site: Site<'a>,
+        templates: Templates,
+        views: Views<'a>,
+        corpus_json_memo: Option<&'a Memo<std::sync::Arc<[u8]>>>,
+    ) -> Renderer<'a> {
+        Renderer {
+            site,
+            pages: Pages::new(site, templates, views),
+            corpus_json_memo,
+        }
+    }
+
+    /// Renders `jobs` (of the whole `plan`) in parallel, handing each page
+    /// to `sink` as soon as it is rendered and advancing `progress` per
+    /// job. Errors: every template or output error, sorted.
+    pub fn render_all(
+        &self,
+        jobs: &[&Job],
+        plan: &[Job],
+        sink: &dyn Sink,
+        progress: Option<&indicatif::ProgressBar>,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let errors = Diagnostics::new();
+        jobs.par_iter().for_each(|job| {
+            // `corpus.json` goes to the sink as it is made; every other
+            // job's files are made whole, then put.
+            let staged = match job {
+                Job::CorpusJson => {
+                    let path = self.site.urls.output_file(&Route::CorpusJson);
+                    let result = sink.put_streamed(&path, &mut |out| {
+                        exports::write_corpus_json(&self.site, self.corpus_json_memo, out)
+                    });
+                    Ok(vec![(path, result)])
+                }
+                _ => self.render(job, plan).map(|files| {
+                    files
+                        .into_iter()
+                        .map(|(path, bytes)| {
+                            let result = sink.put(&path, bytes);
+                            (path, result)
+                        })
+                        .collect()
+                }),
+            };
+            match staged {
+                Ok(results) => {
+                    if let Some(bar) = progress {
+                        bar.inc(1);
+                    }
+                    for (path, result) in results {
+                        if let Err(e) = result {
+                            errors.push(Diagnostic::error(
+                                "output",
+                                0,
+                                format!("expected to stage {path}, found {e}"),
+                            ));
+                        }
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        });
+        let errors = errors.into_sorted(false);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Renders one job to its output files and bytes (one file, or the
+    /// parts of a split sitemap); `plan` is the whole plan, which the
+    /// sitemap lists. Errors: a template error at the template's file and
+    /// line, or a content page naming a template that does not exist.
+    pub fn render(&self, job: &Job, plan: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+        let site = &self.site;
+        let route = site.route(job);
+        let file = |route: &Route, bytes| (site.urls.output_file(route), bytes);
+        match job {
+            Job::Feed(kind) => return Ok(vec![file(&route, feeds::atom(site, *kind))]),
+            Job::Robots => return Ok(vec![file(&route, feeds::robots(site))]),
+            Job::PaperExport(id, export) => {
+                return Ok(vec![file(
+                    &route,
+                    exports::paper_export(site, *id, *export, Abstract::Included).into_bytes(),
+                )])
+            }
+            Job::AuthorBib(id) => {
+                let bib: Vec<String> = site.corpus.authors[*id]
+                    .papers
+                    .iter()
+                    .map(|&p| exports::paper_export(site, p, Export::Bibtex, Abstract::Included))
+                    .collect();
+                return Ok(vec![file(&route, bib.join("\n").into_bytes())]);
+            }
+            Job::CorpusJson => {
+                let json = exports::corpus_json(site, self.corpus_json_memo);
+                return Ok(vec![file(&route, json)]);
+            }
+            Job::Sitemap => {
+                let permalinks: Vec<String> = plan
+                    .par_iter()
+                    .filter(|job| job.is_listed_page())
+                    .map(|job| site.urls.permalink(&site.route(job)))
+                    .collect();
+                let files = feeds::sitemaps(site, &permalinks);
+                return Ok(files.into_iter().map(|(r, b)| file(&r, b)).collect());
+            }
+            _ => {}
+        }
+        Ok(vec![file(&route, self.pages.render(job, &route)?)])
+    }
+}

@@ -1,0 +1,738 @@
+//! The context of every page kind that a template renders: home, the
+//! indexes, author, year and category pages with their pagers and
+//! statistics, paper pages with their scholarly metadata, content pages
+//! with their shortcodes expanded, 404, search and redirects. The values
+//! each template receives are documented in `docs/templates.md`.
+
+use crate::corpus::{stats, AuthorId, PaperId};
+use crate::diagnostics::Diagnostic;
+use crate::input::content::{shortcode_placeholder, ContentPage, PaperQuery};
+use crate::permalink::Route;
+use crate::render::exports::Abstract;
+use crate::render::jobs::{Export, Job};
+use crate::render::site::Site;
+use crate::render::templates::{content_template_name, Templates};
+use crate::render::views::{byline, person_link, Views};
+use serde::Serialize;
+use tera::{Context, Value};
+
+/// Longest meta description, in characters.
+const DESCRIPTION_CHARS: usize = 160;
+
+/// Renders the pages that have a template, with prepared views.
+pub struct Pages<'a> {
+    site: Site<'a>,
+    templates: Templates,
+    views: Views<'a>,
+}
+
+impl<'a> Pages<'a> {
+    /// Prepares the pages of `site`: sets the global `site` value of
+    /// every template.
+    pub fn new(site: Site<'a>, mut templates: Templates, views: Views<'a>) -> Pages<'a> {
+        let config = site.config;
+        let urls = site.urls;
+        let corpus = site.corpus;
+        templates.set_global(
+            "site",
+            &SiteView {
+                title: &config.title,
+                description: &config.description,
+                base_url: urls.base_url(),
+                base_path: urls.base_path(),
+                language: &config.language,
+                paper_count: corpus.papers.len(),
+                author_count: corpus.authors.len(),
+                year_count: corpus.years.len(),
+                category_count: corpus.categories.len(),
+                urls: SiteUrls {
+                    home: urls.url(&Route::Home),
+                    authors: urls.url(&Route::AuthorIndex),
+                    years: urls.url(&Route::YearIndex),
+                    categories: urls.url(&Route::CategoryIndex),
+                },
+                stylesheet: urls.url(&Route::Static {
+                    path: "style.css".into(),
+                }),
+                cite_script: urls.url(&Route::Static {
+                    path: "cite.js".into(),
+                }),
+                search_url: config.search.then(|| urls.url(&Route::Search)),
+                search_index: urls.url(&Route::Static {
+                    path: "search/index.json".into(),
+                }),
+                search_script: urls.url(&Route::Static {
+                    path: "search-ui.js".into(),
+                }),
+                feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
+            },
+        );
+        Pages {
+            site,
+            templates,
+            views,
+        }
+    }
+
+    /// Renders the page of `job`, written at `route`. Errors: a template
+    /// error at the template's file and line, or a content page naming a
+    /// template that does not exist.
+    pub fn render(&self, job: &Job, route: &Route) -> Result<Vec<u8>, Diagnostic> {
+        let site = &self.site;
+        let mut context = Context::new();
+        let (template, title, description) = self.fill(job, &mut context)?;
+        let kind = template.trim_end_matches(".html");
+        context.insert(
+            "page",
+            &PageMeta {
+                kind,
+                title,
+                description: description.unwrap_or_else(|| site.config.description.clone()),
+                url: site.urls.url(route),
+                permalink: site.urls.permalink(route),
+            },
+        );
+        let html = self.templates.render(template, &context)?;
+        Ok(html.into_bytes())
+    }
+
+    /// Inserts the job's own values; returns the template, the page title
+    /// and its description when it has its own.
+    fn fill<'j>(
+        &'j self,
+        job: &Job,
+        context: &mut Context,
+    ) -> Result<(&'j str, String, Option<String>), Diagnostic> {
+        let site = &self.site;
+        let corpus = site.corpus;
+        let views = &self.views;
+        Ok(match *job {
+            Job::Home => {
+                let recent: Vec<PaperId> =
+                    (0..corpus.papers.len().min(site.config.home_recent)).collect();
+                context.insert_value("recent", views.papers(&recent));
+                let intro = site.content.home.as_ref();
+                let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
+                context.insert("intro", &intro_html);
+                let title = intro
+                    .and_then(|p| p.front.title.clone())
+                    .unwrap_or_else(|| site.config.title.clone());
+                let description = intro.and_then(|p| p.front.description.clone());
+                ("index.html", title, description)
+            }
+            Job::AuthorIndex => {
+                context.insert_value("authors", Value::from(views.all_authors()));
+                (
+                    "authors.html",
+                    "Authors".to_string(),
+                    Some(format!(
+                        "{} and their publications.",
+                        count(corpus.authors.len(), "author")
+                    )),
+                )
+            }
+            Job::Author(id, page) => {
+                let author = &corpus.authors[id];
+                let range = self.page_range(author.papers.len(), page);
+                context.insert_value("author", views.author(id));
+                let mut groups: Vec<Value> = Vec::new();
+                let slice = &author.papers[range.clone()];
+                let mut start = 0;
+                while start < slice.len() {
+                    let year = corpus.papers[slice[start]].year;
+                    let end = start
+                        + slice[start..]
+                            .iter()
+                            .take_while(|&&p| corpus.papers[p].year == year)
+                            .count();
+                    let mut group = tera::Map::new();
+                    group.insert("year".into(), Value::from(year));
+                    group.insert("papers".into(), views.papers(&slice[start..end]));
+                    groups.push(Value::from(group));
+                    start = end;
+                }
+                context.insert_value("groups", Value::from(groups));
+                let profile = site.content.profiles.get(&author.slug);
+                context.insert("profile_html", &profile.map(|p| p.html.as_str()));
+                context.insert(
+                    "homepage",
+                    &profile.and_then(|p| p.front.homepage.as_deref()),
+                );
+                context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
+                context.insert(
+                    "bib_url",
+                    &site.config.exports.then(|| {
+                        site.urls.url(&Route::AuthorBib {
+                            slug: author.slug.clone(),
+                        })
+                    }),
+                );
+                let first_page = page == 1;
+                let coauthors: Vec<CountedLink> = if first_page {
+                    stats::coauthors(corpus, id)
+                        .into_iter()
+                        .map(|(a, count)| CountedLink::author(site, a, count))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                context.insert("coauthors", &coauthors);
+                let years = if first_page {
+                    stats::per_year(corpus, &author.papers)
+                } else {
+                    Vec::new()
+                };
+                context.insert(
+                    "year_chart",
+                    &stats::year_chart(&format!("Papers of {} per year", author.name), &years),
+                );
+                let year_counts: Vec<CountedLink> = years
+                    .iter()
+                    .map(|&(year, count)| CountedLink {
+                        name: year.to_string(),
+                        code: String::new(),
+                        url: site.urls.url(&Route::Year { year, page: 1 }),
+                        count,
+                    })
+                    .collect();
+                context.insert("year_counts", &year_counts);
+                self.insert_category_counts(context, first_page, &author.papers);
+                self.insert_paginator(context, job, author.papers.len(), page);
+                (
+                    "author.html",
+                    paged_title(&author.name, page),
+                    Some(format!(
+                        "Publications of {}: {}.",
+                        author.name,
+                        count(author.papers.len(), "paper")
+                    )),
+                )
+            }
+            Job::YearIndex => {
+                context.insert_value("years", Value::from(views.years().to_vec()));
+                (
+                    "years.html",
+                    "Years".to_string(),
+                    Some("Publications by year.".to_string()),
+                )
+            }
+            Job::Year(index, page) => {
+                let year = &corpus.years[index];
+                let range = self.page_range(year.papers.len(), page);
+                context.insert_value("year", views.years()[index].clone());
+                context.insert_value("papers", views.papers(&year.papers[range]));
+                self.insert_category_counts(context, page == 1, &year.papers);
+                self.insert_paginator(context, job, year.papers.len(), page);
+                (
+                    "year.html",
+                    paged_title(&year.year.to_string(), page),
+                    Some(format!(
+                        "{} from {}.",
+                        count(year.papers.len(), "publication"),
+                        year.year
+                    )),
+                )
+            }
+            Job::CategoryIndex => {
+                let mut groups: Vec<Value> = Vec::new();
+                let mut start = 0;
+                while start < corpus.categories.len() {
+                    let group = &corpus.categories[start].group;
+                    let end = start
+                        + corpus.categories[start..]
+                            .iter()
+                            .take_while(|c| &c.group == group)
+                            .count();
+                    let mut map = tera::Map::new();
+                    map.insert("name".into(), Value::from(group.as_str()));
+                    map.insert(
+                        "categories".into(),
+                        Value::from(views.categories()[start..end].to_vec()),
+                    );
+                    groups.push(Value::from(map));
+                    start = end;
+                }
+                context.insert_value("groups", Value::from(groups));
+                (
+                    "categories.html",
+                    "Categories".to_string(),
+                    Some("Publications by arXiv category.".to_string()),
+                )
+            }
+            Job::Category(id, page) => {
+                let category = &corpus.categories[id];
+                let range = self.page_range(category.papers.len(), page);
+                context.insert_value("category", views.categories()[id].clone());
+                context.insert_value("papers", views.papers(&category.papers[range]));
+                let top: Vec<CountedLink> = if page == 1 {
+                    stats::top_authors(corpus, &category.papers)
+                        .into_iter()
+                        .map(|(a, count)| CountedLink::author(site, a, count))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                context.insert("top_authors", &top);
+                self.insert_paginator(context, job, category.papers.len(), page);
+                (
+                    "category.html",
+                    paged_title(&format!("{} ({})", category.name, category.code), page),
+                    Some(format!(
+                        "{} in {}.",
+                        count(category.papers.len(), "publication"),
+                        category.name
+                    )),
+                )
+            }
+            Job::Paper(id) => {
+                let paper = &corpus.papers[id];
+                context.insert_value("paper", views.paper(id));
+                context.insert("abstract_html", &paper.abstract_text.html);
+                let abstract_plain = paper.abstract_text.plain();
+                let description = if paper.abstract_text.is_empty() {
+                    paper.title.plain.clone()
+                } else {
+                    crate::text::summarise(&abstract_plain, DESCRIPTION_CHARS)
+                };
+                self.insert_scholarly(context, id, &description, &abstract_plain);
+                ("paper.html", paper.title.plain.clone(), Some(description))
+            }
+            Job::Content(index) => {
+                let page = &site.content.pages[index];
+                let template = self.content_template(page)?;
+                let html = self.expand_shortcodes(page)?;
+                context.insert("content", &ContentView::new(site, page, &html));
+                (template, page.title.clone(), page.front.description.clone())
+            }
+            Job::NotFound => ("404.html", "Page not found".to_string(), None),
+            Job::Search => (
+                "search.html",
+                "Search".to_string(),
+                Some(format!("Search {}.", count(corpus.papers.len(), "paper"))),
+            ),
+            Job::Alias(_, ref target) => {
+                let permalink = site.urls.permalink(target);
+                context.insert("target", &permalink);
+                ("redirect.html", format!("Moved to {permalink}"), None)
+            }
+            Job::Feed(_)
+            | Job::Sitemap
+            | Job::Robots
+            | Job::PaperExport(..)
+            | Job::AuthorBib(_)
+            | Job::CorpusJson => {
+                unreachable!("rendered without a template")
+            }
+        })
+    }
+
+    /// A content page's HTML with each `{{ papers(...) }}` shortcode
+    /// replaced by its list, rendered with `partials/paper_list.html`.
+    /// Errors: an unknown author slug or category code, at the shortcode's line.
+    fn expand_shortcodes(&self, page: &ContentPage) -> Result<String, Diagnostic> {
+        let mut html = page.html.clone();
+        for (n, query) in page.shortcodes.iter().enumerate() {
+            let ids = self
+                .query_papers(query)
+                .map_err(|message| Diagnostic::error(&page.file, query.line, message))?;
+            let mut context = Context::new();
+            context.insert_value("papers", self.views.papers(&ids));
+            let list = self
+                .templates
+                .render("partials/paper_list.html", &context)?;
+            html = html.replacen(&shortcode_placeholder(n), &list, 1);
+        }
+        Ok(html)
+    }
+
+    /// The papers a shortcode lists, in paper order.
+    fn query_papers(&self, query: &PaperQuery) -> Result<Vec<PaperId>, String> {
+        let corpus = self.site.corpus;
+        let mut ids: Vec<PaperId> = match &query.author {
+            Some(slug) => {
+                let author = corpus
+                    .authors
+                    .iter()
+                    .find(|a| &a.slug == slug)
+                    .ok_or_else(|| {
+                        format!("expected an author slug in papers(author=...), found `{slug}`")
+                    })?;
+                let mut ids = author.papers.clone();
+                ids.sort_unstable();
+                ids
+            }
+            None => (0..corpus.papers.len()).collect(),
+        };
+        if let Some(code) = &query.category {
+            let category = corpus
+                .categories
+                .iter()
+                .position(|c| &c.code == code)
+                .ok_or_else(|| format!("expected a category code of the site in papers(category=...), found `{code}`"))?;
+            ids.retain(|&p| corpus.papers[p].categories.contains(&category));
+        }
+        if let Some(year) = query.year {
+            ids.retain(|&p| corpus.papers[p].year == year);
+        }
+        if query.selected {
+            ids.retain(|&p| corpus.papers[p].details.selected);
+        }
+        if let Some(limit) = query.limit {
+            ids.truncate(limit);
+        }
+        Ok(ids)
+    }
+
+    /// Categories of `papers` with counts, as `category_counts` (empty
+    /// unless on a term's first page).
+    fn insert_category_counts(&self, context: &mut Context, first_page: bool, papers: &[PaperId]) {
+        let site = &self.site;
+        let counts: Vec<CountedLink> = if first_page {
+            stats::per_category(site.corpus, papers)
+                .into_iter()
+                .map(|(c, count)| {
+                    let category = &site.corpus.categories[c];
+                    CountedLink {
+                        name: category.name.clone(),
+                        code: category.code.clone(),
+                        url: site.urls.url(&Route::Category {
+                            slug: category.slug.clone(),
+                            page: 1,
+                        }),
+                        count,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        context.insert("category_counts", &counts);
+    }
+
+    /// A paper page's identifiers and links, complete author list, Cite
+    /// block, and citation, OpenGraph and JSON-LD metadata.
+    fn insert_scholarly(
+        &self,
+        context: &mut Context,
+        id: PaperId,
+        description: &str,
+        abstract_plain: &str,
+    ) {
+        let site = &self.site;
+        let corpus = site.corpus;
+        let paper = &corpus.papers[id];
+        let details = &paper.details;
+        context.insert(
+            "details",
+            &DetailsView {
+                arxiv_id: details.arxiv_id.as_deref(),
+                arxiv_url: details
+                    .arxiv_id
+                    .as_ref()
+                    .map(|id| format!("https://arxiv.org/abs/{id}")),
+                doi: details.doi.as_deref(),
+                doi_url: details.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
+                url: details.url.as_deref(),
+                pdf: crate::render::scholar::pdf_url(paper),
+                code: details.code.as_deref(),
+                venue: details.venue.as_deref(),
+                note_html: &details.note_html,
+                selected: details.selected,
+            },
+        );
+        let complete = details
+            .complete_authors
+            .as_ref()
+            .map(|_| byline(site, paper));
+        context.insert("complete_authors", &complete);
+        let files = site.config.paper_exports.then(|| {
+            Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))
+        });
+        context.insert(
+            "cite",
+            &CiteView {
+                key: &paper.key,
+                bibtex: crate::render::exports::paper_export(
+                    site,
+                    id,
+                    Export::Bibtex,
+                    Abstract::Left,
+                ),
+                ris: crate::render::exports::paper_export(site, id, Export::Ris, Abstract::Left),
+                csl: crate::render::exports::paper_export(site, id, Export::Csl, Abstract::Left),
+                bib_url: files.as_ref().map(|f| f[0].clone()),
+                ris_url: files.as_ref().map(|f| f[1].clone()),
+                csl_url: files.as_ref().map(|f| f[2].clone()),
+            },
+        );
+        context.insert(
+            "citation_tags",
+            &crate::render::scholar::citation_tags(site, paper, abstract_plain),
+        );
+        context.insert(
+            "og_tags",
+            &crate::render::scholar::open_graph(site, paper, description),
+        );
+        context.insert(
+            "json_ld",
+            &crate::render::scholar::json_ld(site, paper, abstract_plain),
+        );
+    }
+
+    fn content_template<'j>(&'j self, page: &'j ContentPage) -> Result<&'j str, Diagnostic> {
+        let name = content_template_name(page);
+        if self.templates.contains(name) {
+            Ok(name)
+        } else {
+            Err(Diagnostic::error(
+                &page.file,
+                page.template_line,
+                format!("expected an existing template, found `{name}` (not in the theme or templates/)"),
+            ))
+        }
+    }
+
+    fn page_range(&self, items: usize, page: usize) -> std::ops::Range<usize> {
+        let per = self.site.config.paginate_by;
+        let start = (page - 1) * per;
+        start.min(items)..(start + per).min(items)
+    }
+
+    fn insert_paginator(&self, context: &mut Context, job: &Job, items: usize, page: usize) {
+        let site = &self.site;
+        let total_pages = site.pages_for(items);
+        let url_of = |n: usize| {
+            let at = match *job {
+                Job::Author(id, _) => Job::Author(id, n),
+                Job::Year(i, _) => Job::Year(i, n),
+                Job::Category(id, _) => Job::Category(id, n),
+                ref other => other.clone(),
+            };
+            site.urls.url(&site.route(&at))
+        };
+        let range = self.page_range(items, page);
+        context.insert(
+            "paginator",
+            &Paginator {
+                current: page,
+                total_pages,
+                total_items: items,
+                first_item: range.start + 1,
+                last_item: range.end,
+                previous: (page > 1).then(|| url_of(page - 1)),
+                next: (page < total_pages).then(|| url_of(page + 1)),
+                pages: pager_numbers(page, total_pages)
+                    .into_iter()
+                    .map(|n| PagerLink {
+                        number: n,
+                        url: if n == 0 { String::new() } else { url_of(n) },
+                    })
+                    .collect(),
+            },
+        );
+    }
+}
+
+#[derive(Serialize)]
+struct SiteView<'a> {
+    title: &'a str,
+    description: &'a str,
+    base_url: &'a str,
+    base_path: &'a str,
+    language: &'a str,
+    paper_count: usize,
+    author_count: usize,
+    year_count: usize,
+    category_count: usize,
+    urls: SiteUrls,
+    stylesheet: String,
+    cite_script: String,
+    search_url: Option<String>,
+    search_index: String,
+    search_script: String,
+    feed_url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct SiteUrls {
+    home: String,
+    authors: String,
+    years: String,
+    categories: String,
+}
+
+#[derive(Serialize)]
+struct PageMeta<'a> {
+    kind: &'a str,
+    title: String,
+    description: String,
+    url: String,
+    permalink: String,
+}
+
+/// One entry of a pager's page list; `number` 0 stands for a gap (`…`).
+#[derive(Serialize)]
+struct PagerLink {
+    number: usize,
+    url: String,
+}
+
+/// Pages shown on either side of the current one in a pager.
+const PAGER_WINDOW: usize = 2;
+
+#[derive(Serialize)]
+struct Paginator {
+    current: usize,
+    total_pages: usize,
+    total_items: usize,
+    first_item: usize,
+    last_item: usize,
+    previous: Option<String>,
+    next: Option<String>,
+    pages: Vec<PagerLink>,
+}
+
+/// The page numbers a pager shows: the first, the last, and those within
+/// [`PAGER_WINDOW`] of `current`, with 0 marking each gap. Constant size,
+/// so a term with thousands of pages costs no more per page than one with three.
+fn pager_numbers(current: usize, total: usize) -> Vec<usize> {
+    let low = current.saturating_sub(PAGER_WINDOW).max(1);
+    let high = (current + PAGER_WINDOW).min(total);
+    let mut candidates: Vec<usize> = std::iter::once(1)
+        .chain(low..=high)
+        .chain(std::iter::once(total))
+        .collect();
+    candidates.dedup();
+    let mut numbers = Vec::with_capacity(candidates.len() + 2);
+    for n in candidates {
+        if numbers.last().is_some_and(|&last: &usize| last + 1 != n) {
+            numbers.push(0);
+        }
+        numbers.push(n);
+    }
+    numbers
+}
+
+/// `1 paper`, `2 papers`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn paged_title(title: &str, page: usize) -> String {
+    if page > 1 {
+        format!("{title} (page {page})")
+    } else {
+        title.to_string()
+    }
+}
+
+/// A term with a count: a co-author, a year, a category, a top author.
+#[derive(Serialize)]
+struct CountedLink {
+    name: String,
+    code: String,
+    url: String,
+    count: usize,
+}
+
+impl CountedLink {
+    fn author(site: &Site, id: AuthorId, count: usize) -> CountedLink {
+        let link = person_link(site, id);
+        CountedLink {
+            name: link.name.to_string(),
+            code: String::new(),
+            url: link.url,
+            count,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct DetailsView<'a> {
+    arxiv_id: Option<&'a str>,
+    arxiv_url: Option<String>,
+    doi: Option<&'a str>,
+    doi_url: Option<String>,
+    url: Option<&'a str>,
+    pdf: Option<String>,
+    code: Option<&'a str>,
+    venue: Option<&'a str>,
+    note_html: &'a str,
+    selected: bool,
+}
+
+#[derive(Serialize)]
+struct CiteView<'a> {
+    key: &'a str,
+    bibtex: String,
+    ris: String,
+    csl: String,
+    bib_url: Option<String>,
+    ris_url: Option<String>,
+    csl_url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ContentView<'a> {
+    title: &'a str,
+    html: &'a str,
+    date: Option<String>,
+    is_section: bool,
+    children: Vec<ChildView<'a>>,
+}
+
+#[derive(Serialize)]
+struct ChildView<'a> {
+    title: &'a str,
+    url: String,
+    description: Option<&'a str>,
+    date: Option<String>,
+}
+
+impl<'a> ContentView<'a> {
+    fn new(site: &Site<'a>, page: &'a ContentPage, html: &'a str) -> ContentView<'a> {
+        let children = if page.is_section {
+            site.content
+                .section_children(&page.path)
+                .into_iter()
+                .map(|child| ChildView {
+                    title: &child.title,
+                    url: site.urls.url(&Route::Content {
+                        path: child.path.clone(),
+                    }),
+                    description: child.front.description.as_deref(),
+                    date: child.front.date.map(|d| d.to_string()),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        ContentView {
+            title: &page.title,
+            html,
+            date: page.front.date.map(|d| d.to_string()),
+            is_section: page.is_section,
+            children,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pager_numbers_are_windowed() {
+        assert_eq!(pager_numbers(1, 1), [1]);
+        assert_eq!(pager_numbers(2, 3), [1, 2, 3]);
+        assert_eq!(pager_numbers(1, 9), [1, 2, 3, 0, 9]);
+        assert_eq!(pager_numbers(5, 9), [1, 0, 3, 4, 5, 6, 7, 0, 9]);
+        assert_eq!(pager_numbers(9, 9), [1, 0, 7, 8, 9]);
+        assert_eq!(pager_numbers(4, 9), [1, 2, 3, 4, 5, 6, 0, 9]);
+        assert_eq!(pager_numbers(5000, 5000).len(), 5);
+    }
+}

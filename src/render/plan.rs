@@ -1,0 +1,227 @@
+//! The plan: every job of the site with the output file it writes, made
+//! before anything is rendered, so that clashes between generated pages,
+//! content pages and aliases are found first, and incremental rebuilds
+//! can tell which jobs changed.
+
+use crate::diagnostics::Diagnostic;
+use crate::permalink::Route;
+use crate::render::jobs::{Export, FeedKind, Job};
+use crate::render::site::Site;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+
+/// Every job of a site with the output file it writes (relative path,
+/// `/`-separated: `papers/fast-graphs/index.html`), in the same order.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// The jobs.
+    pub jobs: Vec<Job>,
+    /// `files[i]` is the output file of `jobs[i]`.
+    pub files: Vec<String>,
+}
+
+/// Plans every page of the site. Errors: a content page or alias whose
+/// output path is also another page's, naming both.
+pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
+    let corpus = site.corpus;
+    let mut jobs = vec![
+        Job::Home,
+        Job::AuthorIndex,
+        Job::YearIndex,
+        Job::CategoryIndex,
+        Job::NotFound,
+    ];
+    for (id, author) in corpus.authors.iter().enumerate() {
+        jobs.extend((1..=site.pages_for(author.papers.len())).map(|p| Job::Author(id, p)));
+    }
+    for (index, year) in corpus.years.iter().enumerate() {
+        jobs.extend((1..=site.pages_for(year.papers.len())).map(|p| Job::Year(index, p)));
+    }
+    for (id, category) in corpus.categories.iter().enumerate() {
+        jobs.extend((1..=site.pages_for(category.papers.len())).map(|p| Job::Category(id, p)));
+    }
+    jobs.extend((0..corpus.papers.len()).map(Job::Paper));
+    if site.config.paper_exports {
+        for id in 0..corpus.papers.len() {
+            jobs.extend(Export::ALL.map(|export| Job::PaperExport(id, export)));
+        }
+    }
+    if site.config.exports {
+        jobs.extend((0..corpus.authors.len()).map(Job::AuthorBib));
+        jobs.push(Job::CorpusJson);
+    }
+    if site.config.search {
+        jobs.push(Job::Search);
+    }
+
+    let mut generated: Vec<String> = jobs
+        .par_iter()
+        .map(|job| site.urls.output_file(&site.route(job)))
+        .collect();
+    // Output file → index of the job writing it; described only on a
+    // clash. The generated pages' paths are borrowed, and mapped only when
+    // a content page or an alias is checked against them; the few files
+    // added below (content pages, feeds, aliases) are owned by `added`.
+    let taken: std::cell::OnceCell<rustc_hash::FxHashMap<&str, usize>> = std::cell::OnceCell::new();
+    let mut added: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let owner = |added: &rustc_hash::FxHashMap<String, usize>, file: &str| {
+        let taken = taken.get_or_init(|| {
+            generated
+                .iter()
+                .enumerate()
+                .map(|(index, file)| (file.as_str(), index))
+                .collect()
+        });
+        taken.get(file).or_else(|| added.get(file)).copied()
+    };
+    let mut files: Vec<String> = Vec::new();
+    let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for (index, page) in site.content.pages.iter().enumerate() {
+        let job = Job::Content(index);
+        let file = site.urls.output_file(&site.route(&job));
+        match owner(&added, &file) {
+            Some(other) => errors.push(Diagnostic::error(
+                &page.file,
+                1,
+                format!(
+                    "expected a path of its own, found /{} which is also the generated {}",
+                    site.urls.site_path(&site.route(&job)),
+                    describe(site, &jobs[other])
+                ),
+            )),
+            None => {
+                added.insert(file.clone(), jobs.len());
+                files.push(file);
+                jobs.push(job);
+            }
+        }
+    }
+    if site.config.feeds {
+        let feeds = std::iter::once(Job::Feed(FeedKind::Site))
+            .chain((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))))
+            .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+        for job in feeds {
+            let file = site.urls.output_file(&site.route(&job));
+            added.insert(file.clone(), jobs.len());
+            files.push(file);
+            jobs.push(job);
+        }
+    }
+    for alias in aliases(site) {
+        let Some(path) = crate::permalink::normalise_alias(alias.path) else {
+            errors.push(Diagnostic::error(
+                alias.file,
+                alias.line,
+                format!(
+                    "expected an alias to be a site path such as `people/name/`, found `{}`",
+                    alias.path
+                ),
+            ));
+            continue;
+        };
+        let job = Job::Alias(path, alias.target);
+        let file = site.urls.output_file(&site.route(&job));
+        if let Some(other) = owner(&added, &file) {
+            let other = match alias_of.get(&other) {
+                Some(of) => format!("alias of {of}"),
+                None => describe(site, &jobs[other]),
+            };
+            errors.push(Diagnostic::error(
+                alias.file,
+                alias.line,
+                format!(
+                    "expected alias `{}` to be a free path, found /{file} which is the {other}",
+                    alias.path
+                ),
+            ));
+            continue;
+        }
+        alias_of.insert(jobs.len(), alias.of);
+        added.insert(file.clone(), jobs.len());
+        files.push(file);
+        jobs.push(job);
+    }
+    for job in [Job::Robots, Job::Sitemap] {
+        files.push(site.urls.output_file(&site.route(&job)));
+        jobs.push(job);
+    }
+    generated.append(&mut files);
+    let files = generated;
+    if errors.is_empty() {
+        Ok(Plan { jobs, files })
+    } else {
+        Err(errors)
+    }
+}
+
+/// An old URL path of an author's or paper's page, as declared.
+struct AliasDecl<'a> {
+    path: &'a str,
+    target: Route,
+    of: String,
+    file: &'a std::path::Path,
+    line: usize,
+}
+
+/// Every declared alias: author profiles' (path entries), then per-paper
+/// overrides'. Aliases of unknown authors and of hidden papers are skipped
+/// (their files are warned about elsewhere).
+fn aliases<'a>(site: &Site<'a>) -> Vec<AliasDecl<'a>> {
+    let corpus = site.corpus;
+    let mut found = Vec::new();
+    for (slug, profile) in &site.content.profiles {
+        let Some(author) = corpus.authors.iter().find(|a| &a.slug == slug) else {
+            continue;
+        };
+        found.extend(profile.front.aliases.iter().map(|path| AliasDecl {
+            path,
+            target: Route::Author {
+                slug: author.slug.clone(),
+                page: 1,
+            },
+            of: format!("author {}", author.name),
+            file: &profile.file,
+            line: profile.aliases_line,
+        }));
+    }
+    let with_aliases: Vec<_> = site
+        .content
+        .overrides
+        .iter()
+        .filter(|(_, o)| !o.front.aliases.is_empty())
+        .collect();
+    let papers_by_slug: std::collections::HashMap<&str, &crate::corpus::Paper> =
+        if with_aliases.is_empty() {
+            Default::default()
+        } else {
+            corpus.papers.iter().map(|p| (p.slug.as_str(), p)).collect()
+        };
+    for (slug, found_override) in with_aliases {
+        let Some(paper) = papers_by_slug.get(slug.as_str()) else {
+            continue;
+        };
+        found.extend(found_override.front.aliases.iter().map(|path| AliasDecl {
+            path,
+            target: Route::Paper {
+                slug: paper.slug.clone(),
+            },
+            of: format!("paper `{}`", paper.title.plain),
+            file: &found_override.file,
+            line: found_override.aliases_line,
+        }));
+    }
+    found
+}
+
+fn describe(site: &Site, job: &Job) -> String {
+    match *job {
+        Job::Author(id, _) => format!("page of author {}", site.corpus.authors[id].name),
+        Job::Paper(id) => format!("page of paper `{}`", site.corpus.papers[id].title.plain),
+        Job::Category(id, _) => format!("page of category {}", site.corpus.categories[id].code),
+        Job::Year(index, _) => format!("page of year {}", site.corpus.years[index].year),
+        Job::Content(index) => format!("content page {}", site.content.pages[index].file.display()),
+        Job::Feed(_) => "feed".to_string(),
+        _ => "index page".to_string(),
+    }
+}

@@ -1,0 +1,291 @@
+//! Template values of corpus items: papers, authors, years and
+//! categories serialised for tera once per build, or once per page that
+//! lists them, and shared by every page's context.
+
+use crate::corpus::{AuthorId, CategoryId, Paper, PaperId};
+use crate::permalink::Route;
+use crate::render::site::Site;
+use rayon::prelude::*;
+use serde::Serialize;
+use tera::Value;
+
+/// A link to an author's page.
+#[derive(Serialize)]
+pub struct PersonLink<'a> {
+    /// The author's name.
+    pub name: &'a str,
+    /// Their page's URL.
+    pub url: String,
+}
+
+/// A link to a category's page.
+#[derive(Serialize)]
+pub struct CategoryLink<'a> {
+    code: &'a str,
+    name: &'a str,
+    url: String,
+}
+
+#[derive(Serialize)]
+struct PaperView<'a> {
+    slug: &'a str,
+    key: &'a str,
+    selected: bool,
+    venue: Option<&'a str>,
+    url: String,
+    title: &'a str,
+    title_html: &'a str,
+    year: u16,
+    year_url: String,
+    authors: Vec<PersonLink<'a>>,
+    byline: Vec<PersonView<'a>>,
+    authors_complete: bool,
+    categories: Vec<CategoryLink<'a>>,
+}
+
+#[derive(Serialize)]
+struct AuthorView<'a> {
+    name: &'a str,
+    sort_name: &'a str,
+    slug: &'a str,
+    url: String,
+    paper_count: usize,
+    claimed_total: Option<u32>,
+    partial: bool,
+    feed_url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TermView<'a> {
+    name: String,
+    code: String,
+    archive: &'a str,
+    group: &'a str,
+    url: String,
+    paper_count: usize,
+    feed_url: Option<String>,
+}
+
+/// Template values of corpus items: an author's, year's and category's
+/// made once and shared by every page listing it; a paper's made each time
+/// a page lists it, so a rebuild that renders a few pages serialises only
+/// their papers. Papers are not kept: at 100,000 papers their values held
+/// about 480 MB, and making them again costs no measurable time.
+pub struct Views<'a> {
+    site: Site<'a>,
+    /// Each author's value, made when first used ([`Views::author`]).
+    authors: Vec<std::sync::OnceLock<Value>>,
+    years: Vec<Value>,
+    categories: Vec<Value>,
+}
+
+impl<'a> Views<'a> {
+    /// Serialises every year and category; authors and papers wait until
+    /// used (a rebuild renders a few pages: at 100,000 papers, serialising
+    /// 20,000 authors took tens of milliseconds).
+    pub fn new(site: &Site<'a>) -> Views<'a> {
+        let corpus = site.corpus;
+        let urls = site.urls;
+        let authors = corpus
+            .authors
+            .iter()
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        let years = corpus
+            .years
+            .iter()
+            .map(|year| {
+                Value::from_serializable(&TermView {
+                    name: year.year.to_string(),
+                    code: year.year.to_string(),
+                    archive: "",
+                    group: "",
+                    url: urls.url(&Route::Year {
+                        year: year.year,
+                        page: 1,
+                    }),
+                    paper_count: year.papers.len(),
+                    feed_url: None,
+                })
+            })
+            .collect();
+        let categories = corpus
+            .categories
+            .iter()
+            .map(|category| {
+                Value::from_serializable(&TermView {
+                    name: category.name.clone(),
+                    code: category.code.clone(),
+                    archive: &category.archive,
+                    group: &category.group,
+                    url: urls.url(&Route::Category {
+                        slug: category.slug.clone(),
+                        page: 1,
+                    }),
+                    paper_count: category.papers.len(),
+                    feed_url: site.config.feeds.then(|| {
+                        urls.url(&Route::CategoryFeed {
+                            slug: category.slug.clone(),
+                        })
+                    }),
+                })
+            })
+            .collect();
+        Views {
+            site: *site,
+            authors,
+            years,
+            categories,
+        }
+    }
+
+    /// Every year's template value, newest first.
+    pub fn years(&self) -> &[Value] {
+        &self.years
+    }
+
+    /// Every category's template value, in category order.
+    pub fn categories(&self) -> &[Value] {
+        &self.categories
+    }
+
+    /// The template value of author `id`.
+    pub fn author(&self, id: AuthorId) -> Value {
+        let site = &self.site;
+        let urls = site.urls;
+        let author = &site.corpus.authors[id];
+        let made = || {
+            Value::from_serializable(&AuthorView {
+                name: &author.name,
+                sort_name: &author.sort_name,
+                slug: &author.slug,
+                url: urls.url(&Route::Author {
+                    slug: author.slug.clone(),
+                    page: 1,
+                }),
+                paper_count: author.papers.len(),
+                claimed_total: author.claimed_total,
+                partial: author.is_partial(),
+                feed_url: site.config.feeds.then(|| {
+                    urls.url(&Route::AuthorFeed {
+                        slug: author.slug.clone(),
+                    })
+                }),
+            })
+        };
+        self.authors[id].get_or_init(made).clone()
+    }
+
+    /// The template values of every author, in author order, made in parallel.
+    pub fn all_authors(&self) -> Vec<Value> {
+        (0..self.authors.len())
+            .into_par_iter()
+            .map(|id| self.author(id))
+            .collect()
+    }
+
+    /// The template value of paper `id`.
+    pub fn paper(&self, id: PaperId) -> Value {
+        let site = &self.site;
+        let urls = site.urls;
+        let paper = &site.corpus.papers[id];
+        Value::from_serializable(&PaperView {
+            slug: &paper.slug,
+            key: &paper.key,
+            selected: paper.details.selected,
+            venue: paper.details.venue.as_deref(),
+            url: urls.url(&Route::Paper {
+                slug: paper.slug.clone(),
+            }),
+            title: &paper.title.plain,
+            title_html: &paper.title.html,
+            year: paper.year,
+            year_url: urls.url(&Route::Year {
+                year: paper.year,
+                page: 1,
+            }),
+            authors: paper
+                .authors
+                .iter()
+                .map(|&a| person_link(site, a))
+                .collect(),
+            byline: byline(site, paper),
+            authors_complete: paper.details.complete_authors.is_some(),
+            categories: paper
+                .categories
+                .iter()
+                .map(|&c| category_link(site, c))
+                .collect(),
+        })
+    }
+
+    /// The template values of papers `ids`, as one list.
+    pub fn papers(&self, ids: &[PaperId]) -> Value {
+        Value::from(ids.iter().map(|&id| self.paper(id)).collect::<Vec<_>>())
+    }
+}
+
+/// The names to show for a paper: the complete author list when an
+/// override gives one (linked where the person has a listing), else the
+/// listed authors, linked.
+pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
+    let corpus = site.corpus;
+    match &paper.details.complete_authors {
+        Some(names) => names
+            .iter()
+            .map(|name| PersonView {
+                name,
+                url: paper
+                    .authors
+                    .iter()
+                    .find(|&&a| corpus.authors[a].name == *name)
+                    .map(|&a| person_link(site, a).url),
+            })
+            .collect(),
+        None => paper
+            .authors
+            .iter()
+            .map(|&a| {
+                let link = person_link(site, a);
+                PersonView {
+                    name: link.name,
+                    url: Some(link.url),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The link to author `id`'s page.
+pub fn person_link<'a>(site: &Site<'a>, id: AuthorId) -> PersonLink<'a> {
+    let author = &site.corpus.authors[id];
+    PersonLink {
+        name: &author.name,
+        url: site.urls.url(&Route::Author {
+            slug: author.slug.clone(),
+            page: 1,
+        }),
+    }
+}
+
+/// The link to category `id`'s page.
+pub fn category_link<'a>(site: &Site<'a>, id: CategoryId) -> CategoryLink<'a> {
+    let category = &site.corpus.categories[id];
+    CategoryLink {
+        code: &category.code,
+        name: &category.name,
+        url: site.urls.url(&Route::Category {
+            slug: category.slug.clone(),
+            page: 1,
+        }),
+    }
+}
+
+/// A name in a paper's byline, linked when the person has a listing.
+#[derive(Serialize)]
+pub struct PersonView<'a> {
+    /// The name as shown.
+    pub name: &'a str,
+    /// Their page's URL, when they have a listing.
+    pub url: Option<String>,
+}

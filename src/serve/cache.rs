@@ -1,0 +1,603 @@
+//! What `vellum serve` keeps from one build to the next, and the one seam
+//! through which it enters the build driver: [`RebuildCache`] implements
+//! [`Incremental`], which [`crate::build::build`] calls at each stage.
+//!
+//! A rebuild with the cache reads only the listings whose stamp changed
+//! (or only those the watcher names), parses only those whose bytes
+//! changed, patches the last corpus ([`crate::corpus::merge::Merge`]),
+//! renders only the pages whose fingerprint changed
+//! ([`crate::serve::fingerprint`]), carries every other page over from the
+//! sink's last commit ([`Sink::carry_over`]) and builds the search index
+//! again only when its inputs changed. The result equals a full build's,
+//! byte for byte.
+
+use crate::build::Incremental;
+use crate::corpus::categories::Taxonomy;
+use crate::corpus::listings::ParsedListing;
+use crate::corpus::{Corpus, NameVariant};
+use crate::diagnostics::Diagnostics;
+use crate::input::{listing, read_file};
+use crate::output::Sink;
+use crate::render::jobs::Job;
+use crate::render::plan::Plan;
+use crate::render::site::Site;
+use crate::render::templates::Templates;
+use crate::serve::fingerprint::Fingerprints;
+use crate::serve::memo::Memo;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Search index files: the hash of their inputs
+/// ([`crate::render::search::inputs_hash`]) and `(output path, bytes)`.
+type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
+
+/// The pages of the sink's last commit as the cache knows them: each
+/// job's output path and fingerprint ([`Fingerprints`]), and the files
+/// written beside the jobs' own paths.
+#[derive(Debug, Default)]
+struct CommittedPages {
+    /// The sink's commit ([`Sink::last_commit`]) these describe; `None`
+    /// when unknown, and then every page carried over is checked with
+    /// [`Sink::keep`].
+    commit: Option<u64>,
+    /// XXH3-64 hash of a job's output path (the sitemap's: `sitemap.xml`)
+    /// → (the job's fingerprint, the path), one entry per job of that
+    /// commit. A wrong carry-over would need two paths and two
+    /// fingerprints to collide.
+    pages: indexmap::IndexMap<u64, (u64, Box<str>), rustc_hash::FxBuildHasher>,
+    /// All the sitemap's files (its parts, then `sitemap.xml`).
+    sitemap: Vec<String>,
+    /// The static files' output paths.
+    statics: Vec<String>,
+    /// What the build in progress changes, made true by its commit.
+    pending: Option<PendingPages>,
+}
+
+/// The changes a build makes to [`CommittedPages`] when it commits.
+#[derive(Debug)]
+struct PendingPages {
+    /// Jobs whose fingerprint is new: (path hash, fingerprint, path).
+    changed: Vec<(u64, u64, String)>,
+    /// Path hashes of the last commit's pages that no job writes now.
+    gone: Vec<u64>,
+    /// The new [`CommittedPages::sitemap`] and [`CommittedPages::statics`].
+    sitemap: Vec<String>,
+    statics: Vec<String>,
+    /// The sink commit carried over ([`Sink::carry_over`]), if it was.
+    carried: Option<u64>,
+}
+
+/// What one build leaves for the next: parsed listings by path, with the
+/// XXH3-64 hash of the bytes they were parsed from and the file's stamp
+/// (size, times, inode; only files that parsed; a build drops the entries
+/// of files that are gone), the list of listings found, the last search
+/// index and its analysed documents, the last merge of the listings into a
+/// corpus (patched when few listings changed), converted titles and
+/// abstracts, `corpus.json`'s paper entries, and the path and fingerprint
+/// of every page of the sink's last commit, so that a page whose
+/// fingerprint is unchanged is carried over from the sink instead of
+/// rendered.
+#[derive(Debug, Default)]
+pub struct RebuildCache {
+    entries: Mutex<HashMap<PathBuf, CachedListing>>,
+    parsed: AtomicUsize,
+    index: Mutex<Option<IndexFiles>>,
+    indexed: AtomicUsize,
+    analyses: crate::render::search::AnalysisCache,
+    texts: crate::text::TextMemo,
+    merge: Mutex<crate::corpus::merge::Merge>,
+    patched: AtomicUsize,
+    corpus_json: crate::serve::memo::Memo<std::sync::Arc<[u8]>>,
+    /// The pages of the sink's last commit, and the changes of the build
+    /// in progress.
+    pages: Mutex<CommittedPages>,
+    /// The output files the last build rendered, sorted.
+    rendered: Mutex<Vec<String>>,
+    /// The listings the last build found, sorted; `None` when it stopped
+    /// before looking.
+    seeds: Mutex<Option<Arc<Vec<PathBuf>>>>,
+}
+
+impl RebuildCache {
+    /// How many listings were parsed (not taken from the cache) so far.
+    pub fn parsed_count(&self) -> usize {
+        self.parsed.load(Ordering::Relaxed)
+    }
+
+    /// How many corpora were patched from the last one rather than merged
+    /// anew ([`crate::corpus::merge::Merge::corpus`]) so far.
+    pub fn patched_count(&self) -> usize {
+        self.patched.load(Ordering::Relaxed)
+    }
+
+    /// How many times the search index was built (not taken from the
+    /// cache) so far.
+    pub fn indexed_count(&self) -> usize {
+        self.indexed.load(Ordering::Relaxed)
+    }
+
+    /// The output files that the last build rendered (the others were
+    /// carried over unchanged), sorted.
+    pub fn rendered_files(&self) -> Vec<String> {
+        lock(&self.rendered).clone()
+    }
+
+    /// Stages the search index of `site` in `sink`: the cached one when its
+    /// inputs hash as before (carried over from the sink when it can),
+    /// else a new one, kept for next time. Errors: the files not staged.
+    fn stage_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        let carried = lock(&self.pages).pending.as_ref().and_then(|p| p.carried);
+        let last: Vec<String> = match (carried, &*lock(&self.index)) {
+            (Some(_), Some((_, files))) => files.iter().map(|(f, _)| f.clone()).collect(),
+            _ => Vec::new(),
+        };
+        self.with_search_index(site, |reused, files| {
+            if let (Some(commit), false) = (carried, reused) {
+                // The last index's files go; the new ones replace them.
+                let last: Vec<&str> = last.iter().map(String::as_str).collect();
+                sink.carry_over(commit, &last);
+            }
+            let kept = if reused {
+                sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
+            } else {
+                vec![false; files.len()]
+            };
+            files
+                .iter()
+                .zip(kept)
+                .filter(|(_, kept)| !kept)
+                .filter_map(|((file, bytes), _)| {
+                    Some((file.clone(), sink.put(file, bytes.clone()).err()?))
+                })
+                .collect()
+        })
+    }
+
+    /// Makes the cached search index that of `site` (kept when its inputs
+    /// hash as before, else built again), then hands `take` whether it was
+    /// kept and its files, under the cache's lock.
+    fn with_search_index<T>(
+        &self,
+        site: &Site,
+        take: impl FnOnce(bool, &[(String, Vec<u8>)]) -> T,
+    ) -> T {
+        let hash = crate::render::search::inputs_hash(site.corpus, site.config, site.urls);
+        let mut index = lock(&self.index);
+        let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
+        if !reused {
+            self.indexed.fetch_add(1, Ordering::Relaxed);
+            let mut files = Vec::new();
+            crate::render::search::build_index(
+                site.corpus,
+                site.config,
+                site.urls,
+                Some(&self.analyses),
+                &mut |file, bytes| files.push((file, bytes)),
+            );
+            *index = Some((hash, files));
+        }
+        take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
+    }
+
+    /// Which jobs of `plan` (their indices) to render: those whose
+    /// fingerprint changed since the last commit or that the sink cannot
+    /// carry over. The others are carried over in `sink`, and so are the
+    /// search index's files when `search_staged` (else they are dropped
+    /// until they are made again); the `statics` (output paths) are put
+    /// already. When the sink still holds the commit the cache knows, it
+    /// is told only which files go ([`Sink::carry_over`]); else each file
+    /// carried over is looked up ([`Sink::keep`]). The changes wait for
+    /// [`RebuildCache::commit`].
+    fn select_jobs(
+        &self,
+        site: &Site,
+        templates: &Templates,
+        plan: &Plan,
+        statics: &[String],
+        search_staged: bool,
+        sink: &dyn Sink,
+    ) -> Vec<usize> {
+        let (jobs, files) = (&plan.jobs, &plan.files);
+        let paths: Vec<u64> = files
+            .par_iter()
+            .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
+            .collect();
+        let fingerprints = Fingerprints::new(*site, templates, jobs, &paths);
+        let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
+        let mut committed = lock(&self.pages);
+        // Per job: its page's index among the committed ones, and whether
+        // its fingerprint is unchanged.
+        let last: Vec<Option<(usize, bool)>> = (0..jobs.len())
+            .into_par_iter()
+            .map(|i| {
+                let (at, _, (print, _)) = committed.pages.get_full(&paths[i])?;
+                Some((at, *print == prints[i]))
+            })
+            .collect();
+        let unchanged: Vec<bool> = last.iter().map(|l| l.is_some_and(|(_, u)| u)).collect();
+        let mut still = vec![false; committed.pages.len()];
+        last.iter().flatten().for_each(|&(at, _)| still[at] = true);
+        // The last commit's pages that no job writes now: (path hash, path).
+        let gone: Vec<(u64, &str)> = committed
+            .pages
+            .iter()
+            .zip(&still)
+            .filter(|(_, &still)| !still)
+            .map(|((&hash, (_, path)), _)| (hash, &**path))
+            .collect();
+        // The sitemap is the one job that may write several files.
+        let listed = jobs.iter().filter(|job| job.is_listed_page()).count();
+        let sitemap_files: Vec<String> = crate::render::feeds::sitemap_routes(site, listed)
+            .iter()
+            .map(|route| site.urls.output_file(route))
+            .collect();
+        let sitemap_kept = (0..jobs.len()).any(|i| unchanged[i] && jobs[i] == Job::Sitemap);
+        let carried = committed.commit.filter(|&commit| {
+            // What the last commit holds and this one does not carry over:
+            // gone pages, changed pages (those rendered are put again),
+            // the sitemap's old parts, the static files (all put again)
+            // and the search index when it is not staged now.
+            let mut dropped: Vec<&str> = gone.iter().map(|&(_, path)| path).collect();
+            dropped.extend(
+                (0..jobs.len())
+                    .filter(|&i| !unchanged[i])
+                    .map(|i| files[i].as_str()),
+            );
+            if !sitemap_kept {
+                dropped.extend(committed.sitemap.iter().map(String::as_str));
+            }
+            dropped.extend(committed.statics.iter().map(String::as_str));
+            let index = lock(&self.index);
+            if !search_staged {
+                if let Some((_, index)) = &*index {
+                    dropped.extend(index.iter().map(|(file, _)| file.as_str()));
+                }
+            }
+            sink.carry_over(commit, &dropped)
+        });
+        // The files of unchanged jobs, each with its job, looked up in one
+        // call: all of them, or when the rest is carried over, only
+        // `corpus.json`, which is made after the commit that holds it; a
+        // job whose files the sink no longer holds is rendered.
+        let mut wanted: Vec<&str> = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
+        let looked_up = |i: usize| carried.is_none() || jobs[i] == Job::CorpusJson;
+        for (i, job) in jobs.iter().enumerate() {
+            if !unchanged[i] || !looked_up(i) {
+                continue;
+            }
+            let own: &[String] = match job {
+                Job::Sitemap => &sitemap_files,
+                _ => std::slice::from_ref(&files[i]),
+            };
+            wanted.extend(own.iter().map(String::as_str));
+            owners.extend(std::iter::repeat_n(i, own.len()));
+        }
+        let mut render = unchanged.iter().map(|u| !u).collect::<Vec<bool>>();
+        for (kept, owner) in sink.keep(&wanted).into_iter().zip(owners) {
+            render[owner] |= !kept;
+        }
+        let selected: Vec<usize> = (0..jobs.len()).filter(|&i| render[i]).collect();
+        committed.pending = Some(PendingPages {
+            changed: (0..jobs.len())
+                .filter(|&i| !unchanged[i])
+                .map(|i| (paths[i], prints[i], files[i].clone()))
+                .collect(),
+            gone: gone.iter().map(|&(hash, _)| hash).collect(),
+            sitemap: sitemap_files,
+            statics: statics.to_vec(),
+            carried,
+        });
+        let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
+        rendered.sort();
+        *lock(&self.rendered) = rendered;
+        selected
+    }
+
+    /// The listings under `root` (the last build's, with `changed`,
+    /// relative paths, added or removed as they are now on disk); `None`
+    /// when there was no last list or a changed path under `seeds/` is
+    /// neither a listing nor hidden ([`crate::input::list_files`] skips hidden paths).
+    /// The list is taken from the cache and patched in place: the last
+    /// build no longer holds it, so it is not copied.
+    fn patched_seeds(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
+        let mut shared = lock(&self.seeds).take()?;
+        let seeds = Arc::make_mut(&mut shared);
+        for relative in changed {
+            let Ok(inside) = relative.strip_prefix("seeds") else {
+                continue;
+            };
+            let hidden = inside
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            let path = root.join(relative);
+            if hidden {
+                continue;
+            }
+            if !listing::is_listing(relative) || path.is_dir() {
+                return None;
+            }
+            // As the walk finds files: not through a symbolic link.
+            let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+            match (seeds.binary_search(&path), is_file) {
+                (Ok(at), false) => {
+                    seeds.remove(at);
+                }
+                (Err(at), true) => seeds.insert(at, path),
+                // A directory named like a listing, moved out: its
+                // listings, sorted right after its path, are gone.
+                (Err(at), false) if seeds.get(at).is_some_and(|next| next.starts_with(&path)) => {
+                    return None;
+                }
+                _ => {}
+            }
+        }
+        Some(shared)
+    }
+
+    /// Makes the pending pages those of the sink's commit `commit`
+    /// ([`Sink::last_commit`]); without pending pages, the commit's pages
+    /// are unknown.
+    fn commit_pages(&self, commit: Option<u64>) {
+        let mut committed = lock(&self.pages);
+        let Some(pending) = committed.pending.take() else {
+            committed.commit = None;
+            return;
+        };
+        for hash in pending.gone {
+            committed.pages.swap_remove(&hash);
+        }
+        for (hash, print, path) in pending.changed {
+            committed.pages.insert(hash, (print, path.into()));
+        }
+        committed.sitemap = pending.sitemap;
+        committed.statics = pending.statics;
+        committed.commit = commit;
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl RebuildCache {
+    /// Reads and parses the listings of `paths` in parallel, one file's
+    /// bytes at a time per thread; errors go to `diagnostics`. A file is
+    /// taken from the cache instead of being parsed when its [`FileStamp`]
+    /// is the one it had when it was last read (and it was not changed
+    /// after that reading began, which a coarse clock could hide), or else
+    /// when its bytes hash as before; a file not among `changed` (relative
+    /// paths; [`crate::build::BuildOptions::changed_paths`]) is taken from
+    /// the cache without reading its stamp.
+    fn parse_listings(
+        &self,
+        paths: &[PathBuf],
+        root: &Path,
+        changed: Option<&[PathBuf]>,
+        diagnostics: &Diagnostics,
+    ) -> Vec<ParsedListing> {
+        let dir = root.join("seeds");
+        let parse_one = |path: &PathBuf| {
+            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+            let stamp = FileStamp::of(path);
+            let unchanged = lock(&self.entries)
+                .get(&shown)
+                .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
+                .map(|cached| cached.parsed.clone());
+            if let Some(parsed) = unchanged {
+                return Some((parsed, None));
+            }
+            let read_at = std::time::SystemTime::now();
+            let (_, shown, bytes) = match read_file(path, &dir, root) {
+                Ok(file) => file,
+                Err(d) => {
+                    diagnostics.push(d);
+                    return None;
+                }
+            };
+            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+            let same_bytes = lock(&self.entries)
+                .get(&shown)
+                .filter(|cached| cached.hash == hash)
+                .map(|cached| cached.parsed.clone());
+            let parsed = match same_bytes {
+                Some(parsed) => parsed,
+                None => {
+                    self.parsed.fetch_add(1, Ordering::Relaxed);
+                    match ParsedListing::parse(shown, &bytes) {
+                        Ok(parsed) => parsed,
+                        Err(d) => {
+                            diagnostics.push(d);
+                            return None;
+                        }
+                    }
+                }
+            };
+            let cached = CachedListing {
+                hash,
+                stamp,
+                read_at,
+                parsed: parsed.clone(),
+            };
+            Some((parsed, Some(cached)))
+        };
+        // The listings known unchanged, from the cache under one lock.
+        // A hard link of a changed file changed with it: listings
+        // sharing its inode are read again too.
+        let untouched: Vec<Option<ParsedListing>> = match changed {
+            Some(changed) => {
+                let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+                let inodes: HashSet<u64> = changed
+                    .iter()
+                    .filter_map(|relative| FileStamp::of(&root.join(relative)))
+                    .map(|stamp| stamp.inode)
+                    .collect();
+                let entries = lock(&self.entries);
+                paths
+                    .iter()
+                    .map(|path| {
+                        let shown = path.strip_prefix(root).unwrap_or(path);
+                        let cached = entries.get(shown).filter(|cached| {
+                            let linked = cached.stamp.is_some_and(|s| inodes.contains(&s.inode));
+                            !changed.contains(shown) && !linked
+                        });
+                        cached.map(|cached| cached.parsed.clone())
+                    })
+                    .collect()
+            }
+            None => vec![None; paths.len()],
+        };
+        let parsed: Vec<(ParsedListing, Option<CachedListing>)> = paths
+            .par_iter()
+            .zip(untouched)
+            .filter_map(|(path, untouched)| match untouched {
+                Some(parsed) => Some((parsed, None)),
+                None => parse_one(path),
+            })
+            .collect();
+        let mut entries = lock(&self.entries);
+        for (p, cached) in &parsed {
+            if let Some(cached) = cached {
+                entries.insert(p.file.clone(), cached.clone());
+            }
+        }
+        // Every listing that parsed has its entry; more entries are files
+        // gone or no longer parsing.
+        if entries.len() > parsed.len() {
+            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
+            entries.retain(|file, _| present.contains(file));
+        }
+        drop(entries);
+        parsed.into_iter().map(|(p, _)| p).collect()
+    }
+}
+
+impl Incremental for RebuildCache {
+    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
+        self.patched_seeds(root, changed)
+    }
+
+    fn found_listings(&self, seeds: Option<Arc<Vec<PathBuf>>>) {
+        *lock(&self.seeds) = seeds;
+    }
+
+    fn parse(
+        &self,
+        paths: &[PathBuf],
+        root: &Path,
+        changed: Option<&[PathBuf]>,
+        diagnostics: &Diagnostics,
+    ) -> Vec<ParsedListing> {
+        self.parse_listings(paths, root, changed, diagnostics)
+    }
+
+    fn merge(
+        &self,
+        listings: Vec<ParsedListing>,
+        taxonomy: &Taxonomy,
+        variants: &[NameVariant],
+        diagnostics: &Diagnostics,
+    ) -> Arc<Corpus> {
+        let mut merge = lock(&self.merge);
+        let texts = &self.texts;
+        let (corpus, patched) = merge.corpus(listings, taxonomy, variants, texts, diagnostics);
+        if patched {
+            // The unchanged papers' texts were not looked up, but
+            // are still in use.
+            self.patched.fetch_add(1, Ordering::Relaxed);
+        } else {
+            texts.finish_build();
+        }
+        corpus
+    }
+
+    fn select(
+        &self,
+        site: &Site,
+        templates: &Templates,
+        plan: &Plan,
+        statics: &[String],
+        search_staged: bool,
+        sink: &dyn Sink,
+    ) -> Vec<usize> {
+        self.select_jobs(site, templates, plan, statics, search_staged, sink)
+    }
+
+    fn corpus_json_memo(&self) -> &Memo<Arc<[u8]>> {
+        &self.corpus_json
+    }
+
+    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        self.stage_index(site, sink)
+    }
+
+    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
+        self.with_search_index(site, |_, files| files.to_vec())
+    }
+
+    fn commit(&self, commit: Option<u64>) {
+        self.commit_pages(commit);
+    }
+}
+
+/// What `stat` says of a file: size in bytes, modification time, and on
+/// Unix the inode number and the status-change time (ctime), which every
+/// write and rename sets and no program can set back, so a file restored
+/// with its old size and modification time (`cp -p`, `touch -r`, `tar x`)
+/// still differs. Elsewhere `changed` is the modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: std::time::SystemTime,
+    changed: std::time::SystemTime,
+    inode: u64,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path`; `None` when it cannot be read or
+    /// the platform gives no modification time.
+    fn of(path: &Path) -> Option<FileStamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        let modified = metadata.modified().ok()?;
+        #[cfg(unix)]
+        let (changed, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            let since_epoch = std::time::Duration::new(
+                u64::try_from(metadata.ctime()).ok()?,
+                u32::try_from(metadata.ctime_nsec()).ok()?,
+            );
+            (std::time::UNIX_EPOCH + since_epoch, metadata.ino())
+        };
+        #[cfg(not(unix))]
+        let (changed, inode) = (modified, 0);
+        Some(FileStamp {
+            len: metadata.len(),
+            modified,
+            changed,
+            inode,
+        })
+    }
+}
+
+/// A parsed listing in [`RebuildCache`]: the XXH3-64 hash of its bytes,
+/// its stamp before they were read and when the reading began.
+#[derive(Debug, Clone)]
+struct CachedListing {
+    hash: u64,
+    stamp: Option<FileStamp>,
+    read_at: std::time::SystemTime,
+    parsed: ParsedListing,
+}
+
+impl CachedListing {
+    /// Whether a file stamped `now` still holds the bytes read: the same
+    /// stamp, last changed before the reading began, so a write in the same
+    /// clock tick as the reading is not missed.
+    fn unchanged_at(&self, now: &FileStamp) -> bool {
+        self.stamp == Some(*now) && now.modified < self.read_at && now.changed < self.read_at
+    }
+}
