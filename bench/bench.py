@@ -2,7 +2,7 @@
 """Vellum vs Hugo build benchmark.
 
 For each corpus size it generates (once, cached in bench/work/) a synthetic
-corpus with ../shared/tools/gen-corpus, including its --hugo copy, then
+corpus with bench/gen-corpus (a copy of ../shared/tools/gen-corpus), including its --hugo copy, then
 builds it alternately with Vellum and Hugo, RUNS times each, into fresh
 output directories, measuring every build with /usr/bin/time -v. Vellum is
 built twice per run: like with like (feeds, search index and every export
@@ -42,7 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work"
-GEN = ROOT.parent / "shared" / "tools" / "gen-corpus"
+GEN = ROOT / "bench" / "gen-corpus"
 VELLUM = ROOT / "target" / "release" / "vellum"
 # Largest corpus built with Hugo too.
 HUGO_MAX = 200_000

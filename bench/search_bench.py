@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Vellum's static search vs Pagefind: index build and bytes per query.
 
-On a synthetic corpus made by ../shared/tools/gen-corpus (cached in
+On a synthetic corpus made by bench/gen-corpus (cached in
 bench/work/corpus-<N>/, shared with bench/bench.py), it measures:
 
 Index build, RUNS times each, medians reported:

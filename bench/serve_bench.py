@@ -35,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work"
-GEN = ROOT.parent / "shared" / "tools" / "gen-corpus"
+GEN = ROOT / "bench" / "gen-corpus"
 VELLUM = ROOT / "target" / "release" / "vellum"
 
 

@@ -2,22 +2,15 @@
 //! machine's Java) and has no axe-core violations in headless Debian
 //! chromium, in light and dark schemes. The tools come from
 //! `tests/browser/package.json` (`npm ci` there) and Debian's `chromium`;
-//! `.ci/run` installs them. Without them the tests are skipped with a
-//! notice, except in CI (`CI` set), where a missing tool is a failure.
+//! `.ci/run` installs them. Without them the tests are skipped, the
+//! reason shown in the summary, except in CI (`CI` set), where a missing
+//! tool is a failure ([`crate::common::tools`]).
 
-mod common;
-
-use common::{bundled_copy, project, vellum};
+use crate::common::{bundled_copy, project, tools, vellum};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The tool at `path`, or `None` (skip) outside CI; panics in CI.
-fn tool(path: PathBuf, what: &str) -> Option<PathBuf> {
-    let present = path.exists();
-    common::tool_present(present, &format!("{what} at {}", path.display())).then_some(path)
-}
-
-fn built_site() -> (tempfile::TempDir, PathBuf) {
+fn built_site() -> (crate::common::TempDir, PathBuf) {
     let site = bundled_copy();
     let out = vellum(
         &["build", "--root", site.path().to_str().unwrap(), "--quiet"],
@@ -38,14 +31,8 @@ fn vnu(jar: &Path, dir: &Path) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
 fn every_page_passes_the_nu_html_checker() {
-    let Some(jar) = tool(
-        project().join("tests/browser/node_modules/vnu-jar/build/dist/vnu.jar"),
-        "vnu.jar",
-    ) else {
-        return;
-    };
+    let jar = tools::vnu_jar();
     let (_site, public) = built_site();
     let pages = walkdir::WalkDir::new(&public)
         .into_iter()
@@ -61,7 +48,7 @@ fn every_page_passes_the_nu_html_checker() {
     );
 
     // The checker does fail on invalid HTML.
-    let bad = tempfile::tempdir().unwrap();
+    let bad = crate::common::tempdir();
     std::fs::write(
         bad.path().join("index.html"),
         "<!doctype html><html lang=en><title>x</title><p><div></p>",
@@ -79,17 +66,7 @@ fn axe(script: &Path, dir: &Path, pages: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
 fn key_pages_have_no_axe_violations_in_chromium() {
-    let Some(_) = tool(PathBuf::from("/usr/bin/chromium"), "Debian's chromium") else {
-        return;
-    };
-    let Some(_) = tool(
-        project().join("tests/browser/node_modules/playwright-core"),
-        "playwright-core",
-    ) else {
-        return;
-    };
     let script = project().join("tests/browser/axe.mjs");
     let (_site, public) = built_site();
     let pages = [
@@ -109,7 +86,7 @@ fn key_pages_have_no_axe_violations_in_chromium() {
     assert_eq!(stdout.matches(": 0 violations").count(), 10, "{stdout}");
 
     // axe does report a page with violations.
-    let bad = tempfile::tempdir().unwrap();
+    let bad = crate::common::tempdir();
     std::fs::write(
         bad.path().join("index.html"),
         "<!doctype html><html><title>x</title><img src=a.png><a href=/x></a>",
@@ -117,4 +94,12 @@ fn key_pages_have_no_axe_violations_in_chromium() {
     .unwrap();
     std::fs::write(bad.path().join("404.html"), "").unwrap();
     assert!(!axe(&script, bad.path(), &["/"]).status.success());
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(browser:
+        every_page_passes_the_nu_html_checker needs tools::vnu(),
+        key_pages_have_no_axe_violations_in_chromium needs tools::chromium(),
+    )
 }

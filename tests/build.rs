@@ -2,9 +2,7 @@
 //! failed builds leaving output untouched, no-op rebuilds, determinism,
 //! content pages, template overrides and errors, and a generated corpus.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 use vellum::diagnostics::Severity;
@@ -22,7 +20,6 @@ fn count_pages(site: &SiteOutput, prefix: &str) -> usize {
         .count()
 }
 
-#[test]
 fn bundled_site_has_the_expected_corpus_and_pages() {
     let (report, site) = build_memory(&project(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
@@ -90,7 +87,6 @@ fn bundled_site_has_the_expected_corpus_and_pages() {
     assert!(about.contains("<table>") && about.contains("<h1>About this site</h1>"));
 }
 
-#[test]
 fn every_page_has_title_description_canonical_lang_and_nav() {
     let (_, site) = build_memory(&project(), None);
     for (file, bytes) in site.iter().filter(|(f, _)| f.ends_with(".html")) {
@@ -126,12 +122,10 @@ fn assert_links_resolve(base: &str) {
     assert!(checked > 1000, "{checked} links checked");
 }
 
-#[test]
 fn every_internal_link_resolves_at_the_root() {
     assert_links_resolve("https://example.org/");
 }
 
-#[test]
 fn every_internal_link_resolves_under_a_sub_path() {
     assert_links_resolve("https://example.org/sub/dir/");
     let (_, site) = build_memory(&project(), Some("https://example.org/sub/dir/"));
@@ -149,7 +143,6 @@ fn every_internal_link_resolves_under_a_sub_path() {
     }
 }
 
-#[test]
 fn titles_are_escaped_once() {
     let listing = "Ann Lee\n\nPublications and source records attributed to Ann Lee.\n\narXiv2020\n\nA <script> & B\n\nAbstract with <b>tags</b> & ampersands.\n\ncs.LG\n";
     let dir = temp_site(&[("ann.txt", listing.as_bytes())], "");
@@ -187,7 +180,6 @@ fn mtimes(dir: &std::path::Path) -> BTreeMap<String, SystemTime> {
         .collect()
 }
 
-#[test]
 fn failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing() {
     let site = bundled_copy();
     let root = site.path().to_str().unwrap();
@@ -232,7 +224,6 @@ fn failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing() {
     assert_eq!(mtimes(&public), before_times);
 }
 
-#[test]
 fn builds_are_byte_identical_whatever_the_thread_count() {
     let site = bundled_copy();
     let root = site.path().to_str().unwrap();
@@ -256,7 +247,6 @@ fn builds_are_byte_identical_whatever_the_thread_count() {
     assert_eq!(a, b);
 }
 
-#[test]
 fn usage_errors_exit_2() {
     assert_eq!(
         vellum(&["build", "--no-such-flag"], &[]).status.code(),
@@ -279,7 +269,6 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2), "refuses to write over inputs");
 }
 
-#[test]
 fn content_pages_sections_drafts_and_profiles() {
     let dir = olumide_site();
     let root = dir.path();
@@ -337,7 +326,6 @@ fn content_pages_sections_drafts_and_profiles() {
     assert!(sink.site.contains_key("draft/index.html"));
 }
 
-#[test]
 fn content_page_colliding_with_a_generated_page_is_an_error_naming_both() {
     let dir = olumide_site();
     write(
@@ -360,7 +348,6 @@ fn content_page_colliding_with_a_generated_page_is_an_error_naming_both() {
     );
 }
 
-#[test]
 fn site_templates_override_the_theme_and_errors_name_the_template_line() {
     let dir = olumide_site();
     write(dir.path(), "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}<p>Custom 404</p>{% endblock content %}\n");
@@ -380,7 +367,6 @@ fn site_templates_override_the_theme_and_errors_name_the_template_line() {
     }
 }
 
-#[test]
 fn now_and_random_functions_are_not_available_to_templates() {
     let dir = olumide_site();
     for call in ["now()", "get_random(start=1, end=9)"] {
@@ -391,7 +377,6 @@ fn now_and_random_functions_are_not_available_to_templates() {
     }
 }
 
-#[test]
 fn site_toml_errors_name_the_line() {
     let dir = temp_site(&[], "paginate_by = \"ten\"\n");
     let out = vellum(&["build", "--root", dir.path().to_str().unwrap()], &[]);
@@ -403,16 +388,11 @@ fn site_toml_errors_name_the_line() {
     );
 }
 
-#[test]
 fn generated_corpus_builds_every_paper_and_author() {
-    let Some(shared) = shared() else {
-        eprintln!("skipped: ../shared is absent");
-        return;
-    };
-    let work = tempfile::tempdir().unwrap();
+    let work = crate::common::tempdir();
     let corpus_dir = work.path().join("corpus");
     let status = std::process::Command::new("python3")
-        .arg(shared.join("tools/gen-corpus"))
+        .arg(project().join("bench/gen-corpus"))
         .args(["--papers", "10000", "--authors", "2000", "--out"])
         .arg(&corpus_dir)
         .output()
@@ -485,7 +465,6 @@ fn generated_corpus_builds_every_paper_and_author() {
     }
 }
 
-#[test]
 fn output_dir_never_cleans_files_vellum_did_not_write() {
     let site = bundled_copy();
     let root = site.path();
@@ -530,7 +509,6 @@ fn output_dir_never_cleans_files_vellum_did_not_write() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
 fn a_huge_page_number_is_one_short_warning() {
     let listing = "Ana Lima\n\nAt least 3 records · Page 4000000000\n\narXiv2023\n\nT\n\ncs.LG\n";
     let dir = temp_site(&[("x.txt", listing.as_bytes())], "");
@@ -541,4 +519,9 @@ fn a_huge_page_number_is_one_short_warning() {
         warning,
         "seeds/x.txt:3: warning: expected listing pages 1 to 4000000000 for Ana Lima, found no page 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 3999999989 more"
     );
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }

@@ -2,9 +2,7 @@
 //! fixture of `tests/fixtures/listings` (copied from the format's shared
 //! fixtures), checked against its `expected.json`.
 
-mod common;
-
-use common::{project, temp_site, vellum};
+use crate::common::{project, temp_site, vellum};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -38,7 +36,6 @@ fn corpus_of(dir: &Path) -> (Corpus, Diagnostics) {
     (corpus, diagnostics)
 }
 
-#[test]
 fn real_listings_have_eighteen_records_each() {
     let mut years = Vec::new();
     for (file, author, total, page) in [
@@ -60,7 +57,6 @@ fn real_listings_have_eighteen_records_each() {
     assert_eq!(years.iter().filter(|&&y| y == 2025).count(), 2);
 }
 
-#[test]
 fn every_valid_fixture_gives_its_expected_corpus() {
     let expected = expected();
     let cases = expected["valid"].as_object().unwrap();
@@ -157,7 +153,6 @@ fn every_valid_fixture_gives_its_expected_corpus() {
     }
 }
 
-#[test]
 fn kenji_keeps_listing_order_across_pages() {
     let (corpus, diagnostics) = corpus_of(&fixtures().join("valid/pages-and-coauthors"));
     let kenji = corpus
@@ -183,7 +178,6 @@ fn kenji_keeps_listing_order_across_pages() {
     assert!(diagnostics.into_sorted(false).is_empty());
 }
 
-#[test]
 fn accented_and_plain_names_are_two_authors_with_stable_slugs() {
     let (corpus, _) = corpus_of(&fixtures().join("valid/accents"));
     let slug_of = |name: &str| {
@@ -202,7 +196,7 @@ fn accented_and_plain_names_are_two_authors_with_stable_slugs() {
         "{plain}"
     );
     // Zoë alone gets the same slug: adding Zoe Chen renamed nobody.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     std::fs::copy(
         fixtures().join("valid/accents/zoe-umlaut.txt"),
         dir.path().join("z.txt"),
@@ -212,7 +206,6 @@ fn accented_and_plain_names_are_two_authors_with_stable_slugs() {
     assert_eq!(alone.authors[0].slug, "zoe-chen");
 }
 
-#[test]
 fn disagreeing_duplicates_warn_naming_both_places() {
     let a = "Ann A\n\nPublications and source records attributed to Ann A.\n\narXiv2020\n\nShared Work\n\nOne.\n\ncs.LG\n";
     let b = "Bob B\n\nPublications and source records attributed to Bob B.\n\narXiv2021\n\nshared work!\n\nTwo.\n\ncs.DC\n";
@@ -252,7 +245,6 @@ fn disagreeing_duplicates_warn_naming_both_places() {
     );
 }
 
-#[test]
 fn a_build_shows_each_papers_first_record_and_warns_like_the_merge() {
     // A build parses listings in path order and drops the abstract of every
     // record whose paper an earlier one already holds: what it shows and
@@ -260,7 +252,7 @@ fn a_build_shows_each_papers_first_record_and_warns_like_the_merge() {
     let a = "Ann A\n\nPublications and source records attributed to Ann A.\n\narXiv2020\n\nShared Work\n\nFirst abstract.\n\ncs.LG\n";
     let b = "Bob B\n\nPublications and source records attributed to Bob B.\n\narXiv2020\n\nshared work!\n\nSecond abstract.\n\ncs.LG\n\narXiv2019\n\nOnly Bob\n\nBob alone.\n\ncs.DC\n";
     let site = temp_site(&[("b.txt", b.as_bytes()), ("a.txt", a.as_bytes())], "");
-    let (report, output) = common::build_memory(site.path(), None);
+    let (report, output) = crate::common::build_memory(site.path(), None);
     let page = |path: &str| String::from_utf8(output[path].to_vec()).unwrap();
     let shared = page("papers/shared-work/index.html");
     assert!(
@@ -283,7 +275,6 @@ fn a_build_shows_each_papers_first_record_and_warns_like_the_merge() {
     );
 }
 
-#[test]
 fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
     let text = "Ann A\n\narXiv2020\n\nT\n\ncs.XX cs.NA\n";
     let listings = vec![ParsedListing::new(
@@ -307,7 +298,6 @@ fn unknown_categories_are_kept_with_a_warning_and_aliases_resolve() {
     assert!(messages[0].message.contains("`cs.XX`"));
 }
 
-#[test]
 fn every_error_fixture_gives_its_line() {
     let expected = expected();
     for (file, want) in expected["errors"].as_object().unwrap() {
@@ -322,10 +312,9 @@ fn every_error_fixture_gives_its_line() {
     }
 }
 
-#[test]
 fn every_error_fixture_fails_the_build_beside_a_valid_listing() {
     let expected = expected();
-    let valid = common::olumide_listing();
+    let valid = crate::common::olumide_listing();
     for (file, want) in expected["errors"].as_object().unwrap() {
         let bytes = std::fs::read(fixtures().join("errors").join(file)).unwrap();
         let site = temp_site(&[(file, &bytes), ("olumide.txt", &valid)], "");
@@ -342,7 +331,6 @@ fn every_error_fixture_fails_the_build_beside_a_valid_listing() {
     }
 }
 
-#[test]
 fn all_errors_are_reported_sorted_by_file() {
     let dir = fixtures().join("errors");
     let files: Vec<(String, Vec<u8>)> = ["no-title.txt", "bad-year.txt"]
@@ -367,13 +355,10 @@ fn all_errors_are_reported_sorted_by_file() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
-
-    #[test]
     fn parser_never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let _ = parse(&bytes);
     }
 
-    #[test]
     fn parser_never_panics_on_listing_shaped_text(
         lines in proptest::collection::vec(
             prop_oneof![
@@ -460,7 +445,6 @@ proptest! {
     /// warnings, after every edit: papers moving in the global order,
     /// records of one paper taking turns being chosen, slugs colliding and
     /// freed, categories and years coming and going, pages repeated.
-    #[test]
     fn a_patched_corpus_equals_a_merged_one_after_every_edit(
         first in proptest::collection::vec(generated_listing(), AUTHORS.len()),
         edits in proptest::collection::vec(
@@ -491,4 +475,9 @@ proptest! {
             prop_assert_eq!(patched_warnings.into_sorted(false), merged_warnings.into_sorted(false));
         }
     }
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(listings: real_listings_have_eighteen_records_each, every_valid_fixture_gives_its_expected_corpus, kenji_keeps_listing_order_across_pages, accented_and_plain_names_are_two_authors_with_stable_slugs, disagreeing_duplicates_warn_naming_both_places, a_build_shows_each_papers_first_record_and_warns_like_the_merge, unknown_categories_are_kept_with_a_warning_and_aliases_resolve, every_error_fixture_gives_its_line, every_error_fixture_fails_the_build_beside_a_valid_listing, all_errors_are_reported_sorted_by_file, parser_never_panics_on_bytes, parser_never_panics_on_listing_shaped_text, a_patched_corpus_equals_a_merged_one_after_every_edit)
 }

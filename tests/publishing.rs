@@ -1,9 +1,7 @@
 //! Publishing: feeds, sitemap and robots.txt parsed back, links under a
 //! sub-path, redirects for aliases, `vellum check` and `vellum init`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::HashSet;
 use vellum::diagnostics::Severity;
 use vellum::output::SiteOutput;
@@ -14,8 +12,9 @@ fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
     std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
 }
 
-fn feed(site: &SiteOutput, file: &str) -> feed_rs::model::Feed {
-    feed_rs::parser::parse(site.get(file).unwrap().as_slice())
+/// An Atom feed of the site, parsed back with atom_syndication's reader.
+fn feed(site: &SiteOutput, file: &str) -> atom_syndication::Feed {
+    atom_syndication::Feed::read_from(site.get(file).unwrap().as_slice())
         .unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
@@ -38,13 +37,13 @@ fn locations(xml: &str) -> Vec<String> {
     out
 }
 
-#[test]
 fn feeds_are_valid_atom_with_stable_unique_ids_in_order() {
     let (report, site) = build_memory(&project(), Some(BASE));
     assert!(!report.failed());
     let all = feed(&site, "atom.xml");
     assert_eq!(all.entries.len(), 36, "fewer papers than feed_limit");
     let ids: HashSet<&str> = all.entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(all.title.as_str(), "Distributed ML Publications");
     assert_eq!(ids.len(), 36);
     for entry in &all.entries {
         assert!(
@@ -57,18 +56,16 @@ fn feeds_are_valid_atom_with_stable_unique_ids_in_order() {
             .unwrap()
             .is_some());
     }
+
     // Documented order: year descending, then title.
-    let years: Vec<i32> = all
-        .entries
-        .iter()
-        .map(|e| chrono_year(e.updated.unwrap()))
-        .collect();
+    let years: Vec<i32> = all.entries.iter().map(|e| year(&e.updated)).collect();
     assert_eq!(&years[..2], [2025, 2025]);
     assert!(years.windows(2).all(|w| w[0] >= w[1]));
-    assert_eq!(all.updated.map(chrono_year), Some(2025));
+    assert_eq!(year(&all.updated), 2025);
+    assert!(all.entries.iter().all(|e| e.published == Some(e.updated)));
     let titles: Vec<String> = all.entries[2..]
         .iter()
-        .map(|e| e.title.as_ref().unwrap().content.to_lowercase())
+        .map(|e| e.title.as_str().to_lowercase())
         .collect();
     assert!(titles.windows(2).all(|w| w[0] <= w[1]), "{titles:?}");
 
@@ -89,12 +86,11 @@ fn feeds_are_valid_atom_with_stable_unique_ids_in_order() {
         .contains(r#"href="/sub/dir/authors/chuan-wu/atom.xml""#));
 }
 
-fn chrono_year(date: chrono::DateTime<chrono::Utc>) -> i32 {
-    use chrono::Datelike;
-    date.year()
+/// The year of an Atom date (RFC 3339: `2025-01-01T00:00:00+00:00`).
+fn year(date: &atom_syndication::FixedDateTime) -> i32 {
+    date.to_rfc3339()[..4].parse().unwrap()
 }
 
-#[test]
 fn feed_limit_caps_every_feed() {
     let site_dir = bundled_copy();
     let config = std::fs::read_to_string(site_dir.path().join("site.toml")).unwrap();
@@ -114,7 +110,6 @@ fn feed_limit_caps_every_feed() {
     assert_eq!(feed(&site, "categories/cs-ai/atom.xml").entries.len(), 1);
 }
 
-#[test]
 fn sitemap_lists_every_page_and_splits_past_the_threshold() {
     let (_, site) = build_memory(&project(), Some(BASE));
     let pages: Vec<&std::sync::Arc<str>> =
@@ -158,7 +153,6 @@ fn sitemap_lists_every_page_and_splits_past_the_threshold() {
     assert_eq!(all, urls);
 }
 
-#[test]
 fn not_found_page_links_resolve_from_any_depth() {
     let (_, site) = build_memory(&project(), Some(BASE));
     let page = text(&site, "404.html");
@@ -176,7 +170,6 @@ fn not_found_page_links_resolve_from_any_depth() {
     }
 }
 
-#[test]
 fn aliases_become_redirect_pages_and_collisions_are_errors() {
     let dir = olumide_site();
     write(
@@ -219,7 +212,6 @@ fn aliases_become_redirect_pages_and_collisions_are_errors() {
 
 /// A content page may not take a generated page's path, and an alias may
 /// not take a content page's (added to the plan after the generated pages).
-#[test]
 fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
     let dir = olumide_site();
     write(
@@ -250,7 +242,6 @@ fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
 
 /// A static file taking a generated page's path is an error naming both;
 /// the other static files are staged as usual.
-#[test]
 fn a_static_file_clashing_with_a_generated_page_is_an_error() {
     let dir = olumide_site();
     write(dir.path(), "static/authors/index.html", b"<p>mine</p>");
@@ -269,7 +260,6 @@ fn a_static_file_clashing_with_a_generated_page_is_an_error() {
     );
 }
 
-#[test]
 fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     let errors_dir = project().join("tests/fixtures/listings/errors");
     let no_title = std::fs::read(errors_dir.join("no-title.txt")).unwrap();
@@ -320,9 +310,8 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
         .contains("seeds/000_a6125076a0f68246.txt:7: error: expected listing pages 1 to 3"));
 }
 
-#[test]
 fn init_then_build_in_an_empty_directory() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let site = dir.path().join("new-site");
     let init = vellum(&["init", site.to_str().unwrap()], &[]);
     assert!(
@@ -357,7 +346,6 @@ fn init_then_build_in_an_empty_directory() {
     );
 }
 
-#[test]
 fn a_template_error_is_reported_once_without_false_link_errors() {
     let dir = olumide_site();
     write(
@@ -373,4 +361,9 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
         errors[0].starts_with("templates/paper.html:3: error: expected a valid template"),
         "{stderr}"
     );
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, a_template_error_is_reported_once_without_false_link_errors)
 }

@@ -2,9 +2,7 @@
 //! (Scholar tags, JSON-LD) parsed back, BibTeX/RIS/CSL-JSON exports,
 //! co-authors and charts, name variants, the `papers()` shortcode.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeSet;
 use vellum::diagnostics::Severity;
 use vellum::output::SiteOutput;
@@ -27,7 +25,7 @@ fn listing(author: &str, records: &[(&str, u16, &str, &str)]) -> Vec<u8> {
 }
 
 /// Two authors sharing one paper, one author with two more.
-fn two_author_site() -> tempfile::TempDir {
+fn two_author_site() -> crate::common::TempDir {
     temp_site(
         &[
             (
@@ -83,7 +81,6 @@ fn json_ld(html: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-#[test]
 fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     let dir = two_author_site();
     let (report, site) = build_memory(dir.path(), None);
@@ -163,7 +160,6 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     assert!(page.contains("<p>The <em>artifact</em> won a badge.</p>"));
 }
 
-#[test]
 fn a_hostile_abstract_leaves_one_valid_json_ld_element() {
     let hostile = "</script><script>alert(1)</script> & <b>bold</b>";
     let dir = temp_site(
@@ -187,7 +183,6 @@ fn a_hostile_abstract_leaves_one_valid_json_ld_element() {
     assert_eq!(meta_values(page, "citation_abstract"), [hostile]);
 }
 
-#[test]
 fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {
     let dir = two_author_site();
     write(
@@ -260,7 +255,7 @@ fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {
 }
 
 /// A site of one listing (Ana Lima) with one paper, Fast Graphs (2023).
-fn fast_graphs_site(config: &str) -> tempfile::TempDir {
+fn fast_graphs_site(config: &str) -> crate::common::TempDir {
     temp_site(
         &[(
             "ana.txt",
@@ -270,7 +265,6 @@ fn fast_graphs_site(config: &str) -> tempfile::TempDir {
     )
 }
 
-#[test]
 fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
     let dir = fast_graphs_site("paper_exports = false\n");
     let (report, site) = build_memory(dir.path(), None);
@@ -282,7 +276,6 @@ fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
     assert!(!page.contains(".bib\" download"));
 }
 
-#[test]
 fn every_export_file_can_be_switched_off_keeping_the_cite_block() {
     let dir = fast_graphs_site("exports = false\n");
     let (report, site) = build_memory(dir.path(), None);
@@ -301,7 +294,6 @@ fn every_export_file_can_be_switched_off_keeping_the_cite_block() {
     assert!(page.contains("@misc{lima2023fast,"));
 }
 
-#[test]
 fn a_hidden_paper_is_gone_from_every_output_and_aliases_redirect() {
     let dir = two_author_site();
     write(
@@ -351,7 +343,6 @@ fn a_hidden_paper_is_gone_from_every_output_and_aliases_redirect() {
     assert!(text(&site, "authors/ana-lima/index.html").contains("2 papers."));
 }
 
-#[test]
 fn co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture() {
     let fixture = project().join("tests/fixtures/listings/valid/pages-and-coauthors");
     let seeds: Vec<(String, Vec<u8>)> = std::fs::read_dir(&fixture)
@@ -419,7 +410,6 @@ fn co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture() {
     ));
 }
 
-#[test]
 fn name_variants_merge_listings_from_a_profile_or_site_toml() {
     let seeds = [
         (
@@ -467,7 +457,6 @@ fn name_variants_merge_listings_from_a_profile_or_site_toml() {
     );
 }
 
-#[test]
 fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
     let dir = two_author_site();
     write(
@@ -517,15 +506,7 @@ fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
     );
 }
 
-#[test]
 fn every_csl_export_renders_with_citeproc_js() {
-    let citeproc = project().join("tests/cite/node_modules/citeproc");
-    if !tool_present(
-        have_node() && citeproc.exists(),
-        "node or citeproc (npm ci in tests/cite)",
-    ) {
-        return;
-    }
     let site = bundled_copy();
     let public = build_to_disk(site.path());
     let papers = std::fs::read_dir(public.join("papers")).unwrap().count();
@@ -554,6 +535,7 @@ fn words(text: &str) -> Vec<String> {
                 name.push(n);
                 chars.next();
             }
+
             // Unknown macros stay visible by name; known ones vanish.
             if name == "modelname" {
                 word.push_str(&name);
@@ -572,7 +554,6 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
-#[test]
 fn every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml() {
     let (report, site) = build_memory(&project(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
@@ -638,7 +619,6 @@ fn every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml() {
     }
 }
 
-#[test]
 fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
     let dir = temp_site(
         &[(
@@ -690,7 +670,6 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
     );
 }
 
-#[test]
 fn every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors() {
     let dir = two_author_site();
     write(
@@ -741,7 +720,6 @@ fn every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors() {
 /// (year descending, then title); a key pinned by an override stays as
 /// given and still counts as a use, so the other papers of that key get
 /// letters.
-#[test]
 fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
     let dir = temp_site(
         &[(
@@ -796,4 +774,9 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
             "lima2024trees"
         ]
     );
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
 }

@@ -3,9 +3,7 @@
 //! the same answers with tiny shards, deterministic bytes. The query engine
 //! (JavaScript) is tested under Node by `search_engine_under_node`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use vellum::output::SiteOutput;
 
@@ -109,7 +107,7 @@ fn category_runs(site: &SiteOutput) -> Vec<Vec<u64>> {
     out
 }
 
-fn bundled_with_zoe(extra_config: &str) -> tempfile::TempDir {
+fn bundled_with_zoe(extra_config: &str) -> crate::common::TempDir {
     let dir = bundled_copy();
     std::fs::copy(
         project().join("tests/fixtures/listings/valid/accents/zoe-umlaut.txt"),
@@ -126,8 +124,6 @@ fn bundled_with_zoe(extra_config: &str) -> tempfile::TempDir {
 
 const TINY: &str =
     "search_term_shard_bytes = 2000\nsearch_metadata_documents = 5\nsearch_facet_documents = 7\n";
-
-#[test]
 fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let dir = bundled_with_zoe("");
     let (report, site) = build_memory(dir.path(), None);
@@ -227,7 +223,6 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     );
 }
 
-#[test]
 fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     let (_, default) = build_memory(bundled_with_zoe("").path(), None);
     let tiny_dir = bundled_with_zoe(TINY);
@@ -260,7 +255,6 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     assert_eq!(search_files(&tiny), search_files(&again));
 }
 
-#[test]
 fn search_can_be_switched_off() {
     let dir = bundled_with_zoe("search = false");
     let (report, site) = build_memory(dir.path(), None);
@@ -271,11 +265,7 @@ fn search_can_be_switched_off() {
         .contains("header-search"));
 }
 
-#[test]
 fn search_engine_under_node() {
-    if !tool_present(have_node(), "Node.js") {
-        return;
-    }
     let default = bundled_with_zoe("");
     let tiny = bundled_with_zoe(TINY);
     let (default, tiny) = (build_to_disk(default.path()), build_to_disk(tiny.path()));
@@ -292,17 +282,13 @@ fn search_engine_under_node() {
     );
 }
 
-#[test]
 fn search_page_end_to_end_in_chromium() {
-    let playwright = project().join("tests/browser/node_modules/playwright-core");
-    let chromium = std::path::Path::new("/usr/bin/chromium");
-    if !tool_present(
-        have_node() && playwright.exists() && chromium.exists(),
-        "node, playwright-core (npm ci in tests/browser) or /usr/bin/chromium",
-    ) {
-        return;
-    }
     let site = bundled_with_zoe("");
     let public = build_to_disk(site.path());
     node(&["tests/browser/search.mjs", public.to_str().unwrap()], &[]);
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(search: the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents, tiny_shards_hold_the_same_terms_and_builds_are_deterministic, search_can_be_switched_off, search_engine_under_node needs tools::node(), search_page_end_to_end_in_chromium needs tools::chromium())
 }

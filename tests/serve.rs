@@ -3,9 +3,7 @@
 //! pages are in place, failed rebuilds keeping the last good site and
 //! announcing the error, and request paths that try to escape the site.
 
-mod common;
-
-use common::{olumide_listing, olumide_site, temp_site, write};
+use crate::common::{olumide_listing, olumide_site, temp_site, write};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -134,7 +132,6 @@ fn retitle_and_wait(root: &std::path::Path, rx: &mpsc::Receiver<(String, String)
     wait_for(rx, "reload");
 }
 
-#[test]
 fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
     let listing = String::from_utf8(olumide_listing()).unwrap();
     let site = olumide_site();
@@ -216,7 +213,6 @@ fn serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers() {
     assert!(!root.join("public").exists());
 }
 
-#[test]
 fn live_reload_works_under_a_sub_path() {
     let site = olumide_site();
     let root = site.path();
@@ -244,7 +240,6 @@ fn live_reload_works_under_a_sub_path() {
     assert!(body.contains("<h1>Routing Tokens, Sub-path</h1>"));
 }
 
-#[test]
 fn an_input_directory_created_after_start_is_watched() {
     let site = olumide_site();
     let root = site.path();
@@ -268,7 +263,6 @@ fn an_input_directory_created_after_start_is_watched() {
 /// A directory of listings moved into `seeds/` raises one event, for the
 /// directory: it is built all the same, and later edits, told to the
 /// rebuild by the watcher, are read.
-#[test]
 fn a_directory_of_listings_moved_into_seeds_is_built() {
     let site = olumide_site();
     let root = site.path();
@@ -277,7 +271,7 @@ fn a_directory_of_listings_moved_into_seeds_is_built() {
     let rx = events(port);
     // An edit first: later rebuilds trust the watcher's paths.
     retitle_and_wait(root, &rx, "Routing Tokens, Edited");
-    let outside = tempfile::tempdir().unwrap();
+    let outside = crate::common::tempdir();
     let listing = String::from_utf8(olumide_listing())
         .unwrap()
         .replace("Olumide Adeyemi", "Kai Wu");
@@ -298,7 +292,6 @@ fn a_directory_of_listings_moved_into_seeds_is_built() {
 
 /// A directory of pages moved into `content/`, then out of it, raises one
 /// event each time, for the directory: its pages come, then go.
-#[test]
 fn a_directory_of_pages_moved_in_and_out_of_content_is_built() {
     let site = olumide_site();
     let root = site.path();
@@ -306,7 +299,7 @@ fn a_directory_of_pages_moved_in_and_out_of_content_is_built() {
     let server = start(root);
     let port = server.port;
     let rx = events(port);
-    let outside = tempfile::tempdir().unwrap();
+    let outside = crate::common::tempdir();
     let group = outside.path().join("group");
     std::fs::create_dir(&group).unwrap();
     std::fs::write(
@@ -329,7 +322,6 @@ fn a_directory_of_pages_moved_in_and_out_of_content_is_built() {
     assert_eq!(get(port, "/group/").0, 404);
 }
 
-#[test]
 fn range_requests_get_the_asked_bytes() {
     let site = olumide_site();
     let server = start(site.path());
@@ -358,7 +350,6 @@ fn range_requests_get_the_asked_bytes() {
     }
 }
 
-#[test]
 fn a_busy_port_is_a_clear_error() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
@@ -376,7 +367,6 @@ fn a_busy_port_is_a_clear_error() {
     );
 }
 
-#[test]
 fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
     let listing = String::from_utf8(olumide_listing()).unwrap();
     let site = temp_site(
@@ -507,7 +497,6 @@ fn files(parts: &[Vec<String>], more: &[&str]) -> Vec<String> {
 
 /// A page whose fingerprint is unchanged is rendered all the same when the
 /// sink no longer holds its file: nothing is missing from the site.
-#[test]
 fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
     let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
     let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
@@ -527,7 +516,6 @@ fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
 /// go: pages no longer planned, a static file deleted, a sitemap's parts,
 /// the search index switched off or made anew, and `corpus.json` when it
 /// changed. And a file the cache counts on but the sink lacks is rendered.
-#[test]
 fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
     let root = site.path();
@@ -610,7 +598,6 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     assert!(sink.site.contains_key("corpus.json"));
 }
 
-#[test]
 fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     let site = temp_site(
@@ -800,7 +787,6 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     );
 }
 
-#[test]
 fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
     // `cp -p`, `touch -r` and `tar x` give a rewritten file its old
     // modification time; with the same size, only the status-change time
@@ -846,7 +832,6 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
 /// rebuild reads those listings only: a listing edited on disk but not
 /// named is not even stamped, until a path under `seeds/` that is no
 /// listing (a directory moved in) makes the rebuild walk `seeds/` again.
-#[test]
 fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     let mei = "Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \u{b7} Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     let site = temp_site(
@@ -950,7 +935,7 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     }
 
     // A directory named like a listing, moved in and out: walked both times.
-    let outside = tempfile::tempdir().unwrap();
+    let outside = crate::common::tempdir();
     write(
         root,
         "seeds/grp.txt/gina.txt",
@@ -965,7 +950,7 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     // A symbolic link to a listing: skipped, as the walk skips it.
     #[cfg(unix)]
     {
-        let outside = tempfile::tempdir().unwrap();
+        let outside = crate::common::tempdir();
         let lee = outside.path().join("lee.txt");
         std::fs::write(&lee, mei.replace("Mei Lin", "Lee Kim")).unwrap();
         std::os::unix::fs::symlink(&lee, root.join("seeds/lee.txt")).unwrap();
@@ -977,7 +962,6 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
 
 /// An author's papers keep listing order in `corpus.json`: reordering a
 /// listing's records makes it again, though no paper and no count changed.
-#[test]
 fn reordering_a_listings_records_makes_corpus_json_again() {
     let record =
         |title: &str, year: u16| format!("arXiv{year}\n\n{title}\n\nWe study it.\n\ncs.DS\n\n");
@@ -1001,4 +985,9 @@ fn reordering_a_listings_records_makes_corpus_json_again() {
         rendered.contains(&"corpus.json".to_string()),
         "{rendered:?}"
     );
+}
+
+/// This file's tests, for the harness in `tests/main.rs`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again)
 }

@@ -1,4 +1,4 @@
-//! Stage 5: the output sink. The renderer hands each finished file to a
+//! Stage 4, output: the sink. The renderer hands each finished file to a
 //! [`Sink`] as soon as it is rendered ([`Sink::put`], from any thread), so
 //! memory stays flat however large the site; nothing becomes visible until
 //! [`Sink::commit`], which the build calls only when every job succeeded.
@@ -14,9 +14,20 @@
 //!   ([`Sink::carry_over`]).
 //! - [`NullSink`] only counts (for `check`).
 
+//!
+//! Takes each rendered file (output path, bytes); hands on the site, made
+//! visible whole by the commit: on disk ([`disk`]), in memory ([`memory`])
+//! or nowhere ([`null`]).
+
+pub mod disk;
+pub mod memory;
+pub mod null;
+
+pub use disk::DiskSink;
+pub use memory::MemorySink;
+pub use null::NullSink;
+
 use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A whole site in memory: output path (relative, with `/`) → bytes.
@@ -24,9 +35,6 @@ use std::sync::{Arc, Mutex};
 /// without copying either. Unordered (a hash map: built once per build,
 /// looked up per request).
 pub type SiteOutput = rustc_hash::FxHashMap<Arc<str>, Arc<Vec<u8>>>;
-
-/// One file of a [`SiteOutput`]: its path and bytes.
-type OutputFile = (Arc<str>, Arc<Vec<u8>>);
 
 /// Writes one file's bytes to the writer it is given ([`Sink::put_streamed`]).
 pub type StreamedFile<'a> = dyn FnMut(&mut dyn io::Write) -> io::Result<()> + 'a;
@@ -92,454 +100,38 @@ pub trait Sink: Sync {
     fn abort(&mut self);
 }
 
-fn with_path(path: &Path, error: io::Error) -> io::Error {
-    io::Error::new(error.kind(), format!("{}: {error}", path.display()))
-}
-
-/// Counts of one build in progress. Paths are kept as XXH3-64 hashes
-/// (8 bytes each, not a copy of every path: at 1,000,000 papers the site
-/// has 1.8 million files); a stale file is kept by mistake only if its
-/// path's hash equals that of a file put.
-#[derive(Debug, Default)]
-struct Tally {
-    paths: Mutex<rustc_hash::FxHashSet<u64>>,
-    staged: AtomicUsize,
-    bytes: AtomicU64,
-}
-
-impl Tally {
-    fn record(&self, path: &str, len: usize) {
-        self.bytes.fetch_add(len as u64, Ordering::Relaxed);
-        lock(&self.paths).insert(xxhash_rust::xxh3::xxh3_64(path.as_bytes()));
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Writes to a directory on disk through a staging directory beside it.
-#[derive(Debug)]
-pub struct DiskSink {
-    dir: PathBuf,
-    staging: PathBuf,
-    tally: Tally,
-}
-
-impl DiskSink {
-    /// A sink for the output directory `dir`, created on the first commit.
-    /// Files are staged in `.<name>.staging` beside it (same file system,
-    /// so moving them into place is a rename).
-    pub fn new(dir: impl Into<PathBuf>) -> DiskSink {
-        let dir = dir.into();
-        let name = dir
-            .file_name()
-            .map_or("public".into(), |n| n.to_string_lossy().into_owned());
-        let staging = dir.with_file_name(format!(".{name}.staging"));
-        DiskSink {
-            dir,
-            staging,
-            tally: Tally::default(),
-        }
-    }
-}
-
-impl Sink for DiskSink {
-    /// Refuses an output path that is a file, or a non-empty directory
-    /// that does not hold a previous build (no `index.html` and
-    /// `sitemap.xml`): committing would delete files Vellum did not write.
-    fn begin(&mut self) -> io::Result<()> {
-        self.abort();
-        let dir = &self.dir;
-        let refuse = |why: &str| {
-            Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: {why}; choose another output directory or remove it",
-                    dir.display()
-                ),
-            ))
-        };
-        if dir.exists() && !dir.is_dir() {
-            return refuse("is a file, not a directory");
-        }
-        let non_empty = std::fs::read_dir(dir).is_ok_and(|mut it| it.next().is_some());
-        let previous_build = dir.join("index.html").is_file() && dir.join("sitemap.xml").is_file();
-        if non_empty && !previous_build {
-            return refuse(
-                "is not empty and holds no previous build (no index.html and sitemap.xml)",
-            );
-        }
-        std::fs::create_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))
-    }
-
-    /// Stages the file unless the output already holds the same bytes.
-    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        self.tally.record(path, bytes.len());
-        let current = self.dir.join(path);
-        let unchanged = std::fs::metadata(&current)
-            .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-            && std::fs::read(&current).is_ok_and(|old| old == bytes);
-        if unchanged {
-            return Ok(());
-        }
-        let staged = self.staging.join(path);
-        if let Some(parent) = staged.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
-        }
-        std::fs::write(&staged, &bytes).map_err(|e| with_path(&staged, e))?;
-        self.tally.staged.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Writes the file to the staging directory through a 1 MiB buffer,
-    /// then drops it again if the output already holds the same bytes.
-    fn put_streamed(&self, path: &str, write: &mut StreamedFile) -> io::Result<()> {
-        let staged = self.staging.join(path);
-        if let Some(parent) = staged.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
-        }
-        let file = std::fs::File::create(&staged).map_err(|e| with_path(&staged, e))?;
-        let mut out = io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut out)
-            .and_then(|()| io::Write::flush(&mut out))
-            .map_err(|e| with_path(&staged, e))?;
-        drop(out);
-        let len = std::fs::metadata(&staged)
-            .map_err(|e| with_path(&staged, e))?
-            .len();
-        self.tally.record(path, len as usize);
-        if same_bytes(&staged, &self.dir.join(path)) {
-            return std::fs::remove_file(&staged).map_err(|e| with_path(&staged, e));
-        }
-        self.tally.staged.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Moves staged files into place (the staging directory lists them),
-    /// then removes stale files and empty directories. A missing output
-    /// directory is created by renaming the staging directory.
-    fn commit(&mut self) -> io::Result<WriteStats> {
-        let tally = std::mem::take(&mut self.tally);
-        let paths = tally.paths.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut stats = WriteStats {
-            files: paths.len(),
-            written: tally.staged.into_inner(),
-            removed: 0,
-            bytes: tally.bytes.into_inner(),
-        };
-        if !self.dir.exists() {
-            std::fs::rename(&self.staging, &self.dir).map_err(|e| with_path(&self.dir, e))?;
-            return Ok(stats);
-        }
-        let mut staged = Vec::with_capacity(stats.written);
-        for entry in walkdir::WalkDir::new(&self.staging).min_depth(1) {
-            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-            if !entry.file_type().is_dir() {
-                staged.push(crate::input::slash_path(entry.path(), &self.staging));
-            }
-        }
-        use rayon::prelude::*;
-        staged.par_iter().try_for_each(|path| {
-            let target = self.dir.join(path);
-            if let Some(parent) = target.parent() {
-                if parent.is_file() {
-                    std::fs::remove_file(parent).map_err(|e| with_path(parent, e))?;
-                }
-                std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
-            }
-            if target.is_dir() {
-                std::fs::remove_dir_all(&target).map_err(|e| with_path(&target, e))?;
-            }
-            std::fs::rename(self.staging.join(path), &target).map_err(|e| with_path(&target, e))
-        })?;
-        stats.removed = remove_stale(&self.dir, &paths)?;
-        std::fs::remove_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))?;
-        Ok(stats)
-    }
-
-    fn abort(&mut self) {
-        self.tally = Tally::default();
-        // Nothing of the output directory is touched; a missing staging
-        // directory is fine.
-        let _ = std::fs::remove_dir_all(&self.staging);
-    }
-}
-
-/// Whether the files `a` and `b` both exist and hold the same bytes,
-/// compared 1 MiB at a time.
-fn same_bytes(a: &Path, b: &Path) -> bool {
-    use io::BufRead;
-    let same_len = match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.is_file() && b.is_file() && a.len() == b.len(),
-        _ => false,
-    };
-    let (Ok(a), Ok(b), true) = (std::fs::File::open(a), std::fs::File::open(b), same_len) else {
-        return false;
-    };
-    let mut a = io::BufReader::with_capacity(1 << 20, a);
-    let mut b = io::BufReader::with_capacity(1 << 20, b);
-    loop {
-        let (Ok(left), Ok(right)) = (a.fill_buf(), b.fill_buf()) else {
-            return false;
-        };
-        let n = left.len().min(right.len());
-        if n == 0 {
-            return left.is_empty() && right.is_empty();
-        }
-        if left[..n] != right[..n] {
-            return false;
-        }
-        a.consume(n);
-        b.consume(n);
-    }
-}
-
-/// Removes files under `dir` whose path's XXH3-64 hash is not in `keep`,
-/// then directories left empty. Returns the number of files removed.
-fn remove_stale(dir: &Path, keep: &rustc_hash::FxHashSet<u64>) -> io::Result<usize> {
-    let mut removed = 0;
-    let mut dirs = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).min_depth(1) {
-        let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-        if entry.file_type().is_dir() {
-            dirs.push(entry.path().to_path_buf());
-            continue;
-        }
-        let relative = crate::input::slash_path(entry.path(), dir);
-        if !keep.contains(&xxhash_rust::xxh3::xxh3_64(relative.as_bytes())) {
-            std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
-            removed += 1;
-        }
-    }
-    // Deepest first, so parents empty out after their children.
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    for d in dirs {
-        if std::fs::read_dir(&d).is_ok_and(|mut it| it.next().is_none()) {
-            std::fs::remove_dir(&d).map_err(|e| with_path(&d, e))?;
-        }
-    }
-    Ok(removed)
-}
-
-/// Keeps the last committed site in memory (for `serve` and tests).
-///
-/// A commit starts from a copy of the last site's map, which shares every
-/// path and file and needs no hashing, then drops the files that were
-/// neither carried over nor put (or, after [`Sink::carry_over`], the files
-/// named dropped), and adds the files put. So a rebuild that carries most
-/// files over costs one pass over the map, not a new map.
-#[derive(Debug, Default)]
-pub struct MemorySink {
-    /// The last committed site, shared with whoever serves it.
-    pub site: Arc<SiteOutput>,
-    /// The number of the commit that made [`MemorySink::site`]
-    /// ([`Sink::last_commit`]); 0 before the first.
-    commit: u64,
-    /// Since [`Sink::begin`]: whether the commit carries every file over
-    /// but those named here ([`Sink::carry_over`]).
-    dropped: Mutex<Option<Vec<String>>>,
-    /// Files put since [`Sink::begin`], in the order they came (a later
-    /// file of the same path wins, and a put wins over a keep).
-    pending: Mutex<Vec<OutputFile>>,
-    /// Files of [`MemorySink::site`] carried over since [`Sink::begin`],
-    /// by the address of their shared path ([`path_address`]).
-    kept: Mutex<rustc_hash::FxHashSet<usize>>,
-    /// The bytes of every file of [`MemorySink::site`], counted as files
-    /// come and go rather than read back from each file.
-    bytes: u64,
-}
-
-/// The source of commit numbers, shared by every [`MemorySink`].
-static COMMITS: AtomicU64 = AtomicU64::new(0);
-
-/// The address of a shared path: the same for every clone of it, so it
-/// names one entry of a [`SiteOutput`] while that map is alive.
-fn path_address(path: &Arc<str>) -> usize {
-    Arc::as_ptr(path) as *const u8 as usize
-}
-
-impl MemorySink {
-    /// Adds `files` (output path, bytes) to the committed site, replacing
-    /// files of the same path: files made after the commit
-    /// ([`crate::build::DeferredExports`]). The site keeps its commit number
-    /// ([`Sink::last_commit`]).
-    pub fn add(&mut self, files: Vec<(String, Vec<u8>)>) {
-        let site = Arc::make_mut(&mut self.site);
-        for (path, bytes) in files {
-            self.bytes += bytes.len() as u64;
-            if let Some(old) = site.insert(Arc::from(path), Arc::new(bytes)) {
-                self.bytes -= old.len() as u64;
-            }
-        }
-    }
-}
-
-impl Sink for MemorySink {
-    fn begin(&mut self) -> io::Result<()> {
-        self.abort();
-        Ok(())
-    }
-
-    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        lock(&self.pending).push((Arc::from(path), Arc::new(bytes)));
-        Ok(())
-    }
-
-    /// Looks the paths up in parallel, then records them under one lock
-    /// (after [`Sink::carry_over`], the commit carries them over anyway).
-    fn keep(&self, paths: &[&str]) -> Vec<bool> {
-        use rayon::prelude::*;
-        let found: Vec<Option<usize>> = paths
-            .par_iter()
-            .map(|path| self.site.get_key_value(*path).map(|(p, _)| path_address(p)))
-            .collect();
-        let mut kept = lock(&self.kept);
-        kept.reserve(found.len());
-        found
-            .into_iter()
-            .map(|address| address.map(|a| kept.insert(a)).is_some())
-            .collect()
-    }
-
-    fn last_commit(&self) -> Option<u64> {
-        (self.commit != 0).then_some(self.commit)
-    }
-
-    fn carry_over(&self, commit: u64, dropped: &[&str]) -> bool {
-        if commit != self.commit {
-            return false;
-        }
-        lock(&self.dropped)
-            .get_or_insert_with(Vec::new)
-            .extend(dropped.iter().map(|&path| path.to_string()));
-        true
-    }
-
-    fn commit(&mut self) -> io::Result<WriteStats> {
-        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
-        let kept = std::mem::take(self.kept.get_mut().unwrap_or_else(|e| e.into_inner()));
-        let dropped = self
-            .dropped
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        let put: rustc_hash::FxHashSet<Arc<str>> =
-            pending.iter().map(|(path, _)| Arc::clone(path)).collect();
-        let mut site = SiteOutput::clone(&self.site);
-        let before = site.len();
-        let mut bytes = self.bytes;
-        match dropped {
-            Some(dropped) => {
-                for path in dropped.iter().filter(|path| !put.contains(path.as_str())) {
-                    if let Some(old) = site.remove(path.as_str()) {
-                        bytes -= old.len() as u64;
-                    }
-                }
-            }
-            None => site.retain(|path, old| {
-                let stays = kept.contains(&path_address(path)) || put.contains(path);
-                if !stays {
-                    bytes -= old.len() as u64;
-                }
-                stays
-            }),
-        }
-        let removed = before - site.len();
-        for (path, new) in pending {
-            bytes += new.len() as u64;
-            if let Some(old) = site.insert(path, new) {
-                bytes -= old.len() as u64;
-            }
-        }
-        let written = put
-            .iter()
-            .filter(|path| self.site.get(&**path) != site.get(&**path))
-            .count();
-        let stats = WriteStats {
-            files: site.len(),
-            written,
-            removed,
-            bytes,
-        };
-        self.site = Arc::new(site);
-        self.bytes = bytes;
-        self.commit = COMMITS.fetch_add(1, Ordering::Relaxed) + 1;
-        Ok(stats)
-    }
-
-    fn abort(&mut self) {
-        self.pending
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        *self.dropped.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
-        self.kept
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-    }
-}
-
-/// Discards every file, counting them (for `check`).
-#[derive(Debug, Default)]
-pub struct NullSink {
-    files: AtomicUsize,
-    bytes: AtomicU64,
-}
-
-impl Sink for NullSink {
-    fn begin(&mut self) -> io::Result<()> {
-        self.abort();
-        Ok(())
-    }
-
-    fn put(&self, _path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        self.files.fetch_add(1, Ordering::Relaxed);
-        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Counts the bytes as they are written; holds none.
-    fn put_streamed(&self, _path: &str, write: &mut StreamedFile) -> io::Result<()> {
-        let mut counter = ByteCounter(0);
-        write(&mut counter)?;
-        self.files.fetch_add(1, Ordering::Relaxed);
-        self.bytes.fetch_add(counter.0, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> io::Result<WriteStats> {
-        Ok(WriteStats {
-            files: std::mem::take(self.files.get_mut()),
-            bytes: std::mem::take(self.bytes.get_mut()),
-            ..WriteStats::default()
-        })
-    }
-
-    fn abort(&mut self) {
-        *self.files.get_mut() = 0;
-        *self.bytes.get_mut() = 0;
-    }
-}
-
-/// An [`io::Write`] that only counts the bytes written to it.
-struct ByteCounter(u64);
-
-impl io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0 += bytes.len() as u64;
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A new, empty directory for one test, removed when dropped.
+    fn temp_dir() -> TempDir {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("vellum-output-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    struct TempDir(std::path::PathBuf);
+
+    impl TempDir {
+        fn path(&self) -> &std::path::Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 
     fn put_all(sink: &mut dyn Sink, files: &[(&str, &str)]) -> WriteStats {
         sink.begin().unwrap();
@@ -551,7 +143,7 @@ mod tests {
 
     #[test]
     fn disk_sink_writes_changes_only_and_removes_stale() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_dir();
         let out = dir.path().join("public");
         let mut sink = DiskSink::new(&out);
         let first = put_all(
@@ -670,7 +262,7 @@ mod tests {
 
     #[test]
     fn streamed_files_are_staged_like_put_ones() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_dir();
         let out = dir.path().join("public");
         let mut sink = DiskSink::new(&out);
         sink.begin().unwrap();

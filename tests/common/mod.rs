@@ -13,16 +13,39 @@ pub fn project() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared` beside the project, when present.
-pub fn shared() -> Option<PathBuf> {
-    let dir = project().join("../shared");
-    dir.is_dir().then_some(dir)
+/// A temporary directory, removed with everything in it when dropped. The
+/// tests' own rather than the `tempfile` crate's: that one turns on `std`
+/// features of crates Vellum shares with it, so `cargo test --release`
+/// would compile those and their dependents again.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A new, empty directory under the system's temporary directory.
+pub fn tempdir() -> TempDir {
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("vellum-test-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
 }
 
 /// A temporary site: the default theme, a `site.toml` with `extra` lines,
 /// and the given `seeds/` files.
-pub fn temp_site(seeds: &[(&str, &[u8])], extra_config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+pub fn temp_site(seeds: &[(&str, &[u8])], extra_config: &str) -> TempDir {
+    let dir = tempdir();
     copy_dir(&project().join("themes"), &dir.path().join("themes"));
     std::fs::write(
         dir.path().join("site.toml"),
@@ -44,7 +67,7 @@ pub fn olumide_listing() -> Vec<u8> {
 }
 
 /// A temporary site holding only [`olumide_listing`] as `seeds/olumide.txt`.
-pub fn olumide_site() -> tempfile::TempDir {
+pub fn olumide_site() -> TempDir {
     temp_site(&[("olumide.txt", &olumide_listing())], "")
 }
 
@@ -69,8 +92,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Copies the bundled site (site.toml, seeds, content, themes) into a temp dir.
-pub fn bundled_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+pub fn bundled_copy() -> TempDir {
+    let dir = tempdir();
     for d in ["seeds", "content", "themes"] {
         copy_dir(&project().join(d), &dir.path().join(d));
     }
@@ -160,17 +183,56 @@ pub fn resolve(
     }
 }
 
-/// Whether a tool a test needs is present. Outside CI a missing tool skips
-/// the test (false, with a notice); in CI (`CI` set) it fails the test.
-pub fn tool_present(present: bool, what: &str) -> bool {
-    if !present {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{what} is missing: run .ci/run, which installs it"
-        );
-        eprintln!("skipped: {what} is missing (.ci/run installs it)");
+/// The tools some tests need beyond `cargo test`'s build, each as what is
+/// missing (`None`: all present). The harness (`tests/main.rs`) checks them
+/// before the run: outside CI a test whose tool is missing is skipped with
+/// the reason in the summary; in CI (`CI` set) it fails. `.ci/run`
+/// installs them all.
+pub mod tools {
+    use super::project;
+    use std::path::{Path, PathBuf};
+
+    /// `what` when `present` is false.
+    fn missing(present: bool, what: &str) -> Option<String> {
+        (!present).then(|| what.to_string())
     }
-    present
+
+    /// The Nu Html Checker's jar, from `tests/browser` (`npm ci` there).
+    pub fn vnu_jar() -> PathBuf {
+        project().join("tests/browser/node_modules/vnu-jar/build/dist/vnu.jar")
+    }
+
+    /// Java and the Nu Html Checker.
+    pub fn vnu() -> Option<String> {
+        let java = std::process::Command::new("java").arg("-version").output();
+        missing(
+            java.is_ok() && vnu_jar().exists(),
+            "java or vnu.jar (npm ci in tests/browser)",
+        )
+    }
+
+    /// Node.js.
+    pub fn node() -> Option<String> {
+        missing(super::have_node(), "node")
+    }
+
+    /// Node.js, playwright-core (`npm ci` in `tests/browser`) and Debian's chromium.
+    pub fn chromium() -> Option<String> {
+        let playwright = project().join("tests/browser/node_modules/playwright-core");
+        missing(
+            super::have_node() && playwright.exists() && Path::new("/usr/bin/chromium").exists(),
+            "node, playwright-core (npm ci in tests/browser) or /usr/bin/chromium",
+        )
+    }
+
+    /// Node.js and citeproc-js (`npm ci` in `tests/cite`).
+    pub fn citeproc() -> Option<String> {
+        let citeproc = project().join("tests/cite/node_modules/citeproc");
+        missing(
+            super::have_node() && citeproc.exists(),
+            "node or citeproc (npm ci in tests/cite)",
+        )
+    }
 }
 
 /// Builds the site at `dir` with the binary into `dir/public`.
