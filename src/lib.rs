@@ -21,8 +21,9 @@
 //! [`serve`] (build into memory, serve, watch, rebuild incrementally
 //! through [`build::Incremental`]) and [`init`] (a new site). Shared by
 //! every stage: [`text`] (titles and abstracts in their renderings, LaTeX,
-//! names), [`permalink`] (every URL and output path, slugs) and
-//! [`diagnostics`] (every problem with its `file:line`).
+//! names), [`permalink`] (every URL and output path, slugs),
+//! [`diagnostics`] (every problem with its `file:line`) and [`memo`]
+//! (values `vellum serve` keeps from one build to the next).
 #![warn(missing_docs)]
 
 pub mod build;
@@ -31,6 +32,7 @@ pub mod corpus;
 pub mod diagnostics;
 pub mod init;
 pub mod input;
+pub mod memo;
 pub mod output;
 pub mod permalink;
 pub mod render;

@@ -1,4 +1,4 @@
-//! The `vellum` command line: `build`, `check` and `init`. Exit status 0 on
+//! The `vellum` command line: `build`, `check`, `serve` and `init`. Exit status 0 on
 //! success, 1 on input errors (all printed, sorted by file and line), 2 on
 //! usage errors.
 

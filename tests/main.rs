@@ -1,11 +1,13 @@
-//! Vellum's integration tests, in one test binary: each file beside this
-//! one is a module whose `trials()` lists its tests. The binary is built
+//! Vellum's integration tests, in one test binary (`cargo test --release
+//! --test integration`): each `*.rs` file beside this one is a module
+//! whose `trials()` lists its tests, and `common/` holds their helpers. The binary is built
 //! with `harness = false` and run by libtest-mimic, so that a test whose
 //! tool is absent ([`common::tools`]) is reported as skipped, with the
 //! reason, in the summary a user sees (`test [skipped: node missing]
 //! search::search_engine_under_node ... ignored`); in CI (`CI` set) such a
-//! test fails instead. A test function left out of its file's list is
-//! dead code, which `cargo clippy -- -D warnings` refuses.
+//! test fails instead (any value of `CI` counts). A test function left out
+//! of its file's list is dead code, which `cargo clippy --all-targets --
+//! -D warnings` refuses.
 
 use libtest_mimic::{Arguments, Trial};
 

@@ -1,15 +1,17 @@
-//! The build driver: `vellum build`'s pipeline, one call per stage, each
-//! timed ([`timings`]):
+//! The build driver: `vellum build`'s pipeline, one call per step, each
+//! timed under the name `--verbose` prints ([`timings`]):
 //!
-//! 1. read the site's files ([`crate::input::read`]);
-//! 2. parse the listings ([`crate::corpus::listings`]) and the Markdown
-//!    content ([`crate::input::content`]);
-//! 3. merge the listings into one corpus ([`crate::corpus`]) and apply the
-//!    per-paper overrides ([`crate::corpus::overrides`]);
-//! 4. load the templates and plan every page ([`crate::render::plan`]);
-//! 5. render the pages in parallel into a sink ([`crate::render`],
-//!    [`crate::output`]), with the static files and the search index;
-//! 6. commit the sink (write), only when there is no error.
+//! - `read`: the site's files ([`crate::input::read`]);
+//! - `parse`: the listings ([`crate::corpus::listings`]); `content`: the
+//!   Markdown pages ([`crate::input::content`]);
+//! - `corpus`: the merge into one corpus ([`crate::corpus`]) and the
+//!   per-paper overrides ([`crate::corpus::overrides`]);
+//! - `templates`, then `plan`: every page ([`crate::render::plan`]); the
+//!   static files are staged;
+//! - `select` (incremental rebuilds only): which pages to render again;
+//! - `render`: every page, in parallel, into the sink ([`crate::render`],
+//!   [`crate::output`]); `search`: the search index;
+//! - `write`: the sink's commit, only when there is no error.
 //!
 //! Every problem is collected in one [`BuildReport`]; a failed build aborts
 //! the sink, so an output directory is left as it was.
@@ -30,6 +32,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::input::config::Config;
 use crate::input::content::{self, Content};
 use crate::input::{self, InputFile};
+use crate::memo::Memo;
 use crate::output::{Sink, WriteStats};
 use crate::permalink::{Route, UrlMap};
 use crate::render::jobs::Job;
@@ -38,7 +41,6 @@ use crate::render::site::Site;
 use crate::render::templates::Templates;
 use crate::render::views::Views;
 use crate::render::{search, Renderer};
-use crate::serve::memo::Memo;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};

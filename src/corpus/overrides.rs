@@ -1,4 +1,4 @@
-//! Stage 2b: per-paper overrides (`content/papers/<slug>.md`) applied to
+//! Per-paper overrides (`content/papers/<slug>.md`) applied to
 //! the merged corpus, then citation keys.
 //!
 //! An override names its paper by slug. It may correct the title (the slug

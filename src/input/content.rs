@@ -1,4 +1,4 @@
-//! Stage 3: the Markdown pages in `content/`, each with TOML front matter
+//! The Markdown pages in `content/`, each with TOML front matter
 //! between `+++` lines, rendered to HTML with pulldown-cmark (tables,
 //! footnotes, strikethrough, heading ids). Hands on [`Content`]: the home
 //! page's intro (`content/_index.md`), pages and sections, and author

@@ -1,11 +1,11 @@
-//! Stage 1: parse one publication listing file (the "seed" format, see
+//! Parses one publication listing file (the "seed" format, see
 //! `docs/listing-format.md`) into a [`Listing`]: the listed author, the
 //! optional count line and the records in file order.
 //!
 //! The parser works on bytes so it can report invalid UTF-8 with a line
 //! number, never panics, and stops at the first error of a file with a
 //! [`ListingError`] carrying the 1-based line. It hands [`Listing`]s on to
-//! [`crate::corpus`], which merges them into one corpus.
+//! [`crate::corpus::listings`], which the merge takes.
 
 use crate::corpus::categories::Taxonomy;
 use std::fmt;

@@ -2,9 +2,9 @@
 //! ones every later stage needs whole.
 //!
 //! Takes the site root; hands on [`Inputs`]: the resolved `site.toml`
-//! ([`config`]), the paths of the listings under `seeds/` (read and parsed
-//! by [`listing`] as the corpus is merged, so their bytes are never all in
-//! memory), the Markdown files of `content/` (parsed by [`content`]), the
+//! ([`config`]), the paths of the listings under `seeds/` (read in the parse stage by
+//! [`crate::corpus::listings`], parsed by [`listing`], a chunk at a time,
+//! so their bytes are never all in memory), the Markdown files of `content/` (parsed by [`content`]), the
 //! templates and the static files. Hidden files and directories are
 //! skipped; every path is sorted, so the same tree gives the same inputs.
 //! A new input format (BibTeX, arXiv records) is a module here that parses

@@ -12,8 +12,7 @@
 //!   rebuilds use for pages whose inputs did not change: named one by one
 //!   ([`Sink::keep`]), or all but the files named dropped
 //!   ([`Sink::carry_over`]).
-//! - [`NullSink`] only counts (for `check`).
-
+//! - [`NullSink`] only counts.
 //!
 //! Takes each rendered file (output path, bytes); hands on the site, made
 //! visible whole by the commit: on disk ([`disk`]), in memory ([`memory`])

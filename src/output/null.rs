@@ -1,10 +1,10 @@
-//! The null sink: counts files and bytes, writes nothing (`vellum check`).
+//! The null sink: counts files and bytes, writes nothing.
 
 use crate::output::{Sink, StreamedFile, WriteStats};
 use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-/// Discards every file, counting them (for `check`).
+/// Discards every file, counting them.
 #[derive(Debug, Default)]
 pub struct NullSink {
     files: AtomicUsize,

@@ -1,4 +1,4 @@
-//! Citation export stage.
+//! Citation formats.
 //!
 //! Takes what the site knows about one paper (a [`CiteRecord`]) and renders it
 //! in the three formats reference managers import: BibTeX ([`bibtex`]), RIS

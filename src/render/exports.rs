@@ -1,14 +1,14 @@
 //! Citation exports of the corpus: each paper as BibTeX, RIS or CSL-JSON
 //! (through [`crate::render::cite`]), and `corpus.json`, the whole corpus as data
-//! (documented in `docs/scholarly.md`). Called by [`crate::render`] per
-//! job; hands back file text or bytes.
+//! (documented in `docs/scholarly.md`). Called by the renderer
+//! ([`crate::render::Renderer`]) and the page contexts per job; hands back file text or bytes.
 
 use crate::corpus::PaperId;
+use crate::memo::Memo;
 use crate::permalink::Route;
 use crate::render::cite::{bibtex, csl_json, ris, CiteRecord};
 use crate::render::jobs::Export;
 use crate::render::site::Site;
-use crate::serve::memo::Memo;
 use crate::text::names::NameParts;
 use rayon::prelude::*;
 use serde::Serialize;

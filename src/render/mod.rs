@@ -25,9 +25,9 @@ pub mod templates;
 pub mod views;
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::memo::Memo;
 use crate::output::Sink;
 use crate::permalink::Route;
-use crate::serve::memo::Memo;
 use exports::Abstract;
 use jobs::{Export, Job};
 use pages::Pages;

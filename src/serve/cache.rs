@@ -17,13 +17,13 @@ use crate::corpus::listings::ParsedListing;
 use crate::corpus::{Corpus, NameVariant};
 use crate::diagnostics::Diagnostics;
 use crate::input::{listing, read_file};
+use crate::memo::Memo;
 use crate::output::Sink;
 use crate::render::jobs::Job;
 use crate::render::plan::Plan;
 use crate::render::site::Site;
 use crate::render::templates::Templates;
 use crate::serve::fingerprint::Fingerprints;
-use crate::serve::memo::Memo;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -91,7 +91,7 @@ pub struct RebuildCache {
     texts: crate::text::TextMemo,
     merge: Mutex<crate::corpus::merge::Merge>,
     patched: AtomicUsize,
-    corpus_json: crate::serve::memo::Memo<std::sync::Arc<[u8]>>,
+    corpus_json: crate::memo::Memo<std::sync::Arc<[u8]>>,
     /// The pages of the sink's last commit, and the changes of the build
     /// in progress.
     pages: Mutex<CommittedPages>,
@@ -126,37 +126,6 @@ impl RebuildCache {
         lock(&self.rendered).clone()
     }
 
-    /// Stages the search index of `site` in `sink`: the cached one when its
-    /// inputs hash as before (carried over from the sink when it can),
-    /// else a new one, kept for next time. Errors: the files not staged.
-    fn stage_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
-        let carried = lock(&self.pages).pending.as_ref().and_then(|p| p.carried);
-        let last: Vec<String> = match (carried, &*lock(&self.index)) {
-            (Some(_), Some((_, files))) => files.iter().map(|(f, _)| f.clone()).collect(),
-            _ => Vec::new(),
-        };
-        self.with_search_index(site, |reused, files| {
-            if let (Some(commit), false) = (carried, reused) {
-                // The last index's files go; the new ones replace them.
-                let last: Vec<&str> = last.iter().map(String::as_str).collect();
-                sink.carry_over(commit, &last);
-            }
-            let kept = if reused {
-                sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
-            } else {
-                vec![false; files.len()]
-            };
-            files
-                .iter()
-                .zip(kept)
-                .filter(|(_, kept)| !kept)
-                .filter_map(|((file, bytes), _)| {
-                    Some((file.clone(), sink.put(file, bytes.clone()).err()?))
-                })
-                .collect()
-        })
-    }
-
     /// Makes the cached search index that of `site` (kept when its inputs
     /// hash as before, else built again), then hands `take` whether it was
     /// kept and its files, under the cache's lock.
@@ -182,6 +151,187 @@ impl RebuildCache {
         }
         take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Incremental for RebuildCache {
+    /// The listings under `root` (the last build's, with `changed`,
+    /// relative paths, added or removed as they are now on disk); `None`
+    /// when there was no last list or a changed path under `seeds/` is
+    /// neither a listing nor hidden ([`crate::input::list_files`] skips hidden paths).
+    /// The list is taken from the cache and patched in place: the last
+    /// build no longer holds it, so it is not copied.
+    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
+        let mut shared = lock(&self.seeds).take()?;
+        let seeds = Arc::make_mut(&mut shared);
+        for relative in changed {
+            let Ok(inside) = relative.strip_prefix("seeds") else {
+                continue;
+            };
+            let hidden = inside
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            let path = root.join(relative);
+            if hidden {
+                continue;
+            }
+            if !listing::is_listing(relative) || path.is_dir() {
+                return None;
+            }
+            // As the walk finds files: not through a symbolic link.
+            let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+            match (seeds.binary_search(&path), is_file) {
+                (Ok(at), false) => {
+                    seeds.remove(at);
+                }
+                (Err(at), true) => seeds.insert(at, path),
+                // A directory named like a listing, moved out: its
+                // listings, sorted right after its path, are gone.
+                (Err(at), false) if seeds.get(at).is_some_and(|next| next.starts_with(&path)) => {
+                    return None;
+                }
+                _ => {}
+            }
+        }
+        Some(shared)
+    }
+
+    fn found_listings(&self, seeds: Option<Arc<Vec<PathBuf>>>) {
+        *lock(&self.seeds) = seeds;
+    }
+
+    /// Reads and parses the listings of `paths` in parallel, one file's
+    /// bytes at a time per thread; errors go to `diagnostics`. A file is
+    /// taken from the cache instead of being parsed when its stamp (size, times, inode)
+    /// is the one it had when it was last read (and it was not changed
+    /// after that reading began, which a coarse clock could hide), or else
+    /// when its bytes hash as before; a file not among `changed` (relative
+    /// paths; [`crate::build::BuildOptions::changed_paths`]) is taken from
+    /// the cache without reading its stamp.
+    fn parse(
+        &self,
+        paths: &[PathBuf],
+        root: &Path,
+        changed: Option<&[PathBuf]>,
+        diagnostics: &Diagnostics,
+    ) -> Vec<ParsedListing> {
+        let dir = root.join("seeds");
+        let parse_one = |path: &PathBuf| {
+            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+            let stamp = FileStamp::of(path);
+            let unchanged = lock(&self.entries)
+                .get(&shown)
+                .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
+                .map(|cached| cached.parsed.clone());
+            if let Some(parsed) = unchanged {
+                return Some((parsed, None));
+            }
+            let read_at = std::time::SystemTime::now();
+            let (_, shown, bytes) = match read_file(path, &dir, root) {
+                Ok(file) => file,
+                Err(d) => {
+                    diagnostics.push(d);
+                    return None;
+                }
+            };
+            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+            let same_bytes = lock(&self.entries)
+                .get(&shown)
+                .filter(|cached| cached.hash == hash)
+                .map(|cached| cached.parsed.clone());
+            let parsed = match same_bytes {
+                Some(parsed) => parsed,
+                None => {
+                    self.parsed.fetch_add(1, Ordering::Relaxed);
+                    match ParsedListing::parse(shown, &bytes) {
+                        Ok(parsed) => parsed,
+                        Err(d) => {
+                            diagnostics.push(d);
+                            return None;
+                        }
+                    }
+                }
+            };
+            let cached = CachedListing {
+                hash,
+                stamp,
+                read_at,
+                parsed: parsed.clone(),
+            };
+            Some((parsed, Some(cached)))
+        };
+        // The listings known unchanged, from the cache under one lock.
+        // A hard link of a changed file changed with it: listings
+        // sharing its inode are read again too.
+        let untouched: Vec<Option<ParsedListing>> = match changed {
+            Some(changed) => {
+                let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+                let inodes: HashSet<u64> = changed
+                    .iter()
+                    .filter_map(|relative| FileStamp::of(&root.join(relative)))
+                    .map(|stamp| stamp.inode)
+                    .collect();
+                let entries = lock(&self.entries);
+                paths
+                    .iter()
+                    .map(|path| {
+                        let shown = path.strip_prefix(root).unwrap_or(path);
+                        let cached = entries.get(shown).filter(|cached| {
+                            let linked = cached.stamp.is_some_and(|s| inodes.contains(&s.inode));
+                            !changed.contains(shown) && !linked
+                        });
+                        cached.map(|cached| cached.parsed.clone())
+                    })
+                    .collect()
+            }
+            None => vec![None; paths.len()],
+        };
+        let parsed: Vec<(ParsedListing, Option<CachedListing>)> = paths
+            .par_iter()
+            .zip(untouched)
+            .filter_map(|(path, untouched)| match untouched {
+                Some(parsed) => Some((parsed, None)),
+                None => parse_one(path),
+            })
+            .collect();
+        let mut entries = lock(&self.entries);
+        for (p, cached) in &parsed {
+            if let Some(cached) = cached {
+                entries.insert(p.file.clone(), cached.clone());
+            }
+        }
+        // Every listing that parsed has its entry; more entries are files
+        // gone or no longer parsing.
+        if entries.len() > parsed.len() {
+            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
+            entries.retain(|file, _| present.contains(file));
+        }
+        drop(entries);
+        parsed.into_iter().map(|(p, _)| p).collect()
+    }
+
+    fn merge(
+        &self,
+        listings: Vec<ParsedListing>,
+        taxonomy: &Taxonomy,
+        variants: &[NameVariant],
+        diagnostics: &Diagnostics,
+    ) -> Arc<Corpus> {
+        let mut merge = lock(&self.merge);
+        let texts = &self.texts;
+        let (corpus, patched) = merge.corpus(listings, taxonomy, variants, texts, diagnostics);
+        if patched {
+            // The unchanged papers' texts were not looked up, but
+            // are still in use.
+            self.patched.fetch_add(1, Ordering::Relaxed);
+        } else {
+            texts.finish_build();
+        }
+        corpus
+    }
 
     /// Which jobs of `plan` (their indices) to render: those whose
     /// fingerprint changed since the last commit or that the sink cannot
@@ -192,7 +342,7 @@ impl RebuildCache {
     /// is told only which files go ([`Sink::carry_over`]); else each file
     /// carried over is looked up ([`Sink::keep`]). The changes wait for
     /// [`RebuildCache::commit`].
-    fn select_jobs(
+    fn select(
         &self,
         site: &Site,
         templates: &Templates,
@@ -298,51 +448,49 @@ impl RebuildCache {
         selected
     }
 
-    /// The listings under `root` (the last build's, with `changed`,
-    /// relative paths, added or removed as they are now on disk); `None`
-    /// when there was no last list or a changed path under `seeds/` is
-    /// neither a listing nor hidden ([`crate::input::list_files`] skips hidden paths).
-    /// The list is taken from the cache and patched in place: the last
-    /// build no longer holds it, so it is not copied.
-    fn patched_seeds(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
-        let mut shared = lock(&self.seeds).take()?;
-        let seeds = Arc::make_mut(&mut shared);
-        for relative in changed {
-            let Ok(inside) = relative.strip_prefix("seeds") else {
-                continue;
+    fn corpus_json_memo(&self) -> &Memo<Arc<[u8]>> {
+        &self.corpus_json
+    }
+
+    /// Stages the search index of `site` in `sink`: the cached one when its
+    /// inputs hash as before (carried over from the sink when it can),
+    /// else a new one, kept for next time. Errors: the files not staged.
+    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        let carried = lock(&self.pages).pending.as_ref().and_then(|p| p.carried);
+        let last: Vec<String> = match (carried, &*lock(&self.index)) {
+            (Some(_), Some((_, files))) => files.iter().map(|(f, _)| f.clone()).collect(),
+            _ => Vec::new(),
+        };
+        self.with_search_index(site, |reused, files| {
+            if let (Some(commit), false) = (carried, reused) {
+                // The last index's files go; the new ones replace them.
+                let last: Vec<&str> = last.iter().map(String::as_str).collect();
+                sink.carry_over(commit, &last);
+            }
+            let kept = if reused {
+                sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
+            } else {
+                vec![false; files.len()]
             };
-            let hidden = inside
-                .components()
-                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
-            let path = root.join(relative);
-            if hidden {
-                continue;
-            }
-            if !listing::is_listing(relative) || path.is_dir() {
-                return None;
-            }
-            // As the walk finds files: not through a symbolic link.
-            let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
-            match (seeds.binary_search(&path), is_file) {
-                (Ok(at), false) => {
-                    seeds.remove(at);
-                }
-                (Err(at), true) => seeds.insert(at, path),
-                // A directory named like a listing, moved out: its
-                // listings, sorted right after its path, are gone.
-                (Err(at), false) if seeds.get(at).is_some_and(|next| next.starts_with(&path)) => {
-                    return None;
-                }
-                _ => {}
-            }
-        }
-        Some(shared)
+            files
+                .iter()
+                .zip(kept)
+                .filter(|(_, kept)| !kept)
+                .filter_map(|((file, bytes), _)| {
+                    Some((file.clone(), sink.put(file, bytes.clone()).err()?))
+                })
+                .collect()
+        })
+    }
+
+    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
+        self.with_search_index(site, |_, files| files.to_vec())
     }
 
     /// Makes the pending pages those of the sink's commit `commit`
     /// ([`Sink::last_commit`]); without pending pages, the commit's pages
     /// are unknown.
-    fn commit_pages(&self, commit: Option<u64>) {
+    fn commit(&self, commit: Option<u64>) {
         let mut committed = lock(&self.pages);
         let Some(pending) = committed.pending.take() else {
             committed.commit = None;
@@ -357,190 +505,6 @@ impl RebuildCache {
         committed.sitemap = pending.sitemap;
         committed.statics = pending.statics;
         committed.commit = commit;
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl RebuildCache {
-    /// Reads and parses the listings of `paths` in parallel, one file's
-    /// bytes at a time per thread; errors go to `diagnostics`. A file is
-    /// taken from the cache instead of being parsed when its [`FileStamp`]
-    /// is the one it had when it was last read (and it was not changed
-    /// after that reading began, which a coarse clock could hide), or else
-    /// when its bytes hash as before; a file not among `changed` (relative
-    /// paths; [`crate::build::BuildOptions::changed_paths`]) is taken from
-    /// the cache without reading its stamp.
-    fn parse_listings(
-        &self,
-        paths: &[PathBuf],
-        root: &Path,
-        changed: Option<&[PathBuf]>,
-        diagnostics: &Diagnostics,
-    ) -> Vec<ParsedListing> {
-        let dir = root.join("seeds");
-        let parse_one = |path: &PathBuf| {
-            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-            let stamp = FileStamp::of(path);
-            let unchanged = lock(&self.entries)
-                .get(&shown)
-                .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
-                .map(|cached| cached.parsed.clone());
-            if let Some(parsed) = unchanged {
-                return Some((parsed, None));
-            }
-            let read_at = std::time::SystemTime::now();
-            let (_, shown, bytes) = match read_file(path, &dir, root) {
-                Ok(file) => file,
-                Err(d) => {
-                    diagnostics.push(d);
-                    return None;
-                }
-            };
-            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-            let same_bytes = lock(&self.entries)
-                .get(&shown)
-                .filter(|cached| cached.hash == hash)
-                .map(|cached| cached.parsed.clone());
-            let parsed = match same_bytes {
-                Some(parsed) => parsed,
-                None => {
-                    self.parsed.fetch_add(1, Ordering::Relaxed);
-                    match ParsedListing::parse(shown, &bytes) {
-                        Ok(parsed) => parsed,
-                        Err(d) => {
-                            diagnostics.push(d);
-                            return None;
-                        }
-                    }
-                }
-            };
-            let cached = CachedListing {
-                hash,
-                stamp,
-                read_at,
-                parsed: parsed.clone(),
-            };
-            Some((parsed, Some(cached)))
-        };
-        // The listings known unchanged, from the cache under one lock.
-        // A hard link of a changed file changed with it: listings
-        // sharing its inode are read again too.
-        let untouched: Vec<Option<ParsedListing>> = match changed {
-            Some(changed) => {
-                let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
-                let inodes: HashSet<u64> = changed
-                    .iter()
-                    .filter_map(|relative| FileStamp::of(&root.join(relative)))
-                    .map(|stamp| stamp.inode)
-                    .collect();
-                let entries = lock(&self.entries);
-                paths
-                    .iter()
-                    .map(|path| {
-                        let shown = path.strip_prefix(root).unwrap_or(path);
-                        let cached = entries.get(shown).filter(|cached| {
-                            let linked = cached.stamp.is_some_and(|s| inodes.contains(&s.inode));
-                            !changed.contains(shown) && !linked
-                        });
-                        cached.map(|cached| cached.parsed.clone())
-                    })
-                    .collect()
-            }
-            None => vec![None; paths.len()],
-        };
-        let parsed: Vec<(ParsedListing, Option<CachedListing>)> = paths
-            .par_iter()
-            .zip(untouched)
-            .filter_map(|(path, untouched)| match untouched {
-                Some(parsed) => Some((parsed, None)),
-                None => parse_one(path),
-            })
-            .collect();
-        let mut entries = lock(&self.entries);
-        for (p, cached) in &parsed {
-            if let Some(cached) = cached {
-                entries.insert(p.file.clone(), cached.clone());
-            }
-        }
-        // Every listing that parsed has its entry; more entries are files
-        // gone or no longer parsing.
-        if entries.len() > parsed.len() {
-            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
-            entries.retain(|file, _| present.contains(file));
-        }
-        drop(entries);
-        parsed.into_iter().map(|(p, _)| p).collect()
-    }
-}
-
-impl Incremental for RebuildCache {
-    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
-        self.patched_seeds(root, changed)
-    }
-
-    fn found_listings(&self, seeds: Option<Arc<Vec<PathBuf>>>) {
-        *lock(&self.seeds) = seeds;
-    }
-
-    fn parse(
-        &self,
-        paths: &[PathBuf],
-        root: &Path,
-        changed: Option<&[PathBuf]>,
-        diagnostics: &Diagnostics,
-    ) -> Vec<ParsedListing> {
-        self.parse_listings(paths, root, changed, diagnostics)
-    }
-
-    fn merge(
-        &self,
-        listings: Vec<ParsedListing>,
-        taxonomy: &Taxonomy,
-        variants: &[NameVariant],
-        diagnostics: &Diagnostics,
-    ) -> Arc<Corpus> {
-        let mut merge = lock(&self.merge);
-        let texts = &self.texts;
-        let (corpus, patched) = merge.corpus(listings, taxonomy, variants, texts, diagnostics);
-        if patched {
-            // The unchanged papers' texts were not looked up, but
-            // are still in use.
-            self.patched.fetch_add(1, Ordering::Relaxed);
-        } else {
-            texts.finish_build();
-        }
-        corpus
-    }
-
-    fn select(
-        &self,
-        site: &Site,
-        templates: &Templates,
-        plan: &Plan,
-        statics: &[String],
-        search_staged: bool,
-        sink: &dyn Sink,
-    ) -> Vec<usize> {
-        self.select_jobs(site, templates, plan, statics, search_staged, sink)
-    }
-
-    fn corpus_json_memo(&self) -> &Memo<Arc<[u8]>> {
-        &self.corpus_json
-    }
-
-    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
-        self.stage_index(site, sink)
-    }
-
-    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
-        self.with_search_index(site, |_, files| files.to_vec())
-    }
-
-    fn commit(&self, commit: Option<u64>) {
-        self.commit_pages(commit);
     }
 }
 

@@ -11,7 +11,6 @@
 
 pub mod cache;
 pub mod fingerprint;
-pub mod memo;
 pub mod watch;
 
 use crate::build::{build, BuildOptions, BuildReport};

@@ -6,7 +6,7 @@
 pub mod latex;
 pub mod names;
 
-use crate::serve::memo::Memo;
+use crate::memo::Memo;
 use serde::Serialize;
 use std::sync::Arc;
 
