@@ -60,6 +60,17 @@ def outcome(binary, root, extra):
     return results, tree(root / "public")
 
 
+def first_difference(x, y):
+    """The first line where two outputs (or exit codes) differ, both sides."""
+    if isinstance(x, int):
+        return f"{x} vs {y}"
+    old, new = x.splitlines(), y.splitlines()
+    for i, (a, b) in enumerate(zip(old + [b""] * len(new), new + [b""] * len(old))):
+        if a != b:
+            return f"line {i + 1}: {a!r:.160} vs {b!r:.160}"
+    return "same lines, other line ends"
+
+
 def compare(name, old, new, root, extra=()):
     extra = list(extra)
     (old_runs, old_tree) = outcome(old, root, extra)
@@ -68,7 +79,7 @@ def compare(name, old, new, root, extra=()):
     for (label, a, b) in zip(("build", "check", "check --strict"), old_runs, new_runs):
         for (what, x, y) in zip(("exit code", "stdout", "stderr"), a, b):
             if x != y:
-                problems.append(f"{label} {what}: {x!r:.200} vs {y!r:.200}")
+                problems.append(f"{label} {what}: {first_difference(x, y)}")
     if old_tree.keys() != new_tree.keys():
         only_old = sorted(old_tree.keys() - new_tree.keys())[:5]
         only_new = sorted(new_tree.keys() - old_tree.keys())[:5]

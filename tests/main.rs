@@ -28,6 +28,7 @@ mod browser;
 mod build;
 mod common;
 mod listings;
+mod output;
 mod publishing;
 mod scholarly;
 mod search;
@@ -57,6 +58,7 @@ fn main() -> std::process::ExitCode {
         browser::trials(),
         build::trials(),
         listings::trials(),
+        output::trials(),
         publishing::trials(),
         scholarly::trials(),
         search::trials(),

@@ -248,10 +248,10 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 
     // Read: site.toml, the list of listings, content, templates, statics.
     let read = timings.time("read", || {
-        input::read(root, options.base_url.as_deref(), || {
-            let changed = options.changed_paths.as_deref()?;
-            incremental?.patched_listings(root, changed)
-        })
+        let patched = incremental
+            .zip(options.changed_paths.as_deref())
+            .and_then(|(incremental, changed)| incremental.patched_listings(root, changed));
+        input::read(root, options.base_url.as_deref(), patched)
     });
     if let Some(incremental) = incremental {
         incremental.found_listings(read.as_ref().ok().map(|i| Arc::clone(&i.seeds)));

@@ -47,13 +47,13 @@ pub struct Inputs {
 }
 
 /// Reads `site.toml` (with `base_url` replaced by `base_url_override`
-/// when given), then every input file. The listings are those
-/// `patched_seeds` gives, when it gives a list, else those found under
+/// when given), then every input file. The listings are `patched_seeds`
+/// when given (the last build's list, patched), else those found under
 /// `seeds/`. Errors: a config problem, a missing theme, an unreadable file.
 pub fn read(
     root: &Path,
     base_url_override: Option<&str>,
-    patched_seeds: impl FnOnce() -> Option<Arc<Vec<PathBuf>>>,
+    patched_seeds: Option<Arc<Vec<PathBuf>>>,
 ) -> Result<Inputs, Diagnostic> {
     let mut config = Config::load(&root.join("site.toml"), Path::new("site.toml"))?;
     if let Some(url) = base_url_override {
@@ -82,10 +82,9 @@ pub fn read(
     let site_statics = read_files(&root.join("static"), root, |_| true)?;
     statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
     statics.extend(site_statics);
-    let patched = patched_seeds();
-    let seeds_patched = patched.is_some();
-    let seeds =
-        patched.unwrap_or_else(|| Arc::new(list_files(&root.join("seeds"), listing::is_listing)));
+    let seeds_patched = patched_seeds.is_some();
+    let seeds = patched_seeds
+        .unwrap_or_else(|| Arc::new(list_files(&root.join("seeds"), listing::is_listing)));
     Ok(Inputs {
         seeds,
         seeds_patched,

@@ -13,33 +13,35 @@
 
 use crate::corpus::PaperId;
 use crate::permalink::Route;
-use crate::render::jobs::FeedKind;
+use crate::render::jobs::{FeedKind, Job};
 use crate::render::site::Site;
 use atom_syndication::{Category, Entry, Feed, FixedDateTime, Link, Person, Text};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use rayon::prelude::*;
 
-/// The feed's own route, the page it accompanies and its title.
-pub fn feed_routes(site: &Site, kind: FeedKind) -> (Route, Route, String) {
+/// The page a feed accompanies and the feed's title.
+fn feed_page(site: &Site, kind: FeedKind) -> (Route, String) {
     let corpus = site.corpus;
     match kind {
-        FeedKind::Site => (Route::SiteFeed, Route::Home, site.config.title.clone()),
+        FeedKind::Site => (Route::Home, site.config.title.clone()),
         FeedKind::Author(id) => {
             let author = &corpus.authors[id];
-            let slug = author.slug.clone();
             (
-                Route::AuthorFeed { slug: slug.clone() },
-                Route::Author { slug, page: 1 },
+                Route::Author {
+                    slug: author.slug.clone(),
+                    page: 1,
+                },
                 format!("{} · {}", author.name, site.config.title),
             )
         }
         FeedKind::Category(id) => {
             let category = &corpus.categories[id];
-            let slug = category.slug.clone();
             (
-                Route::CategoryFeed { slug: slug.clone() },
-                Route::Category { slug, page: 1 },
+                Route::Category {
+                    slug: category.slug.clone(),
+                    page: 1,
+                },
                 format!(
                     "{} ({}) · {}",
                     category.name, category.code, site.config.title
@@ -79,7 +81,8 @@ pub fn year_date(year: u16) -> FixedDateTime {
 pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
     let corpus = site.corpus;
     let urls = site.urls;
-    let (feed_route, page_route, title) = feed_routes(site, kind);
+    let feed_route = site.route(&Job::Feed(kind));
+    let (page_route, title) = feed_page(site, kind);
     let entries: Vec<Entry> = feed_papers(site, kind)
         .into_iter()
         .map(|id| {

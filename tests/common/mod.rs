@@ -264,10 +264,13 @@ pub fn node(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> String {
     stdout
 }
 
-/// Whether `node` runs.
+/// Whether `node` runs (asked once per test run).
 pub fn have_node() -> bool {
-    Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    static NODE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *NODE.get_or_init(|| {
+        Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
 }
