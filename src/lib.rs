@@ -36,5 +36,6 @@ pub mod memo;
 pub mod output;
 pub mod permalink;
 pub mod render;
+pub mod safe_url;
 pub mod serve;
 pub mod text;

@@ -30,6 +30,7 @@ mod common;
 mod listings;
 mod output;
 mod publishing;
+mod safety;
 mod scholarly;
 mod search;
 mod serve;
@@ -60,6 +61,7 @@ fn main() -> std::process::ExitCode {
         listings::trials(),
         output::trials(),
         publishing::trials(),
+        safety::trials(),
         scholarly::trials(),
         search::trials(),
         serve::trials(),

@@ -8,6 +8,7 @@
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::permalink::slugify;
+use crate::safe_url;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -336,6 +337,13 @@ pub fn load(
             match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
                 Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display) {
                     Ok((mut front, body)) => {
+                        for (key, url) in [
+                            ("url", &mut front.url),
+                            ("pdf", &mut front.pdf),
+                            ("code", &mut front.code),
+                        ] {
+                            check_url(key, url, text, body, display, diagnostics);
+                        }
                         front.arxiv = front.arxiv.as_deref().map(normalise_arxiv_id);
                         front.doi = front.doi.as_deref().map(normalise_doi);
                         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
@@ -368,6 +376,14 @@ pub fn load(
         {
             match split_front_matter::<ProfileFrontMatter>(text, display) {
                 Ok((mut front, body)) => {
+                    check_url(
+                        "homepage",
+                        &mut front.homepage,
+                        text,
+                        body,
+                        display,
+                        diagnostics,
+                    );
                     front.orcid = front.orcid.map(|id| {
                         let id = id.trim();
                         id.strip_prefix("https://orcid.org/")
@@ -447,6 +463,31 @@ pub fn load(
     content
 }
 
+/// An error at the line of front matter key `key` when its `url` is not
+/// safe ([`crate::safe_url`]); the URL is then dropped.
+fn check_url(
+    key: &str,
+    url: &mut Option<String>,
+    text: &str,
+    body: &str,
+    file: &Path,
+    diagnostics: &Diagnostics,
+) {
+    let Some(reason) = url.as_deref().and_then(safe_url::unsafe_reason) else {
+        return;
+    };
+    let found = url.take().unwrap_or_default();
+    diagnostics.push(Diagnostic::error(
+        file,
+        key_line(text, body, key),
+        format!(
+            "expected `{key}` to be an http://, https:// or mailto: URL or a relative path, \
+             found `{}` ({reason}); give the address a reader should open",
+            found.escape_debug()
+        ),
+    ));
+}
+
 /// `arXiv:2405.01234`, `https://arxiv.org/abs/2405.01234v2` → `2405.01234v2`.
 fn normalise_arxiv_id(id: &str) -> String {
     let id = id.trim();
@@ -483,7 +524,11 @@ fn normalise_doi(doi: &str) -> String {
 fn key_line(text: &str, body: &str, key: &str) -> usize {
     text[..text.len() - body.len()]
         .lines()
-        .position(|l| l.trim_start().starts_with(key))
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
         .map_or(0, |i| i + 1)
 }
 

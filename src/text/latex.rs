@@ -574,6 +574,23 @@ impl<'a> Scanner<'a> {
         ));
     }
 
+    /// Whether `url`, the argument of `\\macro`, may be a link
+    /// ([`crate::safe_url`]); a problem when it may not, and it is shown as text.
+    fn safe_link(&mut self, macro_name: &str, url: &str) -> bool {
+        let Some(reason) = crate::safe_url::unsafe_reason(url) else {
+            return true;
+        };
+        let mut shown = fold_whitespace(url.to_string());
+        if shown.chars().count() > 80 {
+            shown = shown.chars().take(79).collect();
+            shown.push('…');
+        }
+        self.problems.push(format!(
+            "expected an http, https or mailto URL in `\\{macro_name}`, found `{shown}` ({reason}), so it is not a link"
+        ));
+        false
+    }
+
     /// Finds the start of the closing delimiter at or after `from`,
     /// skipping `\x` pairs.
     fn find_closer(&mut self, from: usize, closer: Closer) -> Option<usize> {
@@ -660,7 +677,7 @@ impl<'a> Scanner<'a> {
             self.unknown("url");
             return;
         };
-        if self.in_link || !is_safe_url(&url) {
+        if self.in_link || !self.safe_link("url", &url) {
             self.emit(&url);
             return;
         }
@@ -678,7 +695,7 @@ impl<'a> Scanner<'a> {
             self.unknown("href");
             return;
         };
-        let link = !self.in_link && is_safe_url(&url);
+        let link = !self.in_link && self.safe_link("href", &url);
         if link {
             self.html.push_str("<a href=\"");
             escape(&mut self.html, &url);
@@ -1016,21 +1033,6 @@ fn decode_entity(name: &str) -> Option<char> {
             };
             char::from_u32(code)
         }
-    }
-}
-
-/// Only http, https and mailto links and relative URLs become links.
-fn is_safe_url(url: &str) -> bool {
-    if url.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return false;
-    }
-    let scheme_end = url.find([':', '/', '?', '#']);
-    match scheme_end {
-        Some(i) if url[i..].starts_with(':') => {
-            let scheme = url[..i].to_ascii_lowercase();
-            matches!(scheme.as_str(), "http" | "https" | "mailto")
-        }
-        _ => true,
     }
 }
 
@@ -1402,6 +1404,13 @@ mod tests {
     #[test]
     fn unsafe_urls_are_text() {
         assert_eq!(html(r"\url{javascript:alert(1)}"), "javascript:alert(1)");
+        assert_eq!(
+            render(r"see \href{JavaScript:alert(1)}{click}").problems,
+            [
+                "expected an http, https or mailto URL in `\\href`, found `JavaScript:alert(1)` \
+                 (a script URL, which runs code when clicked), so it is not a link"
+            ]
+        );
         assert_eq!(
             html(r"\href{JavaScript:alert(1)}{click}"),
             "click (JavaScript:alert(1))"
