@@ -1,180 +1,558 @@
-//! The disk sink: stages changed files beside the output directory, then
-//! moves them into place on commit.
+//! The disk sink: builds the whole new site in a staging tree beside the
+//! output directory, then puts it in place with one atomic exchange, so a
+//! build killed at any moment leaves the whole old site or the whole new
+//! one.
+//!
+//! - **Ownership.** The output holds a manifest, [`MANIFEST`]: the sorted
+//!   paths of the files the last build wrote. A build replaces or removes
+//!   only those. Everything else in the output (`.git/`, `CNAME`, a file a
+//!   deploy script added) is carried into the new tree as a hard link, so
+//!   it is kept, with its bytes and modification time. An output directory
+//!   without a manifest (one built before manifests, or a user's folder that
+//!   holds a previous build: an `index.html` and a `sitemap.xml`) is
+//!   adopted: nothing in it is removed, and the manifest starts with this
+//!   build. Any other non-empty directory is refused.
+//! - **Staging.** The new tree is made in `.<name>.vellum-staging/site`
+//!   beside the output (the same file system). The staging directory holds
+//!   a marker file, [`MARKER`]; only a directory with that marker is ever
+//!   removed, and a leftover one (a killed build's) is removed by the next
+//!   build. A file whose bytes did not change is a hard link of the old one
+//!   (it keeps its modification time); a changed one is written.
+//! - **Publishing.** On Linux the staging tree and the output are swapped
+//!   by `renameat2(RENAME_EXCHANGE)`, one atomic step, then the old tree is
+//!   removed with the staging directory. Where that is not possible (other
+//!   systems, a file system without it, an output directory that is a
+//!   mount point) the changed files are moved into the output one by one
+//!   (each file replaced atomically, the site as a whole not) and stale
+//!   files removed after. A symlinked output directory is resolved first:
+//!   the link stays and its target is published.
 
 use crate::output::{lock, Sink, StreamedFile, WriteStats};
-use std::io;
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+
+/// The manifest's file name in the output directory. Its first line is
+/// [`MANIFEST_HEADER`]; each further line is one path the build wrote,
+/// sorted. Not a page: the sitemap, `check` and search never see it.
+pub const MANIFEST: &str = ".vellum-manifest";
+
+/// The first line of a manifest; a file without it is not one.
+pub const MANIFEST_HEADER: &str =
+    "# Written by Vellum: the files of its last build here. Only these are ever replaced or removed.";
+
+/// The marker file in a staging directory: only a directory holding it is
+/// ever removed.
+pub const MARKER: &str = "VELLUM-STAGING";
 
 fn with_path(path: &Path, error: io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}", path.display()))
 }
 
-/// Counts of one build in progress. Paths are kept as XXH3-64 hashes
-/// (8 bytes each, not a copy of every path: at 1,000,000 papers the site
-/// has 1.8 million files); a stale file is kept by mistake only if its
-/// path's hash equals that of a file put.
-#[derive(Debug, Default)]
-struct Tally {
-    paths: Mutex<rustc_hash::FxHashSet<u64>>,
-    staged: AtomicUsize,
+fn hash(path: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(path.as_bytes())
+}
+
+/// How the staged tree reaches the output directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Publish {
+    /// One atomic exchange of the two trees (or a rename when the output
+    /// does not exist yet).
+    Exchange,
+    /// Changed files moved in one by one: an output that is a mount point.
+    InPlace,
+}
+
+/// One build in progress: the output resolved, what the last manifest
+/// lists, and what this build put.
+#[derive(Debug)]
+struct Staging {
+    /// The output directory, symlinks resolved.
+    out: PathBuf,
+    /// `.<name>.vellum-staging`, holding [`MARKER`] and the tree `site/`.
+    dir: PathBuf,
+    /// Where the new site is made.
+    tree: PathBuf,
+    publish: Publish,
+    /// XXH3-64 hashes of the paths the last manifest lists (8 bytes a path:
+    /// at 1,000,000 papers the site has 1.8 million files); a file of the
+    /// user's is taken for the last build's only if its path's hash equals
+    /// one of those.
+    owned: FxHashSet<u64>,
+    /// Each path put, and whether its bytes changed.
+    paths: Mutex<Vec<(Box<str>, bool)>>,
     bytes: AtomicU64,
 }
 
-impl Tally {
-    fn record(&self, path: &str, len: usize) {
-        self.bytes.fetch_add(len as u64, Ordering::Relaxed);
-        lock(&self.paths).insert(xxhash_rust::xxh3::xxh3_64(path.as_bytes()));
-    }
-}
-
-/// Writes to a directory on disk through a staging directory beside it.
+/// Writes to a directory on disk through a staging tree beside it.
 #[derive(Debug)]
 pub struct DiskSink {
     dir: PathBuf,
-    staging: PathBuf,
-    tally: Tally,
+    staging: Option<Staging>,
 }
 
 impl DiskSink {
     /// A sink for the output directory `dir`, created on the first commit.
-    /// Files are staged in `.<name>.staging` beside it (same file system,
-    /// so moving them into place is a rename).
     pub fn new(dir: impl Into<PathBuf>) -> DiskSink {
-        let dir = dir.into();
-        let name = dir
-            .file_name()
-            .map_or("public".into(), |n| n.to_string_lossy().into_owned());
-        let staging = dir.with_file_name(format!(".{name}.staging"));
         DiskSink {
-            dir,
-            staging,
-            tally: Tally::default(),
+            dir: dir.into(),
+            staging: None,
         }
+    }
+
+    fn staging(&self) -> io::Result<&Staging> {
+        self.staging
+            .as_ref()
+            .ok_or_else(|| io::Error::other("the disk sink was not begun"))
+    }
+}
+
+fn refuse(path: &Path, why: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("{}: {why}", path.display()),
+    )
+}
+
+/// The staging directory beside `out` (resolved): `.<name>.vellum-staging`.
+fn staging_dir(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or("public".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.vellum-staging"))
+}
+
+/// Removes `dir` if it is a staging directory (a directory, not a link,
+/// holding [`MARKER`]); refuses anything else of that name.
+fn remove_leftover(dir: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(with_path(dir, e)),
+        Ok(meta) if meta.is_dir() && dir.join(MARKER).is_file() => {
+            std::fs::remove_dir_all(dir).map_err(|e| with_path(dir, e))
+        }
+        Ok(_) => Err(refuse(
+            dir,
+            &format!(
+                "expected Vellum's staging directory (holding {MARKER}), found one Vellum did not \
+                 make; move it away, Vellum never removes it"
+            ),
+        )),
+    }
+}
+
+/// The hashes of the paths `out`'s manifest lists, or `None` when it has
+/// none (or a file of that name that is not a manifest).
+fn read_manifest(out: &Path) -> io::Result<Option<FxHashSet<u64>>> {
+    let path = out.join(MANIFEST);
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(with_path(&path, e)),
+    };
+    let mut lines = text.split(|&b| b == b'\n');
+    if lines.next() != Some(MANIFEST_HEADER.as_bytes()) {
+        return Ok(None);
+    }
+    Ok(Some(
+        lines
+            .filter(|l| !l.is_empty())
+            .map(xxhash_rust::xxh3::xxh3_64)
+            .collect(),
+    ))
+}
+
+/// Whether `out` is a mount point (its device differs from its parent's),
+/// where neither an exchange nor a staging tree beside it can work.
+fn is_mount_point(out: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let parent = out.parent().unwrap_or(Path::new("/"));
+        match (std::fs::metadata(out), std::fs::metadata(parent)) {
+            (Ok(a), Ok(b)) => a.dev() != b.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = out;
+        false
     }
 }
 
 impl Sink for DiskSink {
-    /// Refuses an output path that is a file, or a non-empty directory
-    /// that does not hold a previous build (no `index.html` and
-    /// `sitemap.xml`): committing would delete files Vellum did not write.
+    /// Resolves the output directory, removes a killed build's staging
+    /// directory, reads the manifest and makes a new staging tree.
+    /// Refuses an output path that is a file, a non-empty directory with
+    /// neither a manifest nor a previous build (`index.html` and
+    /// `sitemap.xml`), and a directory named as the staging directory that
+    /// Vellum did not make.
     fn begin(&mut self) -> io::Result<()> {
         self.abort();
-        let dir = &self.dir;
-        let refuse = |why: &str| {
-            Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: {why}; choose another output directory or remove it",
-                    dir.display()
-                ),
-            ))
+        let given = &self.dir;
+        let out = match std::fs::symlink_metadata(given) {
+            Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(given)
+                .map_err(|e| {
+                    refuse(
+                        given,
+                        &format!("is a symlink to a directory that cannot be read ({e}); make its target"),
+                    )
+                })?,
+            _ => given.clone(),
         };
-        if dir.exists() && !dir.is_dir() {
-            return refuse("is a file, not a directory");
+        if out.exists() && !out.is_dir() {
+            return Err(refuse(
+                given,
+                "is a file, not a directory; choose another output directory or remove it",
+            ));
         }
-        let non_empty = std::fs::read_dir(dir).is_ok_and(|mut it| it.next().is_some());
-        let previous_build = dir.join("index.html").is_file() && dir.join("sitemap.xml").is_file();
-        if non_empty && !previous_build {
-            return refuse(
-                "is not empty and holds no previous build (no index.html and sitemap.xml)",
-            );
-        }
-        std::fs::create_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))
-    }
-
-    /// Stages the file unless the output already holds the same bytes.
-    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        self.tally.record(path, bytes.len());
-        let current = self.dir.join(path);
-        let unchanged = std::fs::metadata(&current)
-            .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-            && std::fs::read(&current).is_ok_and(|old| old == bytes);
-        if unchanged {
-            return Ok(());
-        }
-        let staged = self.staging.join(path);
-        if let Some(parent) = staged.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
-        }
-        std::fs::write(&staged, &bytes).map_err(|e| with_path(&staged, e))?;
-        self.tally.staged.fetch_add(1, Ordering::Relaxed);
+        let publish = if out.exists() && is_mount_point(&out) {
+            Publish::InPlace
+        } else {
+            Publish::Exchange
+        };
+        let dir = match publish {
+            Publish::Exchange => staging_dir(&out),
+            Publish::InPlace => out.join(".vellum-staging"),
+        };
+        remove_leftover(&dir)?;
+        let owned = match read_manifest(&out)? {
+            Some(owned) => owned,
+            None => {
+                let non_empty = std::fs::read_dir(&out).is_ok_and(|mut it| it.next().is_some());
+                let previous_build =
+                    out.join("index.html").is_file() && out.join("sitemap.xml").is_file();
+                if non_empty && !previous_build {
+                    return Err(refuse(
+                        given,
+                        &format!(
+                            "is not empty and holds no previous build (no {MANIFEST}, index.html \
+                             and sitemap.xml); choose another output directory or empty it"
+                        ),
+                    ));
+                }
+                FxHashSet::default()
+            }
+        };
+        let tree = dir.join("site");
+        std::fs::create_dir_all(&tree).map_err(|e| with_path(&tree, e))?;
+        std::fs::write(
+            dir.join(MARKER),
+            format!(
+                "Vellum's staging directory for {}: made by a build, removed by the next.\n",
+                out.display()
+            ),
+        )
+        .map_err(|e| with_path(&dir, e))?;
+        self.staging = Some(Staging {
+            out,
+            dir,
+            tree,
+            publish,
+            owned,
+            paths: Mutex::default(),
+            bytes: AtomicU64::new(0),
+        });
         Ok(())
     }
 
-    /// Writes the file to the staging directory through a 1 MiB buffer,
-    /// then drops it again if the output already holds the same bytes.
-    fn put_streamed(&self, path: &str, write: &mut StreamedFile) -> io::Result<()> {
-        let staged = self.staging.join(path);
-        if let Some(parent) = staged.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
+    /// Stages the file: a hard link of the output's file when it holds the
+    /// same bytes, else the bytes written.
+    fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        let staging = self.staging()?;
+        let current = staging.out.join(path);
+        let unchanged = std::fs::metadata(&current)
+            .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+            && std::fs::read(&current).is_ok_and(|old| old == bytes);
+        let staged = staging.tree.join(path);
+        make_parent(&staged)?;
+        let linked = unchanged && link(&current, &staged).is_ok();
+        if !linked {
+            write_new(&staged, &bytes)?;
         }
-        let file = std::fs::File::create(&staged).map_err(|e| with_path(&staged, e))?;
+        staging.record(path, bytes.len() as u64, !linked);
+        Ok(())
+    }
+
+    /// Writes the file to the staging tree through a 1 MiB buffer, then
+    /// links the output's file in its place if that holds the same bytes.
+    fn put_streamed(&self, path: &str, write: &mut StreamedFile) -> io::Result<()> {
+        let staging = self.staging()?;
+        let staged = staging.tree.join(path);
+        make_parent(&staged)?;
+        remove_if_present(&staged)?;
+        let file = std::fs::File::create_new(&staged).map_err(|e| with_path(&staged, e))?;
         let mut out = io::BufWriter::with_capacity(1 << 20, file);
         write(&mut out)
-            .and_then(|()| io::Write::flush(&mut out))
+            .and_then(|()| out.flush())
             .map_err(|e| with_path(&staged, e))?;
         drop(out);
         let len = std::fs::metadata(&staged)
             .map_err(|e| with_path(&staged, e))?
             .len();
-        self.tally.record(path, len as usize);
-        if same_bytes(&staged, &self.dir.join(path)) {
-            return std::fs::remove_file(&staged).map_err(|e| with_path(&staged, e));
-        }
-        self.tally.staged.fetch_add(1, Ordering::Relaxed);
+        let current = staging.out.join(path);
+        let unchanged = same_bytes(&staged, &current) && {
+            remove_if_present(&staged)?;
+            link(&current, &staged).is_ok() || {
+                // The link failed: stage the bytes again, as changed.
+                std::fs::copy(&current, &staged).map_err(|e| with_path(&staged, e))?;
+                false
+            }
+        };
+        staging.record(path, len, !unchanged);
         Ok(())
     }
 
-    /// Moves staged files into place (the staging directory lists them),
-    /// then removes stale files and empty directories. A missing output
-    /// directory is created by renaming the staging directory.
+    /// Carries the files the manifest does not list into the new tree,
+    /// writes the new manifest and publishes the tree (see the module doc).
     fn commit(&mut self) -> io::Result<WriteStats> {
-        let tally = std::mem::take(&mut self.tally);
-        let paths = tally.paths.into_inner().unwrap_or_else(|e| e.into_inner());
+        let staging = self
+            .staging
+            .take()
+            .ok_or_else(|| io::Error::other("the disk sink was not begun"))?;
+        let result = staging.publish();
+        let _ = std::fs::remove_dir_all(&staging.dir);
+        result
+    }
+
+    /// Removes this build's staging directory; the output is not touched.
+    fn abort(&mut self) {
+        if let Some(staging) = self.staging.take() {
+            let _ = remove_leftover(&staging.dir);
+        }
+    }
+}
+
+impl Staging {
+    fn record(&self, path: &str, len: u64, changed: bool) {
+        self.bytes.fetch_add(len, Ordering::Relaxed);
+        lock(&self.paths).push((path.into(), changed));
+    }
+
+    fn publish(&self) -> io::Result<WriteStats> {
+        let mut paths = std::mem::take(&mut *lock(&self.paths));
+        paths.par_sort_unstable();
+        // A path put twice: the last put's file is in the tree.
+        paths.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            earlier.1 |= same && later.1;
+            same
+        });
+        let new: FxHashSet<u64> = paths.par_iter().map(|(p, _)| hash(p)).collect();
         let mut stats = WriteStats {
             files: paths.len(),
-            written: tally.staged.into_inner(),
-            removed: 0,
-            bytes: tally.bytes.into_inner(),
+            written: paths.iter().filter(|(_, changed)| *changed).count(),
+            removed: self.owned.iter().filter(|h| !new.contains(h)).count(),
+            bytes: self.bytes.load(Ordering::Relaxed),
         };
-        if !self.dir.exists() {
-            std::fs::rename(&self.staging, &self.dir).map_err(|e| with_path(&self.dir, e))?;
+        let mut manifest = String::with_capacity(paths.len() * 48);
+        manifest.push_str(MANIFEST_HEADER);
+        manifest.push('\n');
+        for (path, _) in &paths {
+            manifest.push_str(path);
+            manifest.push('\n');
+        }
+        if !self.out.exists() {
+            std::fs::write(self.tree.join(MANIFEST), &manifest)
+                .map_err(|e| with_path(&self.tree, e))?;
+            std::fs::rename(&self.tree, &self.out).map_err(|e| with_path(&self.out, e))?;
             return Ok(stats);
         }
-        let mut staged = Vec::with_capacity(stats.written);
-        for entry in walkdir::WalkDir::new(&self.staging).min_depth(1) {
-            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-            if !entry.file_type().is_dir() {
-                staged.push(crate::input::slash_path(entry.path(), &self.staging));
+        if self.publish == Publish::Exchange {
+            self.carry_foreign(&new)?;
+            let (old, staged) = (self.out.join(MANIFEST), self.tree.join(MANIFEST));
+            let same = std::fs::read(&old).is_ok_and(|b| b == manifest.as_bytes());
+            if !(same && link(&old, &staged).is_ok()) {
+                write_new(&staged, manifest.as_bytes())?;
+            }
+            match exchange(&self.tree, &self.out) {
+                Ok(()) => return Ok(stats),
+                Err(e) if !exchange_unsupported(&e) => return Err(with_path(&self.out, e)),
+                Err(_) => {}
             }
         }
-        use rayon::prelude::*;
-        staged.par_iter().try_for_each(|path| {
-            let target = self.dir.join(path);
-            if let Some(parent) = target.parent() {
-                if parent.is_file() {
-                    std::fs::remove_file(parent).map_err(|e| with_path(parent, e))?;
-                }
-                std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
-            }
-            if target.is_dir() {
-                std::fs::remove_dir_all(&target).map_err(|e| with_path(&target, e))?;
-            }
-            std::fs::rename(self.staging.join(path), &target).map_err(|e| with_path(&target, e))
-        })?;
-        stats.removed = remove_stale(&self.dir, &paths)?;
-        std::fs::remove_dir_all(&self.staging).map_err(|e| with_path(&self.staging, e))?;
+        stats.removed = self.in_place(&paths, &new, &manifest)?;
         Ok(stats)
     }
 
-    fn abort(&mut self) {
-        self.tally = Tally::default();
-        // Nothing of the output directory is touched; a missing staging
-        // directory is fine.
-        let _ = std::fs::remove_dir_all(&self.staging);
+    /// Links every file and symlink of the output that the last manifest
+    /// does not list, and that this build does not write, into the new
+    /// tree, and makes its empty directories again. A file of the user's
+    /// where this build needs a directory, or the other way round, is an
+    /// error: neither is lost.
+    fn carry_foreign(&self, new: &FxHashSet<u64>) -> io::Result<()> {
+        let walk = walkdir::WalkDir::new(&self.out)
+            .min_depth(1)
+            .into_iter()
+            .filter_entry(|e| e.path() != self.dir);
+        for entry in walk {
+            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+            let relative = crate::input::slash_path(entry.path(), &self.out);
+            if relative == MANIFEST {
+                continue;
+            }
+            let target = self.tree.join(&relative);
+            if entry.file_type().is_dir() {
+                // A directory is made again when a file of the user's is
+                // carried into it, or when it is empty (a build never
+                // leaves one, so it is the user's).
+                let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut it| it.next().is_none());
+                if empty {
+                    std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
+                }
+                continue;
+            }
+            let key = hash(&relative);
+            if self.owned.contains(&key) || new.contains(&key) {
+                continue;
+            }
+            if std::fs::symlink_metadata(&target).is_ok() {
+                return Err(refuse(
+                    entry.path(),
+                    "is a file Vellum did not write where the site now has a directory; move it away",
+                ));
+            }
+            make_parent(&target)?;
+            std::fs::hard_link(entry.path(), &target).map_err(|e| with_path(&target, e))?;
+        }
+        Ok(())
     }
+
+    /// The fallback: moves each changed file into the output, writes the
+    /// manifest, then removes the files the last manifest listed that this
+    /// build did not write, and directories they left empty. Returns the
+    /// number of files removed.
+    fn in_place(
+        &self,
+        paths: &[(Box<str>, bool)],
+        new: &FxHashSet<u64>,
+        manifest: &str,
+    ) -> io::Result<usize> {
+        paths
+            .par_iter()
+            .filter(|(_, changed)| *changed)
+            .try_for_each(|(path, _)| {
+                let target = self.out.join(&**path);
+                make_parent(&target)?;
+                std::fs::rename(self.tree.join(&**path), &target).map_err(|e| with_path(&target, e))
+            })?;
+        let staged = self.dir.join(MANIFEST);
+        std::fs::write(&staged, manifest).map_err(|e| with_path(&staged, e))?;
+        let target = self.out.join(MANIFEST);
+        std::fs::rename(&staged, &target).map_err(|e| with_path(&target, e))?;
+        let mut removed = 0;
+        let mut emptied = Vec::new();
+        let walk = walkdir::WalkDir::new(&self.out)
+            .min_depth(1)
+            .into_iter()
+            .filter_entry(|e| e.path() != self.dir);
+        for entry in walk {
+            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            let key = hash(&crate::input::slash_path(entry.path(), &self.out));
+            if self.owned.contains(&key) && !new.contains(&key) {
+                std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
+                removed += 1;
+                emptied.extend(entry.path().parent().map(Path::to_path_buf));
+            }
+        }
+        // Deepest first, so parents empty out after their children; only
+        // directories a removed file was in, and never the output itself.
+        emptied.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        emptied.dedup();
+        for mut dir in emptied {
+            while dir != self.out && std::fs::remove_dir(&dir).is_ok() {
+                if !dir.pop() {
+                    break;
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+fn make_parent(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(parent) => std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e)),
+        None => Ok(()),
+    }
+}
+
+fn remove_if_present(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(with_path(path, e)),
+        _ => Ok(()),
+    }
+}
+
+/// Hard-links `from` at `to`, replacing a file put there before.
+fn link(from: &Path, to: &Path) -> io::Result<()> {
+    match std::fs::hard_link(from, to) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            remove_if_present(to)?;
+            std::fs::hard_link(from, to)
+        }
+        other => other,
+    }
+}
+
+/// Writes `bytes` to a new file at `path`, replacing (never writing
+/// through) a file put there before, which may be a link to the output's.
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    remove_if_present(path)?;
+    let mut file = std::fs::File::create_new(path).map_err(|e| with_path(path, e))?;
+    file.write_all(bytes).map_err(|e| with_path(path, e))
+}
+
+/// Swaps the directories `a` and `b` in one step.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are valid NUL-terminated paths; the call reads them only.
+    let result = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Whether an exchange failed because the system or file system cannot do
+/// one (then the changed files are moved in one by one).
+fn exchange_unsupported(error: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    if matches!(
+        error.raw_os_error(),
+        Some(libc::EINVAL | libc::ENOSYS | libc::EXDEV | libc::EBUSY | libc::ENOTSUP)
+    ) {
+        return true;
+    }
+    error.kind() == io::ErrorKind::Unsupported
 }
 
 /// Whether the files `a` and `b` both exist and hold the same bytes,
@@ -204,31 +582,4 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
         a.consume(n);
         b.consume(n);
     }
-}
-
-/// Removes files under `dir` whose path's XXH3-64 hash is not in `keep`,
-/// then directories left empty. Returns the number of files removed.
-fn remove_stale(dir: &Path, keep: &rustc_hash::FxHashSet<u64>) -> io::Result<usize> {
-    let mut removed = 0;
-    let mut dirs = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).min_depth(1) {
-        let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-        if entry.file_type().is_dir() {
-            dirs.push(entry.path().to_path_buf());
-            continue;
-        }
-        let relative = crate::input::slash_path(entry.path(), dir);
-        if !keep.contains(&xxhash_rust::xxh3::xxh3_64(relative.as_bytes())) {
-            std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
-            removed += 1;
-        }
-    }
-    // Deepest first, so parents empty out after their children.
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    for d in dirs {
-        if std::fs::read_dir(&d).is_ok_and(|mut it| it.next().is_none()) {
-            std::fs::remove_dir(&d).map_err(|e| with_path(&d, e))?;
-        }
-    }
-    Ok(removed)
 }

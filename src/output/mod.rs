@@ -4,9 +4,10 @@
 //! [`Sink::commit`], which the build calls only when every job succeeded.
 //! A failed build calls [`Sink::abort`] instead and the output is as before.
 //!
-//! - [`DiskSink`] stages changed files in a sibling directory, then moves
-//!   them into place on commit: files whose bytes did not change are never
-//!   rewritten (they keep their modification time), stale files are removed.
+//! - [`DiskSink`] makes the whole new site in a staging tree beside the
+//!   output (unchanged files hard-linked, so they keep their modification
+//!   time), then swaps it in with one atomic exchange; its manifest says
+//!   which files are Vellum's, and only those are ever replaced or removed.
 //! - [`MemorySink`] keeps the site in memory (for `serve`); it can also
 //!   carry files over unchanged from its last commit, which incremental
 //!   rebuilds use for pages whose inputs did not change: named one by one
