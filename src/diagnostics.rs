@@ -51,23 +51,33 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     /// `file:line: error: message` (the line is left out when it is 0).
+    /// Control characters in the file name or message (from a user's
+    /// text: an alias holding a NUL, a title holding an escape) are shown
+    /// escaped, `\u{0}`, never sent to the terminal.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let level = match self.severity {
             Severity::Warning => "warning",
             Severity::Error => "error",
         };
-        if self.line == 0 {
-            write!(f, "{}: {level}: {}", self.file.display(), self.message)
+        let file = self.file.display().to_string();
+        write_escaped(f, &file)?;
+        if self.line != 0 {
+            write!(f, ":{}", self.line)?;
+        }
+        write!(f, ": {level}: ")?;
+        write_escaped(f, &self.message)
+    }
+}
+
+fn write_escaped(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    for c in text.chars() {
+        if c.is_control() {
+            write!(f, "{}", c.escape_unicode())?;
         } else {
-            write!(
-                f,
-                "{}:{}: {level}: {}",
-                self.file.display(),
-                self.line,
-                self.message
-            )
+            fmt::Write::write_char(f, c)?;
         }
     }
+    Ok(())
 }
 
 /// Collects diagnostics from any thread; [`Diagnostics::into_sorted`] hands
@@ -117,6 +127,15 @@ impl Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        let d = Diagnostic::error("content/a\u{1b}.md", 2, "found `x\u{0}y\r\n`");
+        assert_eq!(
+            d.to_string(),
+            "content/a\\u{1b}.md:2: error: found `x\\u{0}y\\u{d}\\u{a}`"
+        );
+    }
 
     #[test]
     fn sorted_by_file_then_line_and_strict_promotes() {

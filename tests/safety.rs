@@ -341,6 +341,182 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new() {
     );
 }
 
+/// Fails unless `bytes` is well-formed XML holding no character XML 1.0
+/// forbids.
+pub fn assert_well_formed_xml(name: &str, bytes: &[u8]) {
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if let Some(c) = text
+        .chars()
+        .find(|&c| vellum::input::chars::is_forbidden(c))
+    {
+        panic!("{name}: holds U+{:04X}", c as u32);
+    }
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut depth = 0i64;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(_)) => depth += 1,
+            Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+            Ok(quick_xml::events::Event::Text(t)) => {
+                t.decode().unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+            Ok(_) => {}
+            Err(e) => panic!(
+                "{name}: not well-formed at byte {}: {e}",
+                reader.buffer_position()
+            ),
+        }
+    }
+    assert_eq!(depth, 0, "{name}: unclosed elements");
+}
+
+/// Finding: a listing title or author holding U+0008 (or U+0000, U+0001,
+/// U+001B, U+FFFE, U+FFFF) gave feeds no reader could parse.
+fn control_characters_in_a_listing_are_replaced_with_a_warning_and_feeds_parse() {
+    let listing = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace(
+            "Routing Tokens in",
+            "Routing\u{8}Tokens\u{0}\u{1}\u{1b} in\u{fffe}\u{ffff}",
+        )
+        .replacen("Olumide Adeyemi", "Olumide\u{1b} Adeyemi", 2);
+    let dir = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", messages(&report, Severity::Error));
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        [
+            "seeds/olumide.txt:1: warning: expected text, found the control character or noncharacter U+001B, which no page or feed may hold; it is replaced by U+FFFD",
+            "seeds/olumide.txt:3: warning: expected text, found the control character or noncharacter U+001B, which no page or feed may hold; it is replaced by U+FFFD",
+            "seeds/olumide.txt:11: warning: expected text, found the control character or noncharacter U+0008, U+0000, U+0001, U+001B, U+FFFE, U+FFFF, which no page or feed may hold; it is replaced by U+FFFD",
+        ]
+    );
+    let mut xml = 0;
+    for (path, bytes) in &site {
+        if path.ends_with(".xml") {
+            assert_well_formed_xml(path, bytes);
+            xml += 1;
+        } else if path.ends_with(".html") {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(
+                !text.chars().any(vellum::input::chars::is_forbidden),
+                "{path}"
+            );
+        }
+    }
+    assert!(xml >= 4, "{xml} XML files");
+    let feed = String::from_utf8_lossy(&site["atom.xml"]);
+    assert!(
+        feed.contains("Routing\u{fffd}Tokens\u{fffd}\u{fffd}\u{fffd} in\u{fffd}\u{fffd}"),
+        "{feed}"
+    );
+}
+
+/// Findings: no `site.toml` (or a Zola user's `config.toml`) built with
+/// defaults over a good `public/`.
+fn a_missing_site_toml_is_an_error_that_names_zolas_config_toml() {
+    let site = olumide_site();
+    let root = site.path();
+    build_ok(root, &[]);
+    let before = read_tree(&root.join("public"));
+    std::fs::rename(root.join("site.toml"), root.join("config.toml")).unwrap();
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let looked_for = root.join("site.toml");
+    assert!(
+        stderr.starts_with(&format!(
+            "site.toml: error: expected the site's settings in {}, found no such file; config.toml \
+             is Zola's name for them: Vellum reads site.toml (title, base_url, ...); pass --root \
+             with the site's directory, or run `vellum init {}` to make a site",
+            looked_for.display(),
+            root.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(read_tree(&root.join("public")), before);
+}
+
+/// Findings: invalid UTF-8 in `site.toml` or a template had no line; in
+/// `content/bad.md` at line 5 it was reported at line 1.
+fn invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte() {
+    let expected = |file: &str, line: usize, byte: &str| {
+        format!("{file}:{line}: error: expected UTF-8 text, found the byte 0x{byte}, which is not UTF-8; save the file as UTF-8")
+    };
+    let site = olumide_site();
+    write(
+        site.path(),
+        "content/bad.md",
+        b"+++\ntitle = \"Bad\"\n+++\n\nline \xfe five\n",
+    );
+    let (report, _) = build_memory(site.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        [expected("content/bad.md", 5, "FE")]
+    );
+    std::fs::remove_file(site.path().join("content/bad.md")).unwrap();
+    write(
+        site.path(),
+        "templates/404.html",
+        b"{% extends \"base.html\" %}\n\n{# \xc3( #}\n",
+    );
+    let (report, _) = build_memory(site.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        [expected("templates/404.html", 3, "C3")]
+    );
+    std::fs::remove_file(site.path().join("templates/404.html")).unwrap();
+    let mut config = std::fs::read(site.path().join("site.toml")).unwrap();
+    config.extend_from_slice(b"# caf\xe9\n");
+    std::fs::write(site.path().join("site.toml"), config).unwrap();
+    let (report, _) = build_memory(site.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        [expected("site.toml", 3, "E9")]
+    );
+}
+
+/// Findings: dot-files in `static/` (`.well-known/`, `.nojekyll`) and
+/// symlinked listings or static files were skipped without a word.
+fn dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported() {
+    let site = olumide_site();
+    let root = site.path();
+    write(root, "static/.nojekyll", b"");
+    write(
+        root,
+        "static/.well-known/security.txt",
+        b"Contact: mailto:a@b.org\n",
+    );
+    write(root, "static/.git/HEAD", b"ref");
+    write(root, "files/cv.pdf", b"%PDF");
+    std::os::unix::fs::symlink("../files/cv.pdf", root.join("static/cv.pdf")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", root.join("static/host.txt")).unwrap();
+    std::os::unix::fs::symlink("nowhere.txt", root.join("static/broken.txt")).unwrap();
+    std::fs::rename(
+        root.join("seeds/olumide.txt"),
+        root.join("files/olumide.txt"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../files/olumide.txt", root.join("seeds/olumide.txt")).unwrap();
+    let (report, site_out) = build_memory(root, None);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        [
+            "static/broken.txt: warning: expected a readable file or a symlink to an existing file, found neither; it is skipped",
+            "static/host.txt: warning: expected a symlink to a file inside the site, found one to /etc/hostname; it is skipped: copy the file into the site",
+        ]
+    );
+    assert_eq!(report.counts[0], 1, "the symlinked listing is read");
+    assert_eq!(site_out[".nojekyll"].as_slice(), b"");
+    assert_eq!(
+        site_out[".well-known/security.txt"].as_slice(),
+        b"Contact: mailto:a@b.org\n"
+    );
+    assert_eq!(site_out["cv.pdf"].as_slice(), b"%PDF");
+    assert!(!site_out.keys().any(|k| k.starts_with(".git")));
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(safety:
         script_links_in_overrides_and_profiles_are_errors_at_their_line,
@@ -350,5 +526,9 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         a_staging_directory_vellum_did_not_make_is_never_removed,
         a_symlinked_output_directory_keeps_its_link,
         a_build_killed_at_any_moment_leaves_the_old_site_or_the_new,
+        control_characters_in_a_listing_are_replaced_with_a_warning_and_feeds_parse,
+        a_missing_site_toml_is_an_error_that_names_zolas_config_toml,
+        invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte,
+        dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported,
     )
 }

@@ -29,6 +29,7 @@ use crate::corpus::categories::Taxonomy;
 use crate::corpus::listings::{self, ParsedListing};
 use crate::corpus::{overrides, Corpus, NameVariant};
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
+use crate::input::chars;
 use crate::input::config::Config;
 use crate::input::content::{self, Content};
 use crate::input::{self, InputFile};
@@ -264,6 +265,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             return report;
         }
     };
+    for warning in &inputs.warnings {
+        diagnostics.push(warning.clone());
+    }
     if inputs.seeds.is_empty() {
         diagnostics.push(Diagnostic::warning(
             "seeds",
@@ -281,6 +285,11 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         }
         None => listings::read_all(&inputs.seeds, root, &diagnostics),
     });
+    for parsed in &listings {
+        for warning in chars::warnings(&parsed.file, &parsed.listing.forbidden) {
+            diagnostics.push(warning);
+        }
+    }
     let content = timings.time("content", || {
         content::load(&inputs.content, options.drafts, &diagnostics)
     });

@@ -80,22 +80,47 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads `site.toml` from `path`; a missing file gives the defaults.
-    /// Errors: a [`Diagnostic`] at the offending line for TOML syntax, unknown
-    /// keys, wrong types, `paginate_by = 0` or a base URL that is not http(s).
-    pub fn load(path: &Path, display_path: &Path) -> Result<Config, Diagnostic> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+    /// Reads `site.toml` from `path`. Characters no page may hold are
+    /// replaced ([`crate::input::chars`]), with the warnings returned.
+    /// Errors: a [`Diagnostic`] for a missing file (naming what was looked
+    /// for, and Zola's `config.toml` when that is there instead), invalid
+    /// UTF-8 (at the line of the first bad byte), and at the offending line
+    /// for TOML syntax, unknown keys, wrong types, `paginate_by = 0` or a
+    /// base URL that is not http(s).
+    pub fn load(path: &Path, display_path: &Path) -> Result<(Config, Vec<Diagnostic>), Diagnostic> {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let zola = path.with_file_name("config.toml").is_file();
+                let root = path.parent().unwrap_or(Path::new("."));
+                let mut message = format!(
+                    "expected the site's settings in {}, found no such file",
+                    path.display()
+                );
+                if zola {
+                    message.push_str(
+                        "; config.toml is Zola's name for them: Vellum reads site.toml (title, \
+                         base_url, ...)",
+                    );
+                }
+                message.push_str(&format!(
+                    "; pass --root with the site's directory, or run `vellum init {}` to make a site",
+                    root.display()
+                ));
+                return Err(Diagnostic::error(display_path, 0, message));
+            }
             Err(e) => {
                 return Err(Diagnostic::error(
                     display_path,
                     0,
-                    format!("expected a readable UTF-8 file, found {e}"),
+                    format!("expected a readable file, found {e}"),
                 ))
             }
         };
-        Config::parse(&text, display_path)
+        let text = crate::input::utf8(&bytes, display_path)?;
+        let (text, found) = crate::input::chars::replace_forbidden_toml(text);
+        let config = Config::parse(&text, display_path)?;
+        Ok((config, crate::input::chars::warnings(display_path, &found)))
     }
 
     /// Parses and resolves the text of a `site.toml`. Errors as [`Config::load`].

@@ -7,6 +7,7 @@
 //! not pages of their own.
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::input::chars;
 use crate::permalink::slugify;
 use crate::safe_url;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
@@ -324,15 +325,14 @@ pub fn load(
     let mut content = Content::default();
     let mut seen_paths: HashMap<String, PathBuf> = HashMap::new();
     for (relative, display, bytes) in files {
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            diagnostics.push(Diagnostic::error(
-                display,
-                1,
-                "expected UTF-8 text, found invalid UTF-8",
-            ));
-            continue;
+        let text = match crate::input::utf8(bytes, display) {
+            Ok(text) => text,
+            Err(d) => {
+                diagnostics.push(d);
+                continue;
+            }
         };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text = &*replace_forbidden_in_page(text, display, diagnostics);
         if let Some(rest) = relative.strip_prefix("papers/") {
             match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
                 Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display) {
@@ -486,6 +486,37 @@ fn check_url(
             found.escape_debug()
         ),
     ));
+}
+
+/// A Markdown file's text with the characters no page may hold replaced
+/// ([`chars`]): in its front matter also those its TOML escapes name. A
+/// warning at each line that held one.
+fn replace_forbidden_in_page<'a>(
+    text: &'a str,
+    file: &Path,
+    diagnostics: &Diagnostics,
+) -> std::borrow::Cow<'a, str> {
+    let front_end = text
+        .strip_prefix("+++")
+        .and_then(|rest| rest.find("\n+++").map(|at| at + 3))
+        .unwrap_or(0);
+    let (front, mut found) = chars::replace_forbidden_toml(&text[..front_end]);
+    let (body, body_found) = chars::replace_forbidden(&text[front_end..]);
+    let front_lines = text[..front_end].matches('\n').count();
+    found.extend(
+        body_found
+            .into_iter()
+            .map(|(line, c)| (line + front_lines, c)),
+    );
+    for warning in chars::warnings(file, &found) {
+        diagnostics.push(warning);
+    }
+    match (front, body) {
+        (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => {
+            std::borrow::Cow::Borrowed(text)
+        }
+        (front, body) => std::borrow::Cow::Owned(format!("{front}{body}")),
+    }
 }
 
 /// `arXiv:2405.01234`, `https://arxiv.org/abs/2405.01234v2` → `2405.01234v2`.

@@ -33,6 +33,9 @@ pub struct Listing {
     pub count: Option<CountLine>,
     /// The records in file order.
     pub records: Vec<Record>,
+    /// Characters no page may hold ([`crate::input::chars`]), each
+    /// replaced by U+FFFD before parsing, by line; the build warns of them.
+    pub forbidden: crate::input::chars::Found,
 }
 
 /// `At least N records · Page K`: the author's total across all pages and
@@ -194,8 +197,8 @@ pub fn is_listing(path: &std::path::Path) -> bool {
 /// Output: the [`Listing`], or the first [`ListingError`] in file order, which
 /// carries its 1-based line. Never panics, whatever the bytes.
 pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
-    let text = decode(bytes)?;
-    let blocks = split_blocks(text);
+    let (text, forbidden) = crate::input::chars::replace_forbidden(decode(bytes)?);
+    let blocks = split_blocks(&text);
     let kinds: Vec<BlockKind> = blocks.iter().map(|b| classify(&b.text)).collect();
     let Some(first_marker) = kinds
         .iter()
@@ -210,6 +213,7 @@ pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
         author_line: header.author_line,
         count: header.count,
         records,
+        forbidden,
     })
 }
 

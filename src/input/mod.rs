@@ -10,6 +10,7 @@
 //! A new input format (BibTeX, arXiv records) is a module here that parses
 //! its files into values the corpus stage merges.
 
+pub mod chars;
 pub mod config;
 pub mod content;
 pub mod listing;
@@ -44,6 +45,9 @@ pub struct Inputs {
     pub templates: Vec<(String, PathBuf, String)>,
     /// Static files: the theme's, replaced one by one by the site's `static/`.
     pub statics: Vec<InputFile>,
+    /// Warnings found while reading: characters no page may hold in
+    /// `site.toml`, symlinks that lead out of the site.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Reads `site.toml` (with `base_url` replaced by `base_url_override`
@@ -55,7 +59,7 @@ pub fn read(
     base_url_override: Option<&str>,
     patched_seeds: Option<Arc<Vec<PathBuf>>>,
 ) -> Result<Inputs, Diagnostic> {
-    let mut config = Config::load(&root.join("site.toml"), Path::new("site.toml"))?;
+    let (mut config, mut warnings) = Config::load(&root.join("site.toml"), Path::new("site.toml"))?;
     if let Some(url) = base_url_override {
         config.base_url = normalise_base_url(url).ok_or_else(|| {
             Diagnostic::error(
@@ -76,53 +80,157 @@ pub fn read(
             ),
         ));
     }
-    let mut templates = read_templates(&theme_dir.join("templates"), root)?;
-    templates.extend(read_templates(&root.join("templates"), root)?);
-    let mut statics = read_files(&theme_dir.join("static"), root, |_| true)?;
-    let site_statics = read_files(&root.join("static"), root, |_| true)?;
+    let walk = Walk::new(root);
+    let mut templates = read_templates(&walk, &theme_dir.join("templates"))?;
+    templates.extend(read_templates(&walk, &root.join("templates"))?);
+    let mut statics = read_files(&walk, &theme_dir.join("static"), Hidden::KeepButGit, |_| {
+        true
+    })?;
+    let site_statics = read_files(&walk, &root.join("static"), Hidden::KeepButGit, |_| true)?;
     statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
     statics.extend(site_statics);
     let seeds_patched = patched_seeds.is_some();
-    let seeds = patched_seeds
-        .unwrap_or_else(|| Arc::new(list_files(&root.join("seeds"), listing::is_listing)));
+    let seeds = patched_seeds.unwrap_or_else(|| {
+        Arc::new(walk.files(&root.join("seeds"), Hidden::Skip, listing::is_listing))
+    });
+    let content = read_files(&walk, &root.join("content"), Hidden::Skip, |p| {
+        p.extension().is_some_and(|e| e == "md")
+    })?;
+    warnings.extend(
+        walk.warnings
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
+    );
     Ok(Inputs {
         seeds,
         seeds_patched,
-        content: read_files(&root.join("content"), root, |p| {
-            p.extension().is_some_and(|e| e == "md")
-        })?,
+        content,
         config,
         templates,
         statics,
+        warnings,
     })
 }
 
-/// Every file under `dir` that `keep` accepts, sorted by path; a missing
-/// directory gives none. Hidden files and directories are skipped.
-fn read_files(
-    dir: &Path,
-    root: &Path,
-    keep: impl Fn(&Path) -> bool,
-) -> Result<Vec<InputFile>, Diagnostic> {
-    list_files(dir, keep)
-        .par_iter()
-        .map(|path| read_file(path, dir, root))
-        .collect()
+/// `bytes` as UTF-8 text (a byte-order mark dropped), or an error at the
+/// line of the first byte that is not UTF-8, for the file shown as `file`.
+pub fn utf8<'a>(bytes: &'a [u8], file: &Path) -> Result<&'a str, Diagnostic> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text.strip_prefix('\u{feff}').unwrap_or(text)),
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+            Err(Diagnostic::error(
+                file,
+                line,
+                format!(
+                    "expected UTF-8 text, found the byte 0x{:02X}, which is not UTF-8; save the file as UTF-8",
+                    bytes[e.valid_up_to()]
+                ),
+            ))
+        }
+    }
 }
 
-/// Every file under `dir` that `keep` accepts, sorted by path, skipping
-/// hidden files and directories; a missing directory gives none.
-pub fn list_files(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
-    if !dir.is_dir() {
-        return Vec::new();
+/// Which hidden (dot-named) entries a walk keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hidden {
+    /// None: an editor's backup or lock file is no listing or page.
+    Skip,
+    /// All but `.git`: a static file such as `.nojekyll` or
+    /// `.well-known/security.txt` is published as it is.
+    KeepButGit,
+}
+
+/// Walks the site's folders: symlinks are followed when their target is
+/// inside the site root, and reported (then skipped) when it is outside
+/// or missing.
+pub struct Walk {
+    /// The root as given, which paths in messages are relative to.
+    given: PathBuf,
+    /// The root with symlinks resolved, which targets must be inside.
+    root: Option<PathBuf>,
+    warnings: std::sync::Mutex<Vec<Diagnostic>>,
+}
+
+impl Walk {
+    /// A walk of the site at `root`.
+    pub fn new(root: &Path) -> Walk {
+        Walk {
+            given: root.to_path_buf(),
+            root: std::fs::canonicalize(root).ok(),
+            warnings: std::sync::Mutex::default(),
+        }
     }
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && keep(e.path()))
-        .map(|e| e.into_path())
+
+    /// Every file under `dir` that `keep` accepts, sorted by path; a
+    /// missing directory gives none.
+    pub fn files(&self, dir: &Path, hidden: Hidden, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+        if !dir.is_dir() {
+            return Vec::new();
+        }
+        let shown = |path: &Path| path.strip_prefix(&self.given).unwrap_or(path).to_path_buf();
+        let inside = |entry: &walkdir::DirEntry| {
+            if !entry.path_is_symlink() {
+                return true;
+            }
+            let target = std::fs::canonicalize(entry.path());
+            let why = match (&target, &self.root) {
+                (Ok(target), Some(root)) if target.starts_with(root) => return true,
+                (Ok(target), _) => format!(
+                    "expected a symlink to a file inside the site, found one to {}; it is skipped: copy the file into the site",
+                    target.display()
+                ),
+                (Err(_), _) => "expected a symlink to an existing file, found a broken one; it is skipped".to_string(),
+            };
+            self.warnings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Diagnostic::warning(shown(entry.path()), 0, why));
+            false
+        };
+        walkdir::WalkDir::new(dir)
+            .follow_links(true)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                let name = e.file_name().to_string_lossy();
+                let shown_hidden = match hidden {
+                    Hidden::Skip => !name.starts_with('.'),
+                    Hidden::KeepButGit => name != ".git",
+                };
+                e.depth() == 0 || (shown_hidden && inside(e))
+            })
+            .filter_map(|entry| match entry {
+                Ok(entry) => Some(entry),
+                Err(e) => {
+                    let why = if e.loop_ancestor().is_some() {
+                        "expected a symlink to a file, found one that loops back to a folder holding it; it is skipped"
+                    } else {
+                        "expected a readable file or a symlink to an existing file, found neither; it is skipped"
+                    };
+                    if let Some(path) = e.path() {
+                        self.warnings.lock().unwrap_or_else(|e| e.into_inner()).push(Diagnostic::warning(shown(path), 0, why));
+                    }
+                    None
+                }
+            })
+            .filter(|e| e.file_type().is_file() && keep(e.path()))
+            .map(|e| e.into_path())
+            .collect()
+    }
+}
+
+/// Every file under `dir` that `keep` accepts, read, sorted by path.
+fn read_files(
+    walk: &Walk,
+    dir: &Path,
+    hidden: Hidden,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<InputFile>, Diagnostic> {
+    walk.files(dir, hidden, keep)
+        .par_iter()
+        .map(|path| read_file(path, dir, &walk.given))
         .collect()
 }
 
@@ -147,17 +255,16 @@ pub fn slash_path(path: &Path, base: &Path) -> String {
 
 /// Every `*.html`/`*.xml` template under `dir` as (name, path for
 /// messages, text); the name is the path relative to `dir` with `/`.
-/// Errors: an unreadable or non-UTF-8 template.
-fn read_templates(dir: &Path, root: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
-    list_files(dir, |p| {
+/// Errors: an unreadable template, or one that is not UTF-8 (at the line
+/// of the first bad byte).
+fn read_templates(walk: &Walk, dir: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
+    walk.files(dir, Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "html" || e == "xml")
     })
     .iter()
     .map(|path| {
-        let (name, shown, bytes) = read_file(path, dir, root)?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            Diagnostic::error(&shown, 0, "expected a UTF-8 template, found invalid UTF-8")
-        })?;
+        let (name, shown, bytes) = read_file(path, dir, &walk.given)?;
+        let text = utf8(&bytes, &shown)?.to_string();
         Ok((name, shown, text))
     })
     .collect()

@@ -161,7 +161,7 @@ impl Incremental for RebuildCache {
     /// The listings under `root` (the last build's, with `changed`,
     /// relative paths, added or removed as they are now on disk); `None`
     /// when there was no last list or a changed path under `seeds/` is
-    /// neither a listing nor hidden ([`crate::input::list_files`] skips hidden paths).
+    /// neither a listing nor hidden ([`crate::input::Walk`] skips hidden paths there).
     /// The list is taken from the cache and patched in place: the last
     /// build no longer holds it, so it is not copied.
     fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {

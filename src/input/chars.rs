@@ -1,0 +1,229 @@
+//! Characters no page or feed may hold: the control characters XML 1.0
+//! forbids (U+0000 to U+001F but tab, line feed and carriage return), the
+//! ones HTML forbids beside them (U+007F to U+009F) and Unicode's
+//! noncharacters (U+FFFE, U+FFFF, U+FDD0 to U+FDEF, ...). Every input text
+//! (listings, Markdown pages, front matter and `site.toml`, including their
+//! TOML `\u` escapes) has them replaced by U+FFFD before anything reads it,
+//! with a warning at their line, so no feed, sitemap or page can be
+//! ill-formed whatever the input.
+
+use crate::diagnostics::Diagnostic;
+use std::borrow::Cow;
+use std::path::Path;
+
+/// At most this many lines of one file get a warning of their own; one
+/// more warning counts the rest.
+const WARNED_LINES: usize = 10;
+
+/// Whether `c` may not appear in a page or feed.
+pub fn is_forbidden(c: char) -> bool {
+    matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+        || matches!(c, '\u{fdd0}'..='\u{fdef}')
+        || (c as u32 & 0xfffe) == 0xfffe
+}
+
+/// The lines holding forbidden characters (1-based) and the characters
+/// found on each, in order.
+pub type Found = Vec<(usize, Vec<char>)>;
+
+/// `text` with every forbidden character replaced by U+FFFD, and where
+/// they were. Linear; borrows `text` when it holds none.
+pub fn replace_forbidden(text: &str) -> (Cow<'_, str>, Found) {
+    if !text.chars().any(is_forbidden) {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    let mut found: Found = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    let mut line = 1;
+    for c in text.chars() {
+        if is_forbidden(c) {
+            note(&mut found, line, c);
+            out.push('\u{fffd}');
+        } else {
+            out.push(c);
+        }
+        line += usize::from(c == '\n');
+    }
+    (Cow::Owned(out), found)
+}
+
+fn note(found: &mut Found, line: usize, c: char) {
+    match found.last_mut() {
+        Some((last, chars)) if *last == line => {
+            if !chars.contains(&c) {
+                chars.push(c);
+            }
+        }
+        _ => found.push((line, vec![c])),
+    }
+}
+
+/// TOML text with forbidden characters replaced, raw ones and those a
+/// `\uXXXX` or `\UXXXXXXXX` escape names (the escape becomes `\uFFFD`).
+/// A backslash pair `\\` is skipped, so `\\u0008` stays text.
+pub fn replace_forbidden_toml(text: &str) -> (Cow<'_, str>, Found) {
+    let (raw, mut found) = replace_forbidden(text);
+    if !raw.contains("\\u") && !raw.contains("\\U") {
+        return (raw, found);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut line = 1;
+    let mut rest = &*raw;
+    let mut escaped = false;
+    while let Some(at) = rest.find(['\\', '\n']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix('\n') {
+            line += 1;
+            out.push('\n');
+            rest = after;
+            continue;
+        }
+        let digits = match tail.as_bytes().get(1) {
+            Some(b'u') => 4,
+            Some(b'U') => 8,
+            Some(b'\\') => {
+                out.push_str("\\\\");
+                rest = &tail[2..];
+                continue;
+            }
+            _ => 0,
+        };
+        let named = tail
+            .get(2..2 + digits)
+            .filter(|hex| digits > 0 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+            .and_then(char::from_u32)
+            .filter(|&c| is_forbidden(c));
+        match named {
+            Some(c) => {
+                escaped = true;
+                note(&mut found, line, c);
+                out.push_str("\\uFFFD");
+                rest = &tail[2 + digits..];
+            }
+            None => {
+                out.push('\\');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    if !escaped {
+        return (raw, found);
+    }
+    found.sort_by_key(|(line, _)| *line);
+    (Cow::Owned(out), found)
+}
+
+/// One warning per line of `found` in `file` (at most [`WARNED_LINES`],
+/// then one counting the rest).
+pub fn warnings(file: &Path, found: &Found) -> Vec<Diagnostic> {
+    let mut warnings: Vec<Diagnostic> = found
+        .iter()
+        .take(WARNED_LINES)
+        .map(|(line, chars)| {
+            let names: Vec<String> = chars
+                .iter()
+                .map(|c| format!("U+{:04X}", *c as u32))
+                .collect();
+            Diagnostic::warning(
+                file,
+                *line,
+                format!(
+                    "expected text, found the control character or noncharacter {}, which no page \
+                     or feed may hold; it is replaced by U+FFFD",
+                    names.join(", ")
+                ),
+            )
+        })
+        .collect();
+    if found.len() > WARNED_LINES {
+        warnings.push(Diagnostic::warning(
+            file,
+            found[WARNED_LINES].0,
+            format!(
+                "expected text, found control characters or noncharacters on {} more lines; each is replaced by U+FFFD",
+                found.len() - WARNED_LINES
+            ),
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forbidden_characters() {
+        for c in [
+            '\0',
+            '\u{8}',
+            '\u{b}',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{85}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{fdd0}',
+            '\u{1fffe}',
+        ] {
+            assert!(is_forbidden(c), "{c:?}");
+        }
+        for c in [
+            '\t',
+            '\n',
+            '\r',
+            ' ',
+            'é',
+            '\u{a0}',
+            '\u{fffd}',
+            '\u{feff}',
+            '\u{10000}',
+        ] {
+            assert!(!is_forbidden(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn replaced_with_their_lines() {
+        let (text, found) = replace_forbidden("a\nb\u{8}c\u{8}\u{0}\nd\u{ffff}");
+        assert_eq!(text, "a\nb\u{fffd}c\u{fffd}\u{fffd}\nd\u{fffd}");
+        assert_eq!(found, [(2, vec!['\u{8}', '\0']), (3, vec!['\u{ffff}'])]);
+        assert!(matches!(replace_forbidden("clean"), (Cow::Borrowed("clean"), f) if f.is_empty()));
+    }
+
+    #[test]
+    fn toml_escapes_naming_them_are_replaced_too() {
+        let source = "a = \"x\\u0008y\"\nb = \"\\\\u0008 stays\"\nc = \"\\U0000001B \\u00e9\"\n";
+        let (text, found) = replace_forbidden_toml(source);
+        assert_eq!(
+            text,
+            "a = \"x\\uFFFDy\"\nb = \"\\\\u0008 stays\"\nc = \"\\uFFFD \\u00e9\"\n"
+        );
+        assert_eq!(found, [(1, vec!['\u{8}']), (3, vec!['\u{1b}'])]);
+        let value: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(value["a"].as_str(), Some("x\u{fffd}y"));
+    }
+
+    #[test]
+    fn warnings_name_the_code_points_and_stop_after_ten_lines() {
+        let (_, found) = replace_forbidden(&"\u{1}\n".repeat(12));
+        let shown: Vec<String> = warnings(Path::new("seeds/a.txt"), &found)
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert_eq!(shown.len(), 11);
+        assert_eq!(
+            shown[0],
+            "seeds/a.txt:1: warning: expected text, found the control character or noncharacter \
+             U+0001, which no page or feed may hold; it is replaced by U+FFFD"
+        );
+        assert_eq!(
+            shown[10],
+            "seeds/a.txt:11: warning: expected text, found control characters or noncharacters on \
+             2 more lines; each is replaced by U+FFFD"
+        );
+    }
+}
