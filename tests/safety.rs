@@ -517,6 +517,43 @@ fn dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_repor
     assert!(!site_out.keys().any(|k| k.starts_with(".git")));
 }
 
+/// Finding: a title of many `$x$` spans took time quadratic in its length
+/// (1 MB: 12.6 to 20 s), and `$\\text{` 10^6 times, `x`, `}$` 10^6 times
+/// did not finish in 60 s. A guard against hangs only (the figures are
+/// `bench/worst_case.py`'s): each shape, 0.8 to 1.8 MB, must build within
+/// 10 s (it takes under 1 s; the quadratic code took 36 s for the four);
+/// deep nesting must not overflow the stack.
+fn worst_shapes_of_title_build_in_bounded_time() {
+    let n = 200_000;
+    let shapes = [
+        "$x$ ".repeat(n * 2),
+        format!("{}x{}", "$\\text{".repeat(n), "}$".repeat(n)),
+        format!("{}x{}", "{".repeat(n * 4), "}".repeat(n * 4)),
+        format!("{}x{}", "\\textbf{".repeat(n), "}".repeat(n)),
+    ];
+    for title in shapes {
+        let listing = String::from_utf8(olumide_listing())
+            .unwrap()
+            .replace("Routing Tokens in Mixture-of-Experts", &title);
+        let dir = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+        let root = dir.path().to_path_buf();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || {
+                let (report, site) = build_memory(&root, None);
+                let _ = done.send((report.counts[0], site.len()));
+            })
+            .unwrap();
+        let shown: String = title.chars().take(12).collect();
+        let (papers, files) = finished
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("`{shown}…` ({} bytes) did not build in 10 s", title.len()));
+        assert_eq!(papers, 1, "{shown}");
+        assert!(files > 10, "{shown}");
+    }
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(safety:
         script_links_in_overrides_and_profiles_are_errors_at_their_line,
@@ -530,5 +567,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         a_missing_site_toml_is_an_error_that_names_zolas_config_toml,
         invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte,
         dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported,
+        worst_shapes_of_title_build_in_bounded_time,
     )
 }

@@ -137,9 +137,10 @@ fn math_spans(chars: &[char]) -> Vec<Option<usize>> {
 }
 
 /// Marks the raw braces in `chars[from..to]` that have a partner (skipping
-/// `\{`, `\}` and the given math spans).
+/// `\{`, `\}` and the given math spans); index `i` of the result is
+/// `chars[from + i]`, so the work is linear in the span, not the text.
 fn matched_braces(chars: &[char], from: usize, to: usize, math: &[Option<usize>]) -> Vec<bool> {
-    let mut matched = vec![false; chars.len()];
+    let mut matched = vec![false; to.saturating_sub(from)];
     let mut open = Vec::new();
     let mut i = from;
     while i < to {
@@ -149,8 +150,8 @@ fn matched_braces(chars: &[char], from: usize, to: usize, math: &[Option<usize>]
             '{' => open.push(i),
             '}' => {
                 if let Some(o) = open.pop() {
-                    matched[o] = true;
-                    matched[i] = true;
+                    matched[o - from] = true;
+                    matched[i - from] = true;
                 }
             }
             _ => {}
@@ -180,8 +181,8 @@ fn latex_math(chars: &[char], from: usize, to: usize, math: &[Option<usize>]) ->
                 i += 1;
             }
             '\\' => out.push_str("\\backslash{}"),
-            '{' if !matched[i] => out.push_str("\\lbrace{}"),
-            '}' if !matched[i] => out.push_str("\\rbrace{}"),
+            '{' if !matched[i - from] => out.push_str("\\lbrace{}"),
+            '}' if !matched[i - from] => out.push_str("\\rbrace{}"),
             '%' | '&' | '#' => {
                 out.push('\\');
                 out.push(c);
