@@ -245,21 +245,31 @@ fn push_site_path(route: &Route, out: &mut String) {
 }
 
 /// Normalises an alias (an old URL path) to a site path: no leading slash,
-/// a trailing slash unless it names an `.html` file. `None` for an empty
-/// path, one with `..`, `?`, `#`, a scheme, or a backslash.
-pub fn normalise_alias(alias: &str) -> Option<String> {
+/// a trailing slash unless it names an `.html` file. Errors, saying what
+/// was wrong: an empty path, one with `..`, `?`, `#`, a scheme, a
+/// backslash, a control character, or a segment longer than 255 bytes
+/// (the longest file name a file system takes).
+pub fn normalise_alias(alias: &str) -> Result<String, &'static str> {
     let trimmed = alias.trim().trim_start_matches('/');
-    let bad = trimmed.is_empty()
-        || trimmed.contains("://")
-        || trimmed.contains(['?', '#', '\\'])
-        || trimmed.split('/').any(|c| c == ".." || c == ".");
-    if bad {
-        return None;
+    if trimmed.is_empty() {
+        return Err("an empty path");
+    }
+    if trimmed.chars().any(char::is_control) {
+        return Err("a control character");
+    }
+    if trimmed.contains("://") || trimmed.contains(['?', '#', '\\']) {
+        return Err("a scheme, `?`, `#` or a backslash");
+    }
+    if trimmed.split('/').any(|c| c == ".." || c == ".") {
+        return Err("a `.` or `..` segment");
+    }
+    if trimmed.split('/').any(|c| c.len() > 255) {
+        return Err("a segment longer than 255 bytes, which no file system takes as a name");
     }
     if trimmed.ends_with(".html") || trimmed.ends_with('/') {
-        Some(trimmed.to_string())
+        Ok(trimmed.to_string())
     } else {
-        Some(format!("{trimmed}/"))
+        Ok(format!("{trimmed}/"))
     }
 }
 
@@ -377,13 +387,18 @@ mod tests {
 
     #[test]
     fn aliases() {
-        assert_eq!(normalise_alias("/people/olu"), Some("people/olu/".into()));
+        assert_eq!(normalise_alias("/people/olu"), Ok("people/olu/".into()));
+        assert_eq!(normalise_alias("old/page.html"), Ok("old/page.html".into()));
+        assert_eq!(normalise_alias("/"), Err("an empty path"));
+        assert_eq!(normalise_alias("../etc"), Err("a `.` or `..` segment"));
+        assert_eq!(normalise_alias("a\r\nb/"), Err("a control character"));
+        assert!(normalise_alias(&"a".repeat(256))
+            .unwrap_err()
+            .contains("255 bytes"));
         assert_eq!(
-            normalise_alias("old/page.html"),
-            Some("old/page.html".into())
+            normalise_alias(&"a".repeat(255)),
+            Ok(format!("{}/", "a".repeat(255)))
         );
-        assert_eq!(normalise_alias("/"), None);
-        assert_eq!(normalise_alias("../etc"), None);
         let map = UrlMap::new("https://a.org/sub/");
         let alias = Route::Alias {
             path: "people/olu/".into(),

@@ -207,7 +207,7 @@ fn aliases_become_redirect_pages_and_collisions_are_errors() {
         .iter()
         .find(|d| d.severity == Severity::Error)
         .expect("collision");
-    assert_eq!(error.to_string(), "content/authors/olumide-adeyemi.md:3: error: expected alias `years/` to be a free path, found /years/index.html which is the index page");
+    assert_eq!(error.to_string(), "content/authors/olumide-adeyemi.md:3: error: expected alias `years/` to be a free path, found /years/index.html which is the index page; choose another old path or remove the alias");
 }
 
 /// A content page may not take a generated page's path, and an alias may
@@ -234,7 +234,7 @@ fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
     assert_eq!(
         errors,
         [
-            "content/authors/olumide-adeyemi.md:2: error: expected alias `about/` to be a free path, found /about/index.html which is the content page content/about.md",
+            "content/authors/olumide-adeyemi.md:2: error: expected alias `about/` to be a free path, found /about/index.html which is the content page content/about.md; choose another old path or remove the alias",
             "content/authors.md:1: error: expected a path of its own, found /authors/ which is also the generated index page",
         ]
     );

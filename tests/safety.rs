@@ -554,6 +554,40 @@ fn worst_shapes_of_title_build_in_bounded_time() {
     }
 }
 
+/// Finding: an alias taking a generated file's path (`corpus.json/`,
+/// `search/index.json`, an author's `.bib` or `atom.xml`, a 300-character
+/// segment, a NUL) was reported as `output: error: expected to stage ...
+/// File exists`, and a NUL was printed raw.
+fn an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file() {
+    let site = olumide_site();
+    let fix = "; choose another old path or remove the alias";
+    let cases = [
+        ("corpus.json/", format!("expected alias `corpus.json/` to be a free path, found /corpus.json which is the corpus export{fix}")),
+        ("search/index.json", format!("expected alias `search/index.json` to be a free path, found /search which is the folder of the search index{fix}")),
+        ("authors/olumide-adeyemi/olumide-adeyemi.bib", format!("expected alias `authors/olumide-adeyemi/olumide-adeyemi.bib` to be a free path, found /authors/olumide-adeyemi/olumide-adeyemi.bib which is the BibTeX file of author Olumide Adeyemi{fix}")),
+        ("authors/olumide-adeyemi/atom.xml/", format!("expected alias `authors/olumide-adeyemi/atom.xml/` to be a free path, found /authors/olumide-adeyemi/atom.xml which is the feed of author Olumide Adeyemi{fix}")),
+        (&format!("papers/{PAPER}/{PAPER}.ris/"), format!("expected alias `papers/{PAPER}/{PAPER}.ris/` to be a free path, found /papers/{PAPER}/{PAPER}.ris which is the ris export of paper `Routing Tokens in Mixture-of-Experts`{fix}")),
+        (".vellum-manifest/", format!("expected alias `.vellum-manifest/` to be a free path, found /.vellum-manifest which is the list of the files Vellum wrote (its manifest){fix}")),
+        ("x\\r\\ny/", "expected an alias to be a site path such as `people/name/`, found `x\\r\\ny/`, which has a control character".to_string()),
+        (&format!("{}/", "a".repeat(300)), format!("expected an alias to be a site path such as `people/name/`, found `{}…`, which has a segment longer than 255 bytes, which no file system takes as a name", "a".repeat(120))),
+    ];
+    for (alias, expected) in cases {
+        write(
+            site.path(),
+            "content/authors/olumide-adeyemi.md",
+            format!("+++\n\naliases = [\"{alias}\"]\n+++\n").as_bytes(),
+        );
+        let (report, _) = build_memory(site.path(), None);
+        assert_eq!(
+            messages(&report, Severity::Error),
+            [format!(
+                "content/authors/olumide-adeyemi.md:3: error: {expected}"
+            )],
+            "{alias}"
+        );
+    }
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(safety:
         script_links_in_overrides_and_profiles_are_errors_at_their_line,
@@ -568,5 +602,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte,
         dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported,
         worst_shapes_of_title_build_in_bounded_time,
+        an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file,
     )
 }

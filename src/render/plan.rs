@@ -3,6 +3,7 @@
 //! content pages and aliases are found first, and incremental rebuilds
 //! can tell which jobs changed.
 
+use crate::corpus::PaperId;
 use crate::diagnostics::Diagnostic;
 use crate::permalink::Route;
 use crate::render::jobs::{Export, FeedKind, Job};
@@ -108,31 +109,61 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
             jobs.push(job);
         }
     }
+    for job in [Job::Robots, Job::Sitemap] {
+        let file = site.urls.output_file(&site.route(&job));
+        added.insert(file.clone(), jobs.len());
+        files.push(file);
+        jobs.push(job);
+    }
     for alias in aliases(site) {
-        let Some(path) = crate::permalink::normalise_alias(alias.path) else {
-            errors.push(Diagnostic::error(
-                alias.file,
-                alias.line,
-                format!(
-                    "expected an alias to be a site path such as `people/name/`, found `{}`",
-                    alias.path
-                ),
-            ));
-            continue;
+        let path = match crate::permalink::normalise_alias(alias.path) {
+            Ok(path) => path,
+            Err(why) => {
+                errors.push(Diagnostic::error(
+                    alias.file,
+                    alias.line,
+                    format!(
+                        "expected an alias to be a site path such as `people/name/`, found `{}`, which has {why}",
+                        shown(alias.path)
+                    ),
+                ));
+                continue;
+            }
         };
         let job = Job::Alias(path, alias.target);
         let file = site.urls.output_file(&site.route(&job));
-        if let Some(other) = owner(&added, &file) {
-            let other = match alias_of.get(&other) {
-                Some(of) => format!("alias of {of}"),
-                None => describe(site, &jobs[other]),
-            };
+        // The file itself, or a folder on its way that is a file of the
+        // site (`corpus.json/` needs `corpus.json` to be a folder).
+        let ancestors = file.match_indices('/').map(|(at, _)| &file[..at]);
+        let clash = std::iter::once(file.as_str())
+            .chain(ancestors)
+            .find_map(|path| {
+                let other = match owner(&added, path) {
+                    Some(other) => match alias_of.get(&other) {
+                        Some(of) => format!("alias of {of}"),
+                        None => describe(site, &jobs[other]),
+                    },
+                    None if path == crate::output::disk::MANIFEST => {
+                        "list of the files Vellum wrote (its manifest)".to_string()
+                    }
+                    None if site.config.search
+                        && path == "search"
+                        && file != "search/index.html" =>
+                    {
+                        "folder of the search index".to_string()
+                    }
+                    None => return None,
+                };
+                Some((path, other))
+            });
+        if let Some((path, other)) = clash {
             errors.push(Diagnostic::error(
                 alias.file,
                 alias.line,
                 format!(
-                    "expected alias `{}` to be a free path, found /{file} which is the {other}",
-                    alias.path
+                    "expected alias `{}` to be a free path, found /{path} which is the {other}; \
+                     choose another old path or remove the alias",
+                    shown(alias.path)
                 ),
             ));
             continue;
@@ -140,10 +171,6 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
         alias_of.insert(jobs.len(), alias.of);
         added.insert(file.clone(), jobs.len());
         files.push(file);
-        jobs.push(job);
-    }
-    for job in [Job::Robots, Job::Sitemap] {
-        files.push(site.urls.output_file(&site.route(&job)));
         jobs.push(job);
     }
     generated.append(&mut files);
@@ -214,14 +241,43 @@ fn aliases<'a>(site: &Site<'a>) -> Vec<AliasDecl<'a>> {
     found
 }
 
+/// An alias as written, for a message: control characters escaped, cut
+/// after 120 characters.
+fn shown(alias: &str) -> String {
+    let escaped = alias.escape_debug().to_string();
+    match escaped.char_indices().nth(120) {
+        Some((at, _)) => format!("{}…", &escaped[..at]),
+        None => escaped,
+    }
+}
+
 fn describe(site: &Site, job: &Job) -> String {
+    let paper = |id: PaperId| &site.corpus.papers[id].title.plain;
     match *job {
         Job::Author(id, _) => format!("page of author {}", site.corpus.authors[id].name),
-        Job::Paper(id) => format!("page of paper `{}`", site.corpus.papers[id].title.plain),
+        Job::Paper(id) => format!("page of paper `{}`", paper(id)),
         Job::Category(id, _) => format!("page of category {}", site.corpus.categories[id].code),
         Job::Year(index, _) => format!("page of year {}", site.corpus.years[index].year),
         Job::Content(index) => format!("content page {}", site.content.pages[index].file.display()),
-        Job::Feed(_) => "feed".to_string(),
-        _ => "index page".to_string(),
+        Job::Feed(FeedKind::Site) => "site's feed".to_string(),
+        Job::Feed(FeedKind::Author(id)) => {
+            format!("feed of author {}", site.corpus.authors[id].name)
+        }
+        Job::Feed(FeedKind::Category(id)) => {
+            format!("feed of category {}", site.corpus.categories[id].code)
+        }
+        Job::PaperExport(id, export) => {
+            format!("{} export of paper `{}`", export.ext(), paper(id))
+        }
+        Job::AuthorBib(id) => format!("BibTeX file of author {}", site.corpus.authors[id].name),
+        Job::CorpusJson => "corpus export".to_string(),
+        Job::Search => "search page".to_string(),
+        Job::NotFound => "page shown for a missing page (404)".to_string(),
+        Job::Sitemap => "sitemap".to_string(),
+        Job::Robots => "file telling crawlers what to index".to_string(),
+        Job::Alias(..) => "alias".to_string(),
+        Job::Home | Job::AuthorIndex | Job::YearIndex | Job::CategoryIndex => {
+            "index page".to_string()
+        }
     }
 }
