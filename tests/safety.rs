@@ -588,6 +588,88 @@ fn an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file() {
     }
 }
 
+/// Findings: a record whose title line is missing was accepted (the
+/// abstract became a 1,275-character title and a duplicate paper); a title
+/// of only `}` gave an empty `<h1>` and empty link text.
+fn a_missing_or_empty_title_is_an_error_at_its_line() {
+    let site = bundled_copy();
+    let root = site.path();
+    let original = std::fs::read_to_string(root.join("seeds/000_a6125076a0f68246.txt")).unwrap();
+    let title = "Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing\n\n";
+    assert_eq!(original.lines().nth(10), Some(title.trim_end()));
+    // Another page of Chuan Wu's listing, whose first record lost its title line.
+    write(
+        root,
+        "seeds/001_copy.txt",
+        original.replacen(title, "", 1).as_bytes(),
+    );
+    let (report, _) = build_memory(root, None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["seeds/001_copy.txt:11: error: expected a title after the record marker at line 9, found \
+          the abstract of `Optimizing Distributed Deployment of Mixture-of-Experts Model Inference \
+          in Serverless Computing` (seeds/000_a6125076a0f68246.txt:9); add the title line above it"]
+    );
+    let listing = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("Routing Tokens in Mixture-of-Experts", "}");
+    let dir = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+    let (report, _) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["seeds/olumide.txt:11: error: expected a title after the record marker, found `}`, which shows as nothing"]
+    );
+    // A title that reads like an abstract is a warning at its line.
+    let long = "We study routing. ".repeat(20);
+    let listing = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("Routing Tokens in Mixture-of-Experts", long.trim_end());
+    let dir = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+    let (report, _) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        ["seeds/olumide.txt:11: warning: expected a title, found 359 characters in 20 sentences, \
+          which reads like an abstract; check that the title line is not missing"]
+    );
+}
+
+/// Finding: `{{ papers(limit=2) }}` inside a paragraph was printed as text.
+/// In backticks or a fenced code block it is code, shown as written.
+fn a_shortcode_inside_a_paragraph_is_an_error_at_its_line() {
+    let site = olumide_site();
+    let page = "+++\ntitle = \"P\"\n+++\n\nSee {{ papers(limit=2) }} here.\n\n`{{ papers(limit=1) }}` is code.\n\n```\n{{ papers(limit=3) }}\n```\n\n{{ papers(limit=2) }}\n";
+    write(site.path(), "content/p.md", page.as_bytes());
+    let (report, _) = build_memory(site.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["content/p.md:5: error: expected a `{{ papers(...) }}` shortcode alone on its line, found \
+          it inside text: `See {{ papers(limit=2) }} here.`; put it on a line of its own (or in \
+          backticks to show it as code)"]
+    );
+    write(
+        site.path(),
+        "content/p.md",
+        page.replace("See {{ papers(limit=2) }} here.", "See below.")
+            .as_bytes(),
+    );
+    let (report, site_out) = build_memory(site.path(), None);
+    assert!(!report.failed());
+    let html = String::from_utf8_lossy(&site_out["p/index.html"]);
+    assert!(
+        html.contains("<code>{{ papers(limit=1) }}</code>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<pre><code>{{ papers(limit=3) }}\n</code></pre>"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches(&format!("href=\"/papers/{PAPER}/\"")).count(),
+        1,
+        "{html}"
+    );
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(safety:
         script_links_in_overrides_and_profiles_are_errors_at_their_line,
@@ -603,5 +685,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported,
         worst_shapes_of_title_build_in_bounded_time,
         an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file,
+        a_missing_or_empty_title_is_an_error_at_its_line,
+        a_shortcode_inside_a_paragraph_is_an_error_at_its_line,
     )
 }

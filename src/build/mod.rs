@@ -290,6 +290,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             diagnostics.push(warning);
         }
     }
+    listings::check_titles(&listings, &diagnostics);
     let content = timings.time("content", || {
         content::load(&inputs.content, options.drafts, &diagnostics)
     });

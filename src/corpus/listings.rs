@@ -12,6 +12,7 @@ use rustc_hash::FxHashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use unicode_normalization::UnicodeNormalization;
+use xxhash_rust::xxh3::xxh3_64;
 
 /// A listing file handed to [`crate::corpus::Corpus::build`]: its path as shown in
 /// messages (relative to the site root), its parsed content and what the
@@ -35,6 +36,12 @@ pub struct RecordKeys {
     /// [`Abstract::source_hash`] of the abstract's paragraphs, which
     /// records of one paper are compared by.
     pub abstract_hash: u64,
+    /// XXH3-64 of the title as listed and of the abstract's first
+    /// paragraph: a title equal to a record's first paragraph is that
+    /// record's abstract, its own title line missing ([`check_titles`]).
+    pub title_hash: u64,
+    /// See [`RecordKeys::title_hash`]; `None` without an abstract.
+    pub lead_hash: Option<u64>,
 }
 
 impl ParsedListing {
@@ -46,6 +53,11 @@ impl ParsedListing {
             .map(|record| RecordKeys {
                 identity: paper_identity(&record.title).into(),
                 abstract_hash: Abstract::source_hash(&record.abstract_paragraphs),
+                title_hash: xxh3_64(record.title.as_bytes()),
+                lead_hash: record
+                    .abstract_paragraphs
+                    .first()
+                    .map(|p| xxh3_64(p.as_bytes())),
             })
             .collect();
         ParsedListing {
@@ -73,6 +85,72 @@ impl ParsedListing {
             }
         }
     }
+}
+
+/// Titles that are not titles, in every listing (linear in the records):
+/// an error for a title of 60 bytes or more equal to another record's
+/// first abstract paragraph (the title line is missing, so the abstract
+/// took its place), naming that record; a warning for a title that reads like an abstract (over 300
+/// characters and more than two sentences).
+pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
+    let mut leads: rustc_hash::FxHashMap<u64, (usize, usize)> = rustc_hash::FxHashMap::default();
+    for (index, parsed) in listings.iter().enumerate() {
+        for (record, keys) in parsed.keys.iter().enumerate() {
+            if let Some(lead) = keys.lead_hash {
+                leads.entry(lead).or_insert((index, record));
+            }
+        }
+    }
+    for (index, parsed) in listings.iter().enumerate() {
+        let records = parsed.listing.records.iter().zip(parsed.keys.iter());
+        for (position, (record, keys)) in records.enumerate() {
+            // A short title may equal some paragraph by chance; a record
+            // may open its abstract with its own title.
+            let abstract_of = leads
+                .get(&keys.title_hash)
+                .filter(|&&found| found != (index, position) && record.title.len() >= 60);
+            if let Some(&(other, at)) = abstract_of {
+                let (other, other_record) =
+                    (&listings[other], &listings[other].listing.records[at]);
+                diagnostics.push(Diagnostic::error(
+                    &parsed.file,
+                    record.title_line,
+                    format!(
+                        "expected a title after the record marker at line {}, found the abstract of `{}` ({}:{}); add the title line above it",
+                        record.line,
+                        other_record.title,
+                        other.file.display(),
+                        other_record.line
+                    ),
+                ));
+            } else if reads_like_an_abstract(&record.title) {
+                diagnostics.push(Diagnostic::warning(
+                    &parsed.file,
+                    record.title_line,
+                    format!(
+                        "expected a title, found {} characters in {} sentences, which reads like an abstract; check that the title line is not missing",
+                        record.title.chars().count(),
+                        sentences(&record.title)
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// Over 300 characters and more than two sentences.
+fn reads_like_an_abstract(title: &str) -> bool {
+    title.len() > 300 && title.chars().count() > 300 && sentences(title) > 2
+}
+
+/// Sentences: each `.`, `?` or `!` followed by a space and an uppercase
+/// letter ends one, and the text after the last is one more.
+fn sentences(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    1 + chars
+        .windows(3)
+        .filter(|w| matches!(w[0], '.' | '?' | '!') && w[1] == ' ' && w[2].is_uppercase())
+        .count()
 }
 
 impl ParsedListing {

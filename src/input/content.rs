@@ -167,16 +167,35 @@ fn extract_shortcodes(
     let mut out = String::with_capacity(markdown.len());
     let mut queries = Vec::new();
     let mut errors = Vec::new();
+    let mut fence: Option<&str> = None;
     for (index, line) in markdown.split_inclusive('\n').enumerate() {
         let trimmed = line.trim();
+        let line_number = first_line + index;
+        // Inside a fenced code block a shortcode is text, shown as written.
+        let fence_mark = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        match (fence, fence_mark) {
+            (None, Some(mark)) => fence = Some(mark),
+            (Some(open), Some(mark)) if open == mark => fence = None,
+            _ => {}
+        }
         let opened = trimmed
             .strip_prefix("{{")
             .is_some_and(|rest| rest.trim_start().starts_with("papers("));
-        if !opened {
+        if fence.is_some() || fence_mark.is_some() || !opened {
+            if fence.is_none() && fence_mark.is_none() && shortcode_inside_text(line) {
+                errors.push(Diagnostic::error(
+                    file,
+                    line_number,
+                    format!(
+                        "expected a `{{{{ papers(...) }}}}` shortcode alone on its line, found it inside text: `{}`; \
+                         put it on a line of its own (or in backticks to show it as code)",
+                        trimmed
+                    ),
+                ));
+            }
             out.push_str(line);
             continue;
         }
-        let line_number = first_line + index;
         let args = trimmed
             .strip_suffix("}}")
             .map(|l| l.trim_end())
@@ -201,6 +220,21 @@ fn extract_shortcodes(
         out.push('\n');
     }
     (out, queries, errors)
+}
+
+/// Whether `line` holds `{{ papers(` outside inline code (backticks).
+fn shortcode_inside_text(line: &str) -> bool {
+    let mut rest = line;
+    let mut ticks_before = 0;
+    while let Some(at) = rest.find("{{") {
+        ticks_before += rest[..at].matches('`').count();
+        let after = &rest[at + 2..];
+        if ticks_before % 2 == 0 && after.trim_start().starts_with("papers(") {
+            return true;
+        }
+        rest = after;
+    }
+    false
 }
 
 /// Parses `key=value, ...` of a `papers(...)` shortcode.

@@ -63,6 +63,8 @@ pub struct Record {
     pub position: usize,
     /// The title block, lines joined with single spaces; LaTeX kept verbatim.
     pub title: String,
+    /// 1-based line of the title block.
+    pub title_line: usize,
     /// Abstract paragraphs (zero or more blocks), each with lines joined.
     pub abstract_paragraphs: Vec<String>,
     /// Category codes as written: the first is the primary category.
@@ -399,6 +401,14 @@ fn parse_count_line(text: &str, line: usize) -> Option<CountLine> {
 }
 
 /// Parses records from the first marker on. `blocks[0]` is a marker or a bad marker.
+/// Whether a title shows as nothing: only braces, dollars, backslashes and
+/// spaces (`}`, `{}`, `$$`).
+fn shows_nothing(title: &str) -> bool {
+    title
+        .chars()
+        .all(|c| matches!(c, '{' | '}' | '$' | '\\' | '~') || c.is_whitespace())
+}
+
 fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, ListingError> {
     let mut records = Vec::new();
     let mut i = 0;
@@ -419,8 +429,14 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
                 })
             }
         };
-        let title = match (blocks.get(i + 1), kinds.get(i + 1)) {
-            (Some(block), Some(BlockKind::Text)) => block.text.clone(),
+        let (title, title_line) = match (blocks.get(i + 1), kinds.get(i + 1)) {
+            (Some(block), Some(BlockKind::Text)) if shows_nothing(&block.text) => {
+                return Err(ListingError::NoTitle {
+                    line: block.line,
+                    found: format!("`{}`, which shows as nothing", shorten(&block.text)),
+                })
+            }
+            (Some(block), Some(BlockKind::Text)) => (block.text.clone(), block.line),
             (_, Some(BlockKind::Categories(_))) => {
                 return Err(ListingError::NoTitle {
                     line: marker.line,
@@ -473,6 +489,7 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
             line: marker.line,
             position: records.len(),
             title,
+            title_line,
             abstract_paragraphs,
             categories,
         });
