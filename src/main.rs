@@ -81,9 +81,16 @@ struct ServeArgs {
     /// The site root, holding site.toml, seeds/, content/ and themes/.
     #[arg(long, default_value = ".", value_parser = existing_dir)]
     root: PathBuf,
-    /// Address to listen on.
+    /// Address to listen on; one beyond loopback (0.0.0.0) makes the
+    /// preview reachable from the network, with a warning.
     #[arg(long, default_value = "127.0.0.1")]
     interface: std::net::IpAddr,
+    /// A host name the preview answers to besides localhost and IP
+    /// addresses (a LAN name such as `laptop.local`); repeatable. Requests
+    /// naming any other host are refused, so a web page cannot read the
+    /// preview through DNS rebinding.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    allowed_hosts: Vec<String>,
     /// Port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 1111)]
     port: u16,
@@ -130,6 +137,7 @@ fn main() -> ExitCode {
             let options = vellum::serve::ServeOptions {
                 root: args.root,
                 interface: args.interface,
+                allowed_hosts: args.allowed_hosts,
                 port: args.port,
                 base_url: args.base_url,
                 drafts: args.drafts,

@@ -988,6 +988,114 @@ fn reordering_a_listings_records_makes_corpus_json_again() {
 }
 
 /// This file's tests, for the harness in `tests/main.rs`.
+/// (status, body) of `GET /` naming `host` in its `Host` header.
+fn get_host(port: u16, host: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body.to_string())
+}
+
+/// Finding: `serve` did not check the `Host` header, so a page whose name
+/// a DNS-rebinding attack pointed at this machine could read the preview.
+fn serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts() {
+    let site = olumide_site();
+    let server = start_with(site.path(), &["--allowed-host", "Laptop.Local"]);
+    for host in ["localhost", "127.0.0.1:1111", "[::1]", "laptop.local:1111"] {
+        assert_eq!(get_host(server.port, host).0, 200, "{host}");
+    }
+    let (status, body) = get_host(server.port, "rebind.evil.example:1111");
+    assert_eq!(status, 403);
+    assert_eq!(
+        body,
+        "This preview answers to localhost and IP addresses only, not to `rebind.evil.example`. \
+         To allow it, run vellum serve --allowed-host rebind.evil.example\n"
+    );
+}
+
+/// Finding: `serve` never timed out a half-sent request (1,000 held open
+/// for 90 s). A connection whose headers do not end in 10 s is closed.
+fn serve_closes_a_connection_whose_request_headers_never_end() {
+    let site = olumide_site();
+    let server = start(site.path());
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(stream, "GET / HTTP/1.1\r\nHost: localhost\r\n").unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let read = stream.read_to_end(&mut rest);
+    let waited = started.elapsed();
+    assert!(read.is_ok(), "{read:?} after {waited:?}");
+    assert!(
+        (Duration::from_secs(9)..Duration::from_secs(20)).contains(&waited),
+        "closed after {waited:?}"
+    );
+    // A whole request on a new connection is still answered.
+    assert_eq!(get(server.port, "/").0, 200);
+}
+
+/// Finding: `--interface 0.0.0.0` bound every interface without a word.
+fn serve_warns_when_it_listens_beyond_loopback() {
+    let site = olumide_site();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["serve", "--port", "0", "--interface", "0.0.0.0", "--root"])
+        .arg(site.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let warning = stderr
+        .lines()
+        .map(Result::unwrap)
+        .find(|l| l.starts_with("warning: serving on"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        warning.as_deref(),
+        Some("warning: serving on 0.0.0.0, reachable from other machines on the network; the preview is meant for this machine (--interface 127.0.0.1)")
+    );
+}
+
+/// Finding: `serve` accepted an alias with a CR LF that `build` rejects:
+/// both refuse it at its line.
+fn serve_refuses_the_alias_build_refuses() {
+    let site = olumide_site();
+    write(
+        site.path(),
+        "content/authors/olumide-adeyemi.md",
+        b"+++\naliases = [\"x\\r\\ny/\"]\n+++\n",
+    );
+    let expected = "content/authors/olumide-adeyemi.md:2: error: expected an alias to be a site path such as `people/name/`, found `x\\r\\ny/`, which has a control character";
+    let built = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["build", "--root"])
+        .arg(site.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&built.stderr).contains(expected));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["serve", "--port", "0", "--root"])
+        .arg(site.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let first = stderr.lines().next().map(Result::unwrap);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(first.as_deref(), Some(expected));
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

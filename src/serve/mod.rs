@@ -52,6 +52,9 @@ pub struct ServeOptions {
     pub root: PathBuf,
     /// Address to listen on (loopback by default).
     pub interface: IpAddr,
+    /// Host names answered besides `localhost` and IP addresses
+    /// (`--allowed-host`), lowercase or not.
+    pub allowed_hosts: Vec<String>,
     /// Port; 0 picks a free one (printed on start).
     pub port: u16,
     /// When given, the site is served under this base URL's path.
@@ -193,6 +196,23 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(|error| ServeError::Bind { address, error })?;
+    if !options.interface.is_loopback() {
+        eprintln!(
+            "warning: serving on {}, reachable from other machines on the network; the preview \
+             is meant for this machine (--interface 127.0.0.1)",
+            options.interface
+        );
+    }
+    let allowed: Arc<Vec<String>> = Arc::new(
+        options
+            .allowed_hosts
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect(),
+    );
+    let app = app.layer(axum::middleware::from_fn(move |request, next| {
+        check_host(Arc::clone(&allowed), request, next)
+    }));
     runtime.block_on(async move {
         listener
             .set_nonblocking(true)
@@ -206,13 +226,87 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             }
         }
         tokio::select! {
-            result = axum::serve(listener, app) => result.map_err(|error| ServeError::Bind { address, error }),
+            result = accept_loop(listener, app) => result.map_err(|error| ServeError::Bind { address, error }),
             _ = tokio::signal::ctrl_c() => {
                 println!("Stopped.");
                 Ok(())
             }
         }
     })
+}
+
+/// How long a connection may take to send a request's headers: a client
+/// that opens a connection and sends half a request is cut off, so held
+/// connections cannot pile up.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves each connection with HTTP/1.1 (hyper), cutting off one whose
+/// request headers take longer than [`HEADER_READ_TIMEOUT`].
+async fn accept_loop(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // Out of file descriptors and the like: wait, then go on.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Refuses a request whose `Host` is neither an IP address, `localhost`
+/// (or a name under it) nor one of `allowed`: a page on another site whose
+/// name was made to resolve to this machine (DNS rebinding) names its own
+/// host, so it cannot read the preview.
+async fn check_host(
+    allowed: Arc<Vec<String>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if host_allowed(host, &allowed) {
+        return next.run(request).await;
+    }
+    let name = host_name(host);
+    (
+        StatusCode::FORBIDDEN,
+        format!(
+            "This preview answers to localhost and IP addresses only, not to `{name}`. To allow it, run vellum serve --allowed-host {name}\n"
+        ),
+    )
+        .into_response()
+}
+
+/// `host` without its port (`[::1]:1111` → `[::1]`, `a.local:80` → `a.local`).
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host
+            .split_once(']')
+            .map_or(host, |(ip, _)| &host[..ip.len() + 1]);
+    }
+    host.rsplit_once(':').map_or(host, |(name, _)| name)
+}
+
+fn host_allowed(host: &str, allowed: &[String]) -> bool {
+    let name = host_name(host).to_ascii_lowercase();
+    let bare = name.trim_start_matches('[').trim_end_matches(']');
+    bare.parse::<IpAddr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost")
+        || allowed.contains(&name)
 }
 
 /// Prints the diagnostics, then what was built: counts, time, and how
@@ -582,6 +676,32 @@ fn inject(html: &[u8], script: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hosts_answered() {
+        let allowed = vec!["laptop.local".to_string()];
+        for host in [
+            "127.0.0.1:1111",
+            "[::1]:1111",
+            "192.168.1.5",
+            "localhost:1111",
+            "LocalHost",
+            "app.localhost:80",
+            "laptop.local:1111",
+            "Laptop.Local",
+        ] {
+            assert!(host_allowed(host, &allowed), "{host}");
+        }
+        for host in [
+            "evil.example:1111",
+            "",
+            "127.0.0.1.evil.example",
+            "localhost.evil.example",
+            "laptop.local.evil",
+        ] {
+            assert!(!host_allowed(host, &allowed), "{host}");
+        }
+    }
 
     #[test]
     fn request_paths_never_escape_the_site() {
