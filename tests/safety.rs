@@ -3,6 +3,7 @@
 //! bounded time, errors at their `file:line`, no silent guesses.
 
 use crate::common::*;
+use proptest::prelude::*;
 use vellum::diagnostics::Severity;
 
 /// The paper of [`olumide_site`].
@@ -670,6 +671,106 @@ fn a_shortcode_inside_a_paragraph_is_an_error_at_its_line() {
     );
 }
 
+/// Stands for `\\u0008` in [`junk`].
+const TOML_ESCAPE: char = '\u{e000}';
+
+/// `text` as a TOML basic string's content: `\\` and `"` escaped, each
+/// [`TOML_ESCAPE`] a `\\u0008` escape, line breaks as spaces.
+fn toml_string(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace(['\n', '\r'], " ")
+        .replace(TOML_ESCAPE, "\\u0008")
+}
+
+/// Pieces of hostile text: characters no page may hold, raw and as TOML
+/// escapes, markup, script links, unbalanced LaTeX, any character.
+fn junk() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("\u{0}".to_string()),
+        Just("\u{8}".to_string()),
+        Just("\u{1b}".to_string()),
+        Just("\u{85}".to_string()),
+        Just("\u{fffe}".to_string()),
+        Just("\u{ffff}".to_string()),
+        Just("\\u0008".to_string()),
+        Just("<script>".to_string()),
+        Just("]]>".to_string()),
+        Just("&amp;".to_string()),
+        Just("$x$".to_string()),
+        Just("$\\text{".to_string()),
+        Just("\\href{javascript:alert(1)}{x}".to_string()),
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just("\"".to_string()),
+        "\\PC{1,6}",
+        any::<char>().prop_map(String::from),
+    ];
+    proptest::collection::vec(piece, 1..12).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// A build of hostile text in a listing's title, abstract and author,
+    /// a page's front matter and body, and `site.toml`'s title never
+    /// panics, and when it succeeds every XML file is well-formed and no
+    /// page holds a character HTML forbids.
+    fn fuzzed_builds_never_panic_and_write_well_formed_xml(
+        title in junk(),
+        abstract_text in junk(),
+        author in junk(),
+        page_title in junk(),
+        body in junk(),
+        site_title in junk(),
+    ) {
+        let [title, abstract_text, author, body] =
+            [title, abstract_text, author, body].map(|t| t.replace(TOML_ESCAPE, "\\u0008"));
+        let listing = String::from_utf8(olumide_listing())
+            .unwrap()
+            .replace("Routing Tokens in Mixture-of-Experts", &format!("Routing {title}"))
+            .replace("First paragraph about routing.", &abstract_text)
+            .replace("Olumide Adeyemi", &format!("Olumide {}", author.replace(['\n', '\r'], " ")));
+        let dir = temp_site(&[("olumide.txt", listing.as_bytes())], "");
+        write(
+            dir.path(),
+            "site.toml",
+            format!("title = \"{}\"\nbase_url = \"https://example.org/\"\n", toml_string(&site_title)).as_bytes(),
+        );
+        write(
+            dir.path(),
+            "content/p.md",
+            format!("+++\ntitle = \"{}\"\n+++\n\n{body}\n", toml_string(&page_title)).as_bytes(),
+        );
+        let (report, site) = build_memory(dir.path(), None);
+        // The pieces are all accepted, with warnings: a failed build would
+        // check nothing.
+        prop_assert!(!report.failed(), "{:?}", messages(&report, Severity::Error));
+        for (path, bytes) in &site {
+            if path.ends_with(".xml") {
+                assert_well_formed_xml(path, bytes);
+            } else if path.ends_with(".html") {
+                let text = String::from_utf8_lossy(bytes);
+                prop_assert!(!text.chars().any(vellum::input::chars::is_forbidden), "{}", path);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    /// `site.toml` and Markdown pages of any bytes never panic the parsers.
+    fn config_and_page_parsers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), text in "\\PC{0,200}") {
+        for input in [bytes.clone(), text.clone().into_bytes(), format!("+++\n{text}\n+++\n{text}").into_bytes()] {
+            let file = ("p.md".to_string(), std::path::PathBuf::from("content/p.md"), input.clone());
+            let diagnostics = vellum::diagnostics::Diagnostics::new();
+            let _ = vellum::input::content::load(&[file], false, &diagnostics);
+            if let Ok(text) = std::str::from_utf8(&input) {
+                let _ = vellum::input::config::Config::parse(text, std::path::Path::new("site.toml"));
+            }
+        }
+    }
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(safety:
         script_links_in_overrides_and_profiles_are_errors_at_their_line,
@@ -687,5 +788,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file,
         a_missing_or_empty_title_is_an_error_at_its_line,
         a_shortcode_inside_a_paragraph_is_an_error_at_its_line,
+        fuzzed_builds_never_panic_and_write_well_formed_xml,
+        config_and_page_parsers_never_panic,
     )
 }
