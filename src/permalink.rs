@@ -247,8 +247,9 @@ fn push_site_path(route: &Route, out: &mut String) {
 /// Normalises an alias (an old URL path) to a site path: no leading slash,
 /// a trailing slash unless it names an `.html` file. Errors, saying what
 /// was wrong: an empty path, one with `..`, `?`, `#`, a scheme, a
-/// backslash, a control character, or a segment longer than 255 bytes
-/// (the longest file name a file system takes).
+/// backslash, a control character, a hidden segment (`.git/`), or a
+/// segment longer than 255 bytes (the longest file name a file system
+/// takes).
 pub fn normalise_alias(alias: &str) -> Result<String, &'static str> {
     let trimmed = alias.trim().trim_start_matches('/');
     if trimmed.is_empty() {
@@ -262,6 +263,9 @@ pub fn normalise_alias(alias: &str) -> Result<String, &'static str> {
     }
     if trimmed.split('/').any(|c| c == ".." || c == ".") {
         return Err("a `.` or `..` segment");
+    }
+    if trimmed.split('/').any(|c| c.starts_with('.')) {
+        return Err("a segment starting with `.`, a hidden path (`.git/` is a repository's)");
     }
     if trimmed.split('/').any(|c| c.len() > 255) {
         return Err("a segment longer than 255 bytes, which no file system takes as a name");
@@ -392,6 +396,9 @@ mod tests {
         assert_eq!(normalise_alias("/"), Err("an empty path"));
         assert_eq!(normalise_alias("../etc"), Err("a `.` or `..` segment"));
         assert_eq!(normalise_alias("a\r\nb/"), Err("a control character"));
+        assert!(normalise_alias(".git/hooks/")
+            .unwrap_err()
+            .contains("hidden"));
         assert!(normalise_alias(&"a".repeat(256))
             .unwrap_err()
             .contains("255 bytes"));

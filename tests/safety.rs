@@ -136,7 +136,10 @@ fn files_vellum_did_not_write_in_public_are_kept() {
 }
 
 /// Finding (b): `--output-dir ../x` over a directory that happened to hold
-/// an `index.html` and a `sitemap.xml` lost every other file.
+/// an `index.html` and a `sitemap.xml` lost every other file. Such a
+/// directory is refused now, untouched; one holding every file a build
+/// writes (an earlier build without a manifest) is adopted, and nothing in
+/// it is removed.
 fn an_output_dir_without_a_manifest_is_adopted_and_nothing_in_it_removed() {
     let site = olumide_site();
     let root = site.path();
@@ -145,37 +148,84 @@ fn an_output_dir_without_a_manifest_is_adopted_and_nothing_in_it_removed() {
         .unwrap()
         .join(format!("{}-x", root.file_name().unwrap().to_str().unwrap()));
     let _remove = TempDirGuard(x.clone());
-    write(&x, "index.html", b"old home");
-    write(&x, "sitemap.xml", b"old sitemap");
+    write(&x, "index.html", b"my home");
+    write(&x, "sitemap.xml", b"my sitemap");
     write(&x, "docs/thesis.tex", b"\\documentclass{book}");
-    let stdout = build_ok(root, &["--output-dir", x.to_str().unwrap()]);
-    assert!(stdout.contains(", 0 removed"), "{stdout}");
-    assert_eq!(
-        std::fs::read(x.join("docs/thesis.tex")).unwrap(),
-        b"\\documentclass{book}"
-    );
-    assert!(std::fs::read_to_string(x.join("index.html"))
-        .unwrap()
-        .contains("<html"));
-    build_ok(root, &["--output-dir", x.to_str().unwrap()]);
-    assert!(x.join("docs/thesis.tex").is_file());
-    // A non-empty directory with neither a manifest nor a previous build is refused.
-    let notes = root.join("notes");
-    write(&notes, "a.txt", b"mine");
+    let before = read_tree(&x);
     let out = vellum(
         &[
             "build",
             "--root",
             root.to_str().unwrap(),
             "--output-dir",
-            "notes",
+            x.to_str().unwrap(),
         ],
         &[],
     );
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("is not empty and holds no previous build (no .vellum-manifest, index.html and sitemap.xml)"), "{stderr}");
-    assert_eq!(std::fs::read(notes.join("a.txt")).unwrap(), b"mine");
+    assert!(
+        stderr.contains("is not empty and holds no previous build (no .vellum-manifest, and not all of index.html, sitemap.xml, authors/index.html, years/index.html); choose another output directory or empty it"),
+        "{stderr}"
+    );
+    assert_eq!(read_tree(&x), before);
+    // An earlier build's files, without a manifest.
+    write(&x, "authors/index.html", b"old authors");
+    write(&x, "years/index.html", b"old years");
+    write(
+        &x,
+        "years/1999/index.html",
+        b"a page the next build no longer makes",
+    );
+    let stdout = build_ok(root, &["--output-dir", x.to_str().unwrap()]);
+    assert!(stdout.contains(", 0 removed"), "{stdout}");
+    assert_eq!(
+        std::fs::read(x.join("docs/thesis.tex")).unwrap(),
+        b"\\documentclass{book}"
+    );
+    assert!(x.join("years/1999/index.html").is_file());
+    assert!(std::fs::read_to_string(x.join("index.html"))
+        .unwrap()
+        .contains("<html"));
+    build_ok(root, &["--output-dir", x.to_str().unwrap()]);
+    assert!(x.join("docs/thesis.tex").is_file() && x.join("years/1999/index.html").is_file());
+}
+
+/// Found in review: a user's own file where a new page is written was
+/// replaced silently, then listed in the manifest and removed with the
+/// page. It is an error now, and the output is left as it was.
+fn a_file_of_the_users_where_the_site_now_writes_one_is_an_error() {
+    let site = olumide_site();
+    let root = site.path();
+    build_ok(root, &[]);
+    let public = root.join("public");
+    write(&public, "team/index.html", b"HANDWRITTEN");
+    write(root, "content/team.md", b"+++\ntitle = \"Team\"\n+++\nhi\n");
+    let before = read_tree(&public);
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("public/team/index.html: is a file Vellum did not write, where the site now writes one; move it away (or remove it to let Vellum write there)"),
+        "{stderr}"
+    );
+    assert_eq!(read_tree(&public), before);
+    // A file of the user's where the site needs a folder, and a folder of
+    // the user's where it writes a file.
+    std::fs::remove_dir_all(public.join("team")).unwrap();
+    write(&public, "team", b"a file");
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("public/team: is a file Vellum did not write where the site now has a directory; move it away"));
+    std::fs::remove_file(public.join("team")).unwrap();
+    std::fs::remove_file(root.join("content/team.md")).unwrap();
+    std::fs::remove_file(public.join("robots.txt")).unwrap();
+    write(&public, "robots.txt/mine.txt", b"x");
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("public/robots.txt: is a directory Vellum did not write where the site now has a file; move it away"));
+    assert_eq!(
+        std::fs::read(public.join("robots.txt/mine.txt")).unwrap(),
+        b"x"
+    );
 }
 
 /// Removes a directory outside the test's temporary one when dropped.
@@ -211,6 +261,10 @@ fn a_staging_directory_vellum_did_not_make_is_never_removed() {
     std::fs::remove_dir_all(root.join(".public.vellum-staging")).unwrap();
     write(root, ".public.vellum-staging/VELLUM-STAGING", b"");
     write(root, ".public.vellum-staging/site/index.html", b"half");
+    build_ok(root, &[]);
+    assert!(!root.join(".public.vellum-staging").exists());
+    // One killed before it wrote its marker is still empty, and removed.
+    std::fs::create_dir(root.join(".public.vellum-staging")).unwrap();
     build_ok(root, &[]);
     assert!(!root.join(".public.vellum-staging").exists());
 }
@@ -568,7 +622,8 @@ fn an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file() {
         ("authors/olumide-adeyemi/olumide-adeyemi.bib", format!("expected alias `authors/olumide-adeyemi/olumide-adeyemi.bib` to be a free path, found /authors/olumide-adeyemi/olumide-adeyemi.bib which is the BibTeX file of author Olumide Adeyemi{fix}")),
         ("authors/olumide-adeyemi/atom.xml/", format!("expected alias `authors/olumide-adeyemi/atom.xml/` to be a free path, found /authors/olumide-adeyemi/atom.xml which is the feed of author Olumide Adeyemi{fix}")),
         (&format!("papers/{PAPER}/{PAPER}.ris/"), format!("expected alias `papers/{PAPER}/{PAPER}.ris/` to be a free path, found /papers/{PAPER}/{PAPER}.ris which is the ris export of paper `Routing Tokens in Mixture-of-Experts`{fix}")),
-        (".vellum-manifest/", format!("expected alias `.vellum-manifest/` to be a free path, found /.vellum-manifest which is the list of the files Vellum wrote (its manifest){fix}")),
+        (".git/", "expected an alias to be a site path such as `people/name/`, found `.git/`, which has a segment starting with `.`, a hidden path (`.git/` is a repository's)".to_string()),
+        (".vellum-manifest/", "expected an alias to be a site path such as `people/name/`, found `.vellum-manifest/`, which has a segment starting with `.`, a hidden path (`.git/` is a repository's)".to_string()),
         ("x\\r\\ny/", "expected an alias to be a site path such as `people/name/`, found `x\\r\\ny/`, which has a control character".to_string()),
         (&format!("{}/", "a".repeat(300)), format!("expected an alias to be a site path such as `people/name/`, found `{}…`, which has a segment longer than 255 bytes, which no file system takes as a name", "a".repeat(120))),
     ];
@@ -777,6 +832,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         script_links_in_listing_text_are_text_with_a_warning,
         files_vellum_did_not_write_in_public_are_kept,
         an_output_dir_without_a_manifest_is_adopted_and_nothing_in_it_removed,
+        a_file_of_the_users_where_the_site_now_writes_one_is_an_error,
         a_staging_directory_vellum_did_not_make_is_never_removed,
         a_symlinked_output_directory_keeps_its_link,
         a_build_killed_at_any_moment_leaves_the_old_site_or_the_new,

@@ -45,8 +45,18 @@ pub const MANIFEST_HEADER: &str =
     "# Written by Vellum: the files of its last build here. Only these are ever replaced or removed.";
 
 /// The marker file in a staging directory: only a directory holding it is
-/// ever removed.
+/// ever removed (or an empty one).
 pub const MARKER: &str = "VELLUM-STAGING";
+
+/// The files every build writes: an output directory without a manifest
+/// that holds them all is an earlier build, adopted; a user's own site is
+/// not taken for one just for holding an `index.html` and a sitemap.
+const PREVIOUS_BUILD: [&str; 4] = [
+    "index.html",
+    "sitemap.xml",
+    "authors/index.html",
+    "years/index.html",
+];
 
 fn with_path(path: &Path, error: io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}", path.display()))
@@ -82,6 +92,9 @@ struct Staging {
     /// user's is taken for the last build's only if its path's hash equals
     /// one of those.
     owned: FxHashSet<u64>,
+    /// The output had no manifest but held an earlier build, whose files
+    /// this build may replace.
+    adopted: bool,
     /// Each path put, and whether its bytes changed.
     paths: Mutex<Vec<(Box<str>, bool)>>,
     bytes: AtomicU64,
@@ -132,8 +145,10 @@ fn remove_leftover(dir: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(with_path(dir, e)),
         Ok(meta) if meta.is_dir() && dir.join(MARKER).is_file() => {
-            std::fs::remove_dir_all(dir).map_err(|e| with_path(dir, e))
+            remove_tree(dir).map_err(|e| with_path(dir, e))
         }
+        // Made by a build killed before it wrote its marker.
+        Ok(meta) if meta.is_dir() && std::fs::remove_dir(dir).is_ok() => Ok(()),
         Ok(_) => Err(refuse(
             dir,
             &format!(
@@ -165,9 +180,34 @@ fn read_manifest(out: &Path) -> io::Result<Option<FxHashSet<u64>>> {
     ))
 }
 
-/// Whether `out` is a mount point (its device differs from its parent's),
-/// where neither an exchange nor a staging tree beside it can work.
+/// Whether `out` is a mount point, where neither an exchange nor a
+/// staging tree beside it can work: on Linux as `statx` says (which also
+/// knows a bind mount of a folder of the same file system, as Docker's
+/// `-v` makes), elsewhere when its device differs from its parent's.
 fn is_mount_point(out: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        if let Ok(path) = CString::new(out.as_os_str().as_bytes()) {
+            // SAFETY: a valid NUL-terminated path and a zeroed buffer of
+            // the type statx fills.
+            let mut buffer: libc::statx = unsafe { std::mem::zeroed() };
+            let result = unsafe {
+                libc::statx(
+                    libc::AT_FDCWD,
+                    path.as_ptr(),
+                    0,
+                    libc::STATX_BASIC_STATS,
+                    &mut buffer,
+                )
+            };
+            let known = buffer.stx_attributes_mask & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0;
+            if result == 0 && known {
+                return buffer.stx_attributes & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0;
+            }
+        }
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -220,26 +260,27 @@ impl Sink for DiskSink {
             Publish::InPlace => out.join(".vellum-staging"),
         };
         remove_leftover(&dir)?;
-        let owned = match read_manifest(&out)? {
-            Some(owned) => owned,
+        let (owned, adopted) = match read_manifest(&out)? {
+            Some(owned) => (owned, false),
             None => {
                 let non_empty = std::fs::read_dir(&out).is_ok_and(|mut it| it.next().is_some());
-                let previous_build =
-                    out.join("index.html").is_file() && out.join("sitemap.xml").is_file();
+                let previous_build = PREVIOUS_BUILD.iter().all(|file| out.join(file).is_file());
                 if non_empty && !previous_build {
                     return Err(refuse(
                         given,
                         &format!(
-                            "is not empty and holds no previous build (no {MANIFEST}, index.html \
-                             and sitemap.xml); choose another output directory or empty it"
+                            "is not empty and holds no previous build (no {MANIFEST}, and not all of {}); \
+                             choose another output directory or empty it",
+                            PREVIOUS_BUILD.join(", ")
                         ),
                     ));
                 }
-                FxHashSet::default()
+                (FxHashSet::default(), non_empty)
             }
         };
-        let tree = dir.join("site");
-        std::fs::create_dir_all(&tree).map_err(|e| with_path(&tree, e))?;
+        // The marker first: a build killed at any moment leaves a staging
+        // directory that is empty (removed as it is) or marked.
+        std::fs::create_dir_all(&dir).map_err(|e| with_path(&dir, e))?;
         std::fs::write(
             dir.join(MARKER),
             format!(
@@ -248,12 +289,15 @@ impl Sink for DiskSink {
             ),
         )
         .map_err(|e| with_path(&dir, e))?;
+        let tree = dir.join("site");
+        std::fs::create_dir(&tree).map_err(|e| with_path(&tree, e))?;
         self.staging = Some(Staging {
             out,
             dir,
             tree,
             publish,
             owned,
+            adopted,
             paths: Mutex::default(),
             bytes: AtomicU64::new(0),
         });
@@ -315,7 +359,7 @@ impl Sink for DiskSink {
             .take()
             .ok_or_else(|| io::Error::other("the disk sink was not begun"))?;
         let result = staging.publish();
-        let _ = std::fs::remove_dir_all(&staging.dir);
+        let _ = remove_tree(&staging.dir);
         result
     }
 
@@ -346,7 +390,7 @@ impl Staging {
         let mut stats = WriteStats {
             files: paths.len(),
             written: paths.iter().filter(|(_, changed)| *changed).count(),
-            removed: self.owned.iter().filter(|h| !new.contains(h)).count(),
+            removed: 0,
             bytes: self.bytes.load(Ordering::Relaxed),
         };
         let mut manifest = String::with_capacity(paths.len() * 48);
@@ -362,11 +406,14 @@ impl Staging {
             std::fs::rename(&self.tree, &self.out).map_err(|e| with_path(&self.out, e))?;
             return Ok(stats);
         }
-        if self.publish == Publish::Exchange {
-            self.carry_foreign(&new)?;
+        // Every check before anything of the output changes, in both ways
+        // of publishing.
+        let link = self.publish == Publish::Exchange;
+        stats.removed = self.carry_foreign(&new, link)?;
+        if link {
             let (old, staged) = (self.out.join(MANIFEST), self.tree.join(MANIFEST));
             let same = std::fs::read(&old).is_ok_and(|b| b == manifest.as_bytes());
-            if !(same && link(&old, &staged).is_ok()) {
+            if !(same && self::link(&old, &staged).is_ok()) {
                 write_new(&staged, manifest.as_bytes())?;
             }
             match exchange(&self.tree, &self.out) {
@@ -375,20 +422,24 @@ impl Staging {
                 Err(_) => {}
             }
         }
-        stats.removed = self.in_place(&paths, &new, &manifest)?;
+        self.in_place(&paths, &new, &manifest)?;
         Ok(stats)
     }
 
-    /// Links every file and symlink of the output that the last manifest
-    /// does not list, and that this build does not write, into the new
-    /// tree, and makes its empty directories again. A file of the user's
-    /// where this build needs a directory, or the other way round, is an
-    /// error: neither is lost.
-    fn carry_foreign(&self, new: &FxHashSet<u64>) -> io::Result<()> {
+    /// Walks the output and checks that publishing loses none of the
+    /// user's files: a file the last manifest does not list where this
+    /// build writes one (unless the output is adopted: its files are an
+    /// earlier build's), or where it needs a directory, and a directory of
+    /// the user's where it writes a file, are errors. With `link`, carries
+    /// every other file and symlink not listed into the new tree (hard
+    /// links) and makes its empty directories again. Returns how many
+    /// listed files this build no longer writes (it removes them).
+    fn carry_foreign(&self, new: &FxHashSet<u64>, link: bool) -> io::Result<usize> {
         let walk = walkdir::WalkDir::new(&self.out)
             .min_depth(1)
             .into_iter()
             .filter_entry(|e| e.path() != self.dir);
+        let mut removed = 0;
         for entry in walk {
             let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
             let relative = crate::input::slash_path(entry.path(), &self.out);
@@ -396,42 +447,62 @@ impl Staging {
                 continue;
             }
             let target = self.tree.join(&relative);
+            let in_tree = std::fs::symlink_metadata(&target);
             if entry.file_type().is_dir() {
+                if in_tree.as_ref().is_ok_and(|m| !m.is_dir()) {
+                    return Err(refuse(
+                        entry.path(),
+                        "is a directory Vellum did not write where the site now has a file; move it away",
+                    ));
+                }
                 // A directory is made again when a file of the user's is
                 // carried into it, or when it is empty (a build never
                 // leaves one, so it is the user's).
                 let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut it| it.next().is_none());
-                if empty {
+                if link && empty && in_tree.is_err() {
                     std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
                 }
                 continue;
             }
             let key = hash(&relative);
-            if self.owned.contains(&key) || new.contains(&key) {
+            if self.owned.contains(&key) {
+                removed += usize::from(!new.contains(&key));
                 continue;
             }
-            if std::fs::symlink_metadata(&target).is_ok() {
-                return Err(refuse(
-                    entry.path(),
-                    "is a file Vellum did not write where the site now has a directory; move it away",
-                ));
+            match in_tree {
+                Ok(_) if new.contains(&key) && self.adopted => continue,
+                Ok(meta) if meta.is_dir() => {
+                    return Err(refuse(
+                        entry.path(),
+                        "is a file Vellum did not write where the site now has a directory; move it away",
+                    ))
+                }
+                Ok(_) => {
+                    return Err(refuse(
+                        entry.path(),
+                        "is a file Vellum did not write, where the site now writes one; move it away \
+                         (or remove it to let Vellum write there)",
+                    ))
+                }
+                Err(_) => {}
             }
-            make_parent(&target)?;
-            std::fs::hard_link(entry.path(), &target).map_err(|e| with_path(&target, e))?;
+            if link {
+                make_parent(&target)?;
+                std::fs::hard_link(entry.path(), &target).map_err(|e| with_path(&target, e))?;
+            }
         }
-        Ok(())
+        Ok(removed)
     }
 
     /// The fallback: moves each changed file into the output, writes the
     /// manifest, then removes the files the last manifest listed that this
-    /// build did not write, and directories they left empty. Returns the
-    /// number of files removed.
+    /// build did not write, and directories they left empty.
     fn in_place(
         &self,
         paths: &[(Box<str>, bool)],
         new: &FxHashSet<u64>,
         manifest: &str,
-    ) -> io::Result<usize> {
+    ) -> io::Result<()> {
         paths
             .par_iter()
             .filter(|(_, changed)| *changed)
@@ -444,7 +515,6 @@ impl Staging {
         std::fs::write(&staged, manifest).map_err(|e| with_path(&staged, e))?;
         let target = self.out.join(MANIFEST);
         std::fs::rename(&staged, &target).map_err(|e| with_path(&target, e))?;
-        let mut removed = 0;
         let mut emptied = Vec::new();
         let walk = walkdir::WalkDir::new(&self.out)
             .min_depth(1)
@@ -458,7 +528,6 @@ impl Staging {
             let key = hash(&crate::input::slash_path(entry.path(), &self.out));
             if self.owned.contains(&key) && !new.contains(&key) {
                 std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
-                removed += 1;
                 emptied.extend(entry.path().parent().map(Path::to_path_buf));
             }
         }
@@ -473,8 +542,36 @@ impl Staging {
                 }
             }
         }
-        Ok(removed)
+        Ok(())
     }
+}
+
+/// Removes the staging directory `dir` and everything in it (symlinks,
+/// not their targets), files in parallel (after a publish it holds the
+/// whole old site), its [`MARKER`] last: a removal cut short leaves a
+/// directory the next build still knows as its own.
+fn remove_tree(dir: &Path) -> io::Result<()> {
+    let marker = dir.join(MARKER);
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+        if entry.file_type().is_dir() {
+            dirs.push(entry.into_path());
+        } else if entry.path() != marker {
+            files.push(entry.into_path());
+        }
+    }
+    files.par_iter().try_for_each(std::fs::remove_file)?;
+    // Children before their parents (walkdir lists parents first); the
+    // directory itself last, after its marker.
+    let top = dirs.first().cloned();
+    dirs.iter()
+        .skip(1)
+        .rev()
+        .try_for_each(std::fs::remove_dir)?;
+    remove_if_present(&marker)?;
+    top.map_or(Ok(()), std::fs::remove_dir)
 }
 
 fn make_parent(path: &Path) -> io::Result<()> {

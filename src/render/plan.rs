@@ -143,9 +143,6 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
                         Some(of) => format!("alias of {of}"),
                         None => describe(site, &jobs[other]),
                     },
-                    None if path == crate::output::disk::MANIFEST => {
-                        "list of the files Vellum wrote (its manifest)".to_string()
-                    }
                     None if site.config.search
                         && path == "search"
                         && file != "search/index.html" =>
