@@ -89,7 +89,7 @@ struct ServeArgs {
     /// addresses (a LAN name such as `laptop.local`); repeatable. Requests
     /// naming any other host are refused, so a web page cannot read the
     /// preview through DNS rebinding.
-    #[arg(long = "allowed-host", value_name = "NAME")]
+    #[arg(long = "allowed-host", value_name = "NAME", value_parser = host_name)]
     allowed_hosts: Vec<String>,
     /// Port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 1111)]
@@ -278,6 +278,19 @@ fn existing_dir(value: &str) -> Result<PathBuf, String> {
         Ok(path)
     } else {
         Err(format!("expected an existing directory, found `{value}`"))
+    }
+}
+
+fn host_name(value: &str) -> Result<String, String> {
+    let labels_ok = value
+        .split('.')
+        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    if labels_ok {
+        Ok(value.to_ascii_lowercase())
+    } else {
+        Err(format!(
+            "expected a host name such as `laptop.local` (letters, digits, `-`, dots between), found `{value}`"
+        ))
     }
 }
 

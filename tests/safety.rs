@@ -49,6 +49,34 @@ fn script_links_in_overrides_and_profiles_are_errors_at_their_line() {
     );
 }
 
+/// Found in review: a key after a multi-line string, or a quoted key, was
+/// reported at the wrong line or none; `arxiv`, `doi` and `orcid` took
+/// any text.
+fn identifiers_and_urls_are_checked_at_their_key_line_however_written() {
+    let dir = olumide_site();
+    write(
+        dir.path(),
+        &format!("content/papers/{PAPER}.md"),
+        b"+++\ntitle = \"\"\"Routing\nurl = not a key\nTokens\"\"\"\n\"url\" = \"javascript:x\"\narxiv = \"javascript:alert(1)\"\ndoi = \"doi:10.1145\"\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/authors/olumide-adeyemi.md",
+        b"+++\norcid = \"https://orcid.org/0000-0002\"\n+++\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let file = format!("content/papers/{PAPER}.md");
+    assert_eq!(
+        messages(&report, Severity::Error),
+        [
+            "content/authors/olumide-adeyemi.md:2: error: expected `orcid` to be an ORCID iD such as `0000-0002-1825-0097`, found `0000-0002`".to_string(),
+            format!("{file}:5: error: expected `url` to be an http://, https:// or mailto: URL or a relative path, found `javascript:x` (a script URL, which runs code when clicked); give the address a reader should open"),
+            format!("{file}:6: error: expected `arxiv` to be an arXiv identifier such as `2405.01234` or `cs/0112017`, found `javascript:alert(1)`"),
+            format!("{file}:7: error: expected `doi` to be a DOI such as `10.1145/3600006.3613139`, found `10.1145`"),
+        ]
+    );
+}
+
 fn script_links_in_listing_text_are_text_with_a_warning() {
     let listing = String::from_utf8(olumide_listing()).unwrap().replace(
         "Routing Tokens in Mixture-of-Experts",
@@ -622,11 +650,19 @@ fn an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file() {
         ("authors/olumide-adeyemi/olumide-adeyemi.bib", format!("expected alias `authors/olumide-adeyemi/olumide-adeyemi.bib` to be a free path, found /authors/olumide-adeyemi/olumide-adeyemi.bib which is the BibTeX file of author Olumide Adeyemi{fix}")),
         ("authors/olumide-adeyemi/atom.xml/", format!("expected alias `authors/olumide-adeyemi/atom.xml/` to be a free path, found /authors/olumide-adeyemi/atom.xml which is the feed of author Olumide Adeyemi{fix}")),
         (&format!("papers/{PAPER}/{PAPER}.ris/"), format!("expected alias `papers/{PAPER}/{PAPER}.ris/` to be a free path, found /papers/{PAPER}/{PAPER}.ris which is the ris export of paper `Routing Tokens in Mixture-of-Experts`{fix}")),
+        ("style.css/", format!("expected alias `style.css/` to be a free path, found /style.css which is the static file copied from the theme or static/{fix}")),
         (".git/", "expected an alias to be a site path such as `people/name/`, found `.git/`, which has a segment starting with `.`, a hidden path (`.git/` is a repository's)".to_string()),
         (".vellum-manifest/", "expected an alias to be a site path such as `people/name/`, found `.vellum-manifest/`, which has a segment starting with `.`, a hidden path (`.git/` is a repository's)".to_string()),
         ("x\\r\\ny/", "expected an alias to be a site path such as `people/name/`, found `x\\r\\ny/`, which has a control character".to_string()),
         (&format!("{}/", "a".repeat(300)), format!("expected an alias to be a site path such as `people/name/`, found `{}…`, which has a segment longer than 255 bytes, which no file system takes as a name", "a".repeat(120))),
     ];
+    write(site.path(), "static/search/index.json", b"{}");
+    let (report, _) = build_memory(site.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["static/search/index.json: error: expected a path of its own, found /search/index.json in the folder of the search index; move it out of search/"]
+    );
+    std::fs::remove_dir_all(site.path().join("static")).unwrap();
     for (alias, expected) in cases {
         write(
             site.path(),
@@ -830,6 +866,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(safety:
         script_links_in_overrides_and_profiles_are_errors_at_their_line,
         script_links_in_listing_text_are_text_with_a_warning,
+        identifiers_and_urls_are_checked_at_their_key_line_however_written,
         files_vellum_did_not_write_in_public_are_kept,
         an_output_dir_without_a_manifest_is_adopted_and_nothing_in_it_removed,
         a_file_of_the_users_where_the_site_now_writes_one_is_an_error,

@@ -1015,9 +1015,32 @@ fn serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts() {
     assert_eq!(status, 403);
     assert_eq!(
         body,
-        "This preview answers to localhost and IP addresses only, not to `rebind.evil.example`. \
+        "This preview answers to localhost, IP addresses and laptop.local only, not to `rebind.evil.example`. \
          To allow it, run vellum serve --allowed-host rebind.evil.example\n"
     );
+    // A request naming no host at all.
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(stream, "GET / HTTP/1.0\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(
+        response.starts_with("HTTP/1.0 403") || response.starts_with("HTTP/1.1 403"),
+        "{response}"
+    );
+    // A name that is no host name is refused at the command line.
+    for bad in ["", "http://x", "*.evil.com"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_vellum"))
+            .args(["serve", "--allowed-host", bad, "--root"])
+            .arg(site.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("expected a host name such as `laptop.local`"),
+            "{stderr}"
+        );
+    }
 }
 
 /// Finding: `serve` never timed out a half-sent request (1,000 held open

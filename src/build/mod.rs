@@ -403,7 +403,15 @@ fn render_site(
     diagnostics: &Diagnostics,
 ) -> (bool, bool) {
     let incremental = options.incremental.as_deref();
-    let plan = match timings.time("plan", || plan::plan(site)) {
+    let static_files: rustc_hash::FxHashSet<String> = statics
+        .iter()
+        .map(|(relative, _, _)| {
+            site.urls.output_file(&Route::Static {
+                path: relative.clone(),
+            })
+        })
+        .collect();
+    let plan = match timings.time("plan", || plan::plan(site, &static_files)) {
         Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
@@ -507,6 +515,12 @@ fn stage_statics(
                 &shown,
                 0,
                 format!("expected a path of its own, found /{file} which is also a generated page"),
+            ));
+        } else if site.config.search && file.starts_with("search/") {
+            diagnostics.push(Diagnostic::error(
+                &shown,
+                0,
+                format!("expected a path of its own, found /{file} in the folder of the search index; move it out of search/"),
             ));
         } else if let Err(e) = sink.put(&file, bytes) {
             diagnostics.push(Diagnostic::error(

@@ -380,6 +380,13 @@ pub fn load(
                         }
                         front.arxiv = front.arxiv.as_deref().map(normalise_arxiv_id);
                         front.doi = front.doi.as_deref().map(normalise_doi);
+                        let identifiers = [
+                            ("arxiv", &mut front.arxiv, is_arxiv_id as fn(&str) -> bool, "an arXiv identifier such as `2405.01234` or `cs/0112017`"),
+                            ("doi", &mut front.doi, is_doi, "a DOI such as `10.1145/3600006.3613139`"),
+                        ];
+                        for (key, value, valid, what) in identifiers {
+                            check_identifier(key, value, valid, what, (text, body), display, diagnostics);
+                        }
                         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
                         content.overrides.insert(
                             stem.to_string(),
@@ -425,6 +432,15 @@ pub fn load(
                             .unwrap_or(id)
                             .to_string()
                     });
+                    check_identifier(
+                        "orcid",
+                        &mut front.orcid,
+                        is_orcid,
+                        "an ORCID iD such as `0000-0002-1825-0097`",
+                        (text, body),
+                        display,
+                        diagnostics,
+                    );
                     let (paths, names): (Vec<String>, Vec<String>) =
                         front.aliases.into_iter().partition(|a| is_path_alias(a));
                     front.aliases = paths;
@@ -553,6 +569,83 @@ fn replace_forbidden_in_page<'a>(
     }
 }
 
+/// An error at the line of front matter key `key` when its `value` is not
+/// `what` (`valid` says); the value is then dropped. `page` is the file's
+/// text and body.
+fn check_identifier(
+    key: &str,
+    value: &mut Option<String>,
+    valid: fn(&str) -> bool,
+    what: &str,
+    (text, body): (&str, &str),
+    file: &Path,
+    diagnostics: &Diagnostics,
+) {
+    if value.as_deref().is_none_or(valid) {
+        return;
+    }
+    let found = value.take().unwrap_or_default();
+    diagnostics.push(Diagnostic::error(
+        file,
+        key_line(text, body, key),
+        format!(
+            "expected `{key}` to be {what}, found `{}`",
+            found.escape_debug()
+        ),
+    ));
+}
+
+/// `2405.01234`, `2405.01234v2`, `0704.0001` (new style) or `cs/0112017`,
+/// `math.GT/0309136v1`, `hep-th/9901001` (old style).
+fn is_arxiv_id(id: &str) -> bool {
+    let digits = |s: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
+    };
+    let number = match id.rsplit_once('v') {
+        Some((number, version)) if digits(version, 1..=3) => number,
+        _ => id,
+    };
+    if let Some((archive, serial)) = number.split_once('/') {
+        let (name, class) = match archive.split_once('.') {
+            Some((name, class)) => (name, Some(class)),
+            None => (archive, None),
+        };
+        return !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+            && class.is_none_or(|c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_uppercase()))
+            && digits(serial, 7..=7);
+    }
+    number
+        .split_once('.')
+        .is_some_and(|(yymm, serial)| digits(yymm, 4..=4) && digits(serial, 4..=5))
+}
+
+/// `10.` and a registrant code, a `/` and a suffix, no space or control
+/// character.
+fn is_doi(doi: &str) -> bool {
+    doi.strip_prefix("10.")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(registrant, suffix)| {
+            !registrant.is_empty()
+                && registrant.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && !suffix.is_empty()
+        })
+        && !doi.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Four groups of four digits joined by `-`, the last character a digit
+/// or `X`.
+fn is_orcid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 4
+        && groups.iter().enumerate().all(|(i, g)| {
+            g.len() == 4
+                && g.bytes()
+                    .enumerate()
+                    .all(|(j, b)| b.is_ascii_digit() || (i == 3 && j == 3 && b == b'X'))
+        })
+}
+
 /// `arXiv:2405.01234`, `https://arxiv.org/abs/2405.01234v2` → `2405.01234v2`.
 fn normalise_arxiv_id(id: &str) -> String {
     let id = id.trim();
@@ -585,16 +678,25 @@ fn normalise_doi(doi: &str) -> String {
 }
 
 /// The 1-based line of the front matter key `key`, 0 when absent; `body`
-/// is the tail of `text` after the front matter.
+/// is the tail of `text` after the front matter. Found by the TOML parser
+/// (`toml::de::DeTable`'s spans), so a quoted key (`"url" = ...`) is found
+/// and a line inside a multi-line string is not taken for a key.
 fn key_line(text: &str, body: &str, key: &str) -> usize {
-    text[..text.len() - body.len()]
-        .lines()
-        .position(|l| {
-            l.trim_start()
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with('='))
+    let front = &text[..text.len() - body.len()];
+    let start = front.find('\n').map_or(front.len(), |at| at + 1);
+    let end = front[start..]
+        .rfind("+++")
+        .map_or(front.len(), |at| start + at);
+    let Ok(table) = toml::de::DeTable::parse(&front[start..end]) else {
+        return 0;
+    };
+    table
+        .get_ref()
+        .iter()
+        .find(|(name, _)| name.get_ref() == key)
+        .map_or(0, |(name, _)| {
+            1 + front[..start + name.span().start].matches('\n').count()
         })
-        .map_or(0, |i| i + 1)
 }
 
 /// `about.md` → (`about`, false); `group/_index.md` → (`group`, true);
@@ -762,6 +864,44 @@ mod tests {
         assert!(html.contains("<h2 id=\"here\">Custom</h2>"));
         assert!(html.contains("<table>") && html.contains("<del>old</del>"));
         assert!(html.contains("footnote-definition"));
+    }
+
+    #[test]
+    fn identifiers() {
+        for id in [
+            "2405.01234",
+            "2405.01234v2",
+            "0704.0001",
+            "cs/0112017",
+            "math.GT/0309136v1",
+            "hep-th/9901001",
+        ] {
+            assert!(is_arxiv_id(id), "{id}");
+        }
+        for id in [
+            "javascript:alert(1)",
+            "2405.1",
+            "24051.01234",
+            "cs/011",
+            "CS/0112017",
+            "2405.01234v",
+            "../x",
+        ] {
+            assert!(!is_arxiv_id(id), "{id}");
+        }
+        assert!(is_doi("10.1145/3600006.3613139") && is_doi("10.1000.10/abc(1)"));
+        assert!(
+            !is_doi("javascript:x")
+                && !is_doi("10.1145")
+                && !is_doi("10.1/a b")
+                && !is_doi("10.x/y")
+        );
+        assert!(is_orcid("0000-0002-1825-0097") && is_orcid("0000-0002-1694-233X"));
+        assert!(
+            !is_orcid("0000-0002-1825")
+                && !is_orcid("0000-000X-1825-0097")
+                && !is_orcid("javascript:x")
+        );
     }
 
     #[test]

@@ -76,10 +76,12 @@ pub struct Record {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ListingError {
     /// The file is not UTF-8; `line` holds the first invalid byte.
-    #[error("expected UTF-8 text, found invalid UTF-8")]
+    #[error("expected UTF-8 text, found the byte 0x{byte:02X}, which is not UTF-8; save the file as UTF-8")]
     InvalidUtf8 {
         /// Line of the first invalid byte.
         line: usize,
+        /// The first invalid byte.
+        byte: u8,
     },
     /// No line of the file is a record marker.
     #[error("expected a record marker such as `arXiv2024`, found none in the file")]
@@ -154,7 +156,7 @@ impl ListingError {
     /// The 1-based line this error points at.
     pub fn line(&self) -> usize {
         match self {
-            ListingError::InvalidUtf8 { line }
+            ListingError::InvalidUtf8 { line, .. }
             | ListingError::NoRecordMarker { line }
             | ListingError::NoAuthor { line, .. }
             | ListingError::WrongAttribution { line, .. }
@@ -227,6 +229,7 @@ fn decode(bytes: &[u8]) -> Result<&str, ListingError> {
             .iter()
             .filter(|&&b| b == b'\n')
             .count(),
+        byte: bytes[e.valid_up_to()],
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }
@@ -646,7 +649,14 @@ mod tests {
         ));
         assert_eq!(
             parse(b"a\n\xff\n").unwrap_err(),
-            ListingError::InvalidUtf8 { line: 2 }
+            ListingError::InvalidUtf8 {
+                line: 2,
+                byte: 0xff
+            }
+        );
+        assert_eq!(
+            parse(b"a\n\xff\n").unwrap_err().to_string(),
+            "expected UTF-8 text, found the byte 0xFF, which is not UTF-8; save the file as UTF-8"
         );
     }
 }

@@ -22,8 +22,13 @@ pub struct Plan {
 }
 
 /// Plans every page of the site. Errors: a content page or alias whose
-/// output path is also another page's, naming both.
-pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
+/// output path is also another page's, naming both; an alias whose path,
+/// or a folder on its way, is a generated file or one of the
+/// `static_files` (output paths).
+pub fn plan(
+    site: &Site,
+    static_files: &rustc_hash::FxHashSet<String>,
+) -> Result<Plan, Vec<Diagnostic>> {
     let corpus = site.corpus;
     let mut jobs = vec![
         Job::Home,
@@ -148,6 +153,9 @@ pub fn plan(site: &Site) -> Result<Plan, Vec<Diagnostic>> {
                         && file != "search/index.html" =>
                     {
                         "folder of the search index".to_string()
+                    }
+                    None if static_files.contains(path) => {
+                        "static file copied from the theme or static/".to_string()
                     }
                     None => return None,
                 };

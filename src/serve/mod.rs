@@ -196,7 +196,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(|error| ServeError::Bind { address, error })?;
-    if !options.interface.is_loopback() {
+    if !options.interface.to_canonical().is_loopback() {
         eprintln!(
             "warning: serving on {}, reachable from other machines on the network; the preview \
              is meant for this machine (--interface 127.0.0.1)",
@@ -281,13 +281,18 @@ async fn check_host(
         return next.run(request).await;
     }
     let name = host_name(host);
-    (
-        StatusCode::FORBIDDEN,
+    let answered = match allowed.as_slice() {
+        [] => "localhost and IP addresses".to_string(),
+        names => format!("localhost, IP addresses and {}", names.join(", ")),
+    };
+    let message = if name.is_empty() {
+        format!("This preview answers to {answered}, and this request names no host.\n")
+    } else {
         format!(
-            "This preview answers to localhost and IP addresses only, not to `{name}`. To allow it, run vellum serve --allowed-host {name}\n"
-        ),
-    )
-        .into_response()
+            "This preview answers to {answered} only, not to `{name}`. To allow it, run vellum serve --allowed-host {name}\n"
+        )
+    };
+    (StatusCode::FORBIDDEN, message).into_response()
 }
 
 /// `host` without its port (`[::1]:1111` → `[::1]`, `a.local:80` → `a.local`).
