@@ -87,7 +87,7 @@ fn script_links_in_listing_text_are_text_with_a_warning() {
     let warnings = messages(&report, Severity::Warning);
     assert_eq!(
         warnings,
-        ["seeds/olumide.txt:9: warning: expected an http, https or mailto URL in `\\href`, found \
+        ["seeds/olumide.txt:11: warning: expected an http, https or mailto URL in `\\href`, found \
           `javascript:alert(1)` (a script URL, which runs code when clicked), so it is not a link; \
           it is shown as written"]
     );

@@ -619,7 +619,7 @@ fn every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml() {
     }
 }
 
-fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
+fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line() {
     let dir = temp_site(
         &[(
             "ana.txt",
@@ -639,15 +639,16 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record() {
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let warnings: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
+    // The abstract's problem at its record's line, the title's at the
+    // title's line.
     assert!(
         warnings[0]
-            .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\frac{a$`"),
+            .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\sqrt{x$`"),
         "{warnings:?}"
     );
-    // The abstract's problem is reported at the same record.
     assert!(
         warnings[1]
-            .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\sqrt{x$`"),
+            .starts_with("seeds/ana.txt:11: warning: expected a valid formula, found `$\\frac{a$`"),
         "{warnings:?}"
     );
     let page = text(&site, "papers/bounds-for-frac-a-things/index.html");
@@ -778,5 +779,5 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_record, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
+    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
 }

@@ -797,6 +797,12 @@ fn make_paper<'a>(
         Some(memo) => memo.inline(&chosen.title, &mut problems),
         None => Arc::new(Text::inline(&chosen.title, &mut problems)),
     };
+    // The title's problems at its line, the abstract's at the record's.
+    warnings.extend(text_warnings(
+        std::mem::take(&mut problems),
+        &first_listing.file,
+        chosen.title_line,
+    ));
     let abstract_text = match (made, texts) {
         (Some(made), _) => made,
         (None, Some(memo)) => memo.abstract_text(
