@@ -16,8 +16,10 @@
 //!   beside the output (the same file system). The staging directory holds
 //!   a marker file, [`MARKER`]; only a directory with that marker is ever
 //!   removed, and a leftover one (a killed build's) is removed by the next
-//!   build. A file whose bytes did not change is a hard link of the old one
-//!   (it keeps its modification time); a changed one is written.
+//!   build. A changed file is written there as it is rendered; at commit,
+//!   when anything changed, every unchanged file is hard-linked in (it
+//!   keeps its modification time). A build that changes nothing leaves
+//!   the output as it is, without making the tree.
 //! - **Publishing.** On Linux the staging tree and the output are swapped
 //!   by `renameat2(RENAME_EXCHANGE)`, one atomic step, then the old tree is
 //!   removed with the staging directory. Where that is not possible (other
@@ -98,6 +100,17 @@ struct Staging {
     /// Each path put, and whether its bytes changed.
     paths: Mutex<Vec<(Box<str>, bool)>>,
     bytes: AtomicU64,
+}
+
+/// What [`Staging::survey`] found in the output beside the site's files.
+#[derive(Debug, Default)]
+struct Foreign {
+    /// Files and symlinks of the user's, relative to the output.
+    files: Vec<String>,
+    /// Empty folders of the user's.
+    empty_folders: Vec<String>,
+    /// Files the last build wrote that this one does not.
+    removed: usize,
 }
 
 /// Writes to a directory on disk through a staging tree beside it.
@@ -304,26 +317,27 @@ impl Sink for DiskSink {
         Ok(())
     }
 
-    /// Stages the file: a hard link of the output's file when it holds the
-    /// same bytes, else the bytes written.
+    /// Stages the file, unless the output already holds the same bytes:
+    /// then it is linked into the staging tree at commit, and only if the
+    /// site changed at all.
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
         let staging = self.staging()?;
         let current = staging.out.join(path);
         let unchanged = std::fs::metadata(&current)
             .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
             && std::fs::read(&current).is_ok_and(|old| old == bytes);
-        let staged = staging.tree.join(path);
-        make_parent(&staged)?;
-        let linked = unchanged && link(&current, &staged).is_ok();
-        if !linked {
+        if !unchanged {
+            let staged = staging.tree.join(path);
+            make_parent(&staged)?;
             write_new(&staged, &bytes)?;
         }
-        staging.record(path, bytes.len() as u64, !linked);
+        staging.record(path, bytes.len() as u64, !unchanged);
         Ok(())
     }
 
     /// Writes the file to the staging tree through a 1 MiB buffer, then
-    /// links the output's file in its place if that holds the same bytes.
+    /// drops it again if the output already holds the same bytes (as
+    /// [`DiskSink::put`]).
     fn put_streamed(&self, path: &str, write: &mut StreamedFile) -> io::Result<()> {
         let staging = self.staging()?;
         let staged = staging.tree.join(path);
@@ -338,15 +352,10 @@ impl Sink for DiskSink {
         let len = std::fs::metadata(&staged)
             .map_err(|e| with_path(&staged, e))?
             .len();
-        let current = staging.out.join(path);
-        let unchanged = same_bytes(&staged, &current) && {
+        let unchanged = same_bytes(&staged, &staging.out.join(path));
+        if unchanged {
             remove_if_present(&staged)?;
-            link(&current, &staged).is_ok() || {
-                // The link failed: stage the bytes again, as changed.
-                std::fs::copy(&current, &staged).map_err(|e| with_path(&staged, e))?;
-                false
-            }
-        };
+        }
         staging.record(path, len, !unchanged);
         Ok(())
     }
@@ -380,7 +389,7 @@ impl Staging {
     fn publish(&self) -> io::Result<WriteStats> {
         let mut paths = std::mem::take(&mut *lock(&self.paths));
         paths.par_sort_unstable();
-        // A path put twice: the last put's file is in the tree.
+        // The plan gives each file its own path; one put twice counts once.
         paths.dedup_by(|later, earlier| {
             let same = later.0 == earlier.0;
             earlier.1 |= same && later.1;
@@ -408,12 +417,39 @@ impl Staging {
         }
         // Every check before anything of the output changes, in both ways
         // of publishing.
-        let link = self.publish == Publish::Exchange;
-        stats.removed = self.carry_foreign(&new, link)?;
-        if link {
-            let (old, staged) = (self.out.join(MANIFEST), self.tree.join(MANIFEST));
-            let same = std::fs::read(&old).is_ok_and(|b| b == manifest.as_bytes());
-            if !(same && self::link(&old, &staged).is_ok()) {
+        let folders: FxHashSet<u64> = paths
+            .par_iter()
+            .flat_map_iter(|(path, _)| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
+            .collect();
+        let foreign = self.survey(&new, &folders)?;
+        stats.removed = foreign.removed;
+        let old_manifest = self.out.join(MANIFEST);
+        let same_manifest = std::fs::read(&old_manifest).is_ok_and(|b| b == manifest.as_bytes());
+        if stats.written == 0 && stats.removed == 0 && same_manifest {
+            // The output already is this site, file for file.
+            return Ok(stats);
+        }
+        if self.publish == Publish::Exchange {
+            // The rest of the new tree: the unchanged files and the user's,
+            // hard links of the output's (so they keep their modification
+            // times), and the user's empty folders.
+            let unchanged = paths
+                .par_iter()
+                .filter(|(_, changed)| !changed)
+                .map(|(p, _)| &**p);
+            unchanged
+                .chain(foreign.files.par_iter().map(String::as_str))
+                .try_for_each(|path| {
+                    let target = self.tree.join(path);
+                    make_parent(&target)?;
+                    link_or_copy(&self.out.join(path), &target)
+                })?;
+            for folder in &foreign.empty_folders {
+                let target = self.tree.join(folder);
+                std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
+            }
+            let staged = self.tree.join(MANIFEST);
+            if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
                 write_new(&staged, manifest.as_bytes())?;
             }
             match exchange(&self.tree, &self.out) {
@@ -429,69 +465,61 @@ impl Staging {
     /// Walks the output and checks that publishing loses none of the
     /// user's files: a file the last manifest does not list where this
     /// build writes one (unless the output is adopted: its files are an
-    /// earlier build's), or where it needs a directory, and a directory of
-    /// the user's where it writes a file, are errors. With `link`, carries
-    /// every other file and symlink not listed into the new tree (hard
-    /// links) and makes its empty directories again. Returns how many
+    /// earlier build's), or where it needs a folder (`folders`: hashes of
+    /// the folders the `new` paths are in), and a folder of the user's
+    /// where it writes a file, are errors. Returns the files and empty
+    /// folders of the user's, which the new tree carries, and how many
     /// listed files this build no longer writes (it removes them).
-    fn carry_foreign(&self, new: &FxHashSet<u64>, link: bool) -> io::Result<usize> {
+    fn survey(&self, new: &FxHashSet<u64>, folders: &FxHashSet<u64>) -> io::Result<Foreign> {
         let walk = walkdir::WalkDir::new(&self.out)
             .min_depth(1)
             .into_iter()
             .filter_entry(|e| e.path() != self.dir);
-        let mut removed = 0;
+        let mut foreign = Foreign::default();
         for entry in walk {
             let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
             let relative = crate::input::slash_path(entry.path(), &self.out);
             if relative == MANIFEST {
                 continue;
             }
-            let target = self.tree.join(&relative);
-            let in_tree = std::fs::symlink_metadata(&target);
+            let key = hash(&relative);
             if entry.file_type().is_dir() {
-                if in_tree.as_ref().is_ok_and(|m| !m.is_dir()) {
+                if new.contains(&key) {
                     return Err(refuse(
                         entry.path(),
                         "is a directory Vellum did not write where the site now has a file; move it away",
                     ));
                 }
-                // A directory is made again when a file of the user's is
-                // carried into it, or when it is empty (a build never
-                // leaves one, so it is the user's).
+                // A build never leaves an empty folder, so it is the user's.
                 let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut it| it.next().is_none());
-                if link && empty && in_tree.is_err() {
-                    std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
+                if empty && !folders.contains(&key) {
+                    foreign.empty_folders.push(relative);
                 }
                 continue;
             }
-            let key = hash(&relative);
             if self.owned.contains(&key) {
-                removed += usize::from(!new.contains(&key));
+                foreign.removed += usize::from(!new.contains(&key));
                 continue;
             }
-            match in_tree {
-                Ok(_) if new.contains(&key) && self.adopted => continue,
-                Ok(meta) if meta.is_dir() => {
-                    return Err(refuse(
-                        entry.path(),
-                        "is a file Vellum did not write where the site now has a directory; move it away",
-                    ))
+            if new.contains(&key) {
+                if self.adopted {
+                    continue;
                 }
-                Ok(_) => {
-                    return Err(refuse(
-                        entry.path(),
-                        "is a file Vellum did not write, where the site now writes one; move it away \
-                         (or remove it to let Vellum write there)",
-                    ))
-                }
-                Err(_) => {}
+                return Err(refuse(
+                    entry.path(),
+                    "is a file Vellum did not write, where the site now writes one; move it away \
+                     (or remove it to let Vellum write there)",
+                ));
             }
-            if link {
-                make_parent(&target)?;
-                std::fs::hard_link(entry.path(), &target).map_err(|e| with_path(&target, e))?;
+            if folders.contains(&key) {
+                return Err(refuse(
+                    entry.path(),
+                    "is a file Vellum did not write where the site now has a directory; move it away",
+                ));
             }
+            foreign.files.push(relative);
         }
-        Ok(removed)
+        Ok(foreign)
     }
 
     /// The fallback: moves each changed file into the output, writes the
@@ -597,6 +625,24 @@ fn link(from: &Path, to: &Path) -> io::Result<()> {
         }
         other => other,
     }
+}
+
+/// Hard-links `from` at `to`; where the file system cannot, copies it and
+/// its modification time.
+fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
+    if link(from, to).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(from, to).map_err(|e| with_path(to, e))?;
+    let modified = std::fs::metadata(from).and_then(|m| m.modified());
+    if let Ok(modified) = modified {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(to)
+            .map_err(|e| with_path(to, e))?;
+        file.set_modified(modified).map_err(|e| with_path(to, e))?;
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to a new file at `path`, replacing (never writing
