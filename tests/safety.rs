@@ -297,6 +297,47 @@ fn a_staging_directory_vellum_did_not_make_is_never_removed() {
     assert!(!root.join(".public.vellum-staging").exists());
 }
 
+/// Found in review: two builds of one output at once interleaved and
+/// published a broken site. A build holds the lock on its staging
+/// directory's marker; another is refused and touches nothing.
+fn a_second_build_of_the_same_output_at_once_is_refused() {
+    let site = olumide_site();
+    let root = site.path();
+    build_ok(root, &[]);
+    let before = read_tree(&root.join("public"));
+    write(root, ".public.vellum-staging/VELLUM-STAGING", b"");
+    let held = std::fs::File::open(root.join(".public.vellum-staging/VELLUM-STAGING")).unwrap();
+    held.lock().unwrap();
+    write(
+        root,
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nchanged\n",
+    );
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("public: is being written by another vellum build (its staging directory is locked); wait for it to finish"), "{stderr}");
+    assert_eq!(read_tree(&root.join("public")), before);
+    assert!(root.join(".public.vellum-staging/VELLUM-STAGING").is_file());
+    drop(held);
+    build_ok(root, &[]);
+    assert!(!root.join(".public.vellum-staging").exists());
+}
+
+/// Found in review: a static file whose name held a line break split the
+/// manifest's line, so a user's file of the other name was removed.
+fn a_file_name_with_a_control_character_is_skipped_with_a_warning() {
+    let site = olumide_site();
+    let root = site.path();
+    write(root, "static/notes\nevil", b"x");
+    let (report, site_out) = build_memory(root, None);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        ["static/notes\\u{a}evil: warning: expected a file name of UTF-8 text without control characters, found another; it is skipped: rename it"]
+    );
+    assert!(!site_out.keys().any(|k| k.contains("notes")));
+}
+
 /// A symlinked output directory: the link stays, its target is published.
 fn a_symlinked_output_directory_keeps_its_link() {
     let site = olumide_site();
@@ -872,6 +913,8 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         a_file_of_the_users_where_the_site_now_writes_one_is_an_error,
         a_staging_directory_vellum_did_not_make_is_never_removed,
         a_symlinked_output_directory_keeps_its_link,
+        a_second_build_of_the_same_output_at_once_is_refused,
+        a_file_name_with_a_control_character_is_skipped_with_a_warning,
         a_build_killed_at_any_moment_leaves_the_old_site_or_the_new,
         control_characters_in_a_listing_are_replaced_with_a_warning_and_feeds_parse,
         a_missing_site_toml_is_an_error_that_names_zolas_config_toml,

@@ -170,6 +170,20 @@ impl Walk {
             return Vec::new();
         }
         let shown = |path: &Path| path.strip_prefix(&self.given).unwrap_or(path).to_path_buf();
+        // A name that is not UTF-8, or holds a control character (a line
+        // break would split the output's manifest), is no page's.
+        let named_well = |entry: &walkdir::DirEntry| {
+            let name = entry.file_name().to_str();
+            if name.is_some_and(|n| !n.chars().any(char::is_control)) {
+                return true;
+            }
+            self.warnings.lock().unwrap_or_else(|e| e.into_inner()).push(Diagnostic::warning(
+                shown(entry.path()),
+                0,
+                "expected a file name of UTF-8 text without control characters, found another; it is skipped: rename it",
+            ));
+            false
+        };
         let inside = |entry: &walkdir::DirEntry| {
             if !entry.path_is_symlink() {
                 return true;
@@ -199,7 +213,7 @@ impl Walk {
                     Hidden::Skip => !name.starts_with('.'),
                     Hidden::KeepButGit => name != ".git",
                 };
-                e.depth() == 0 || (shown_hidden && inside(e))
+                e.depth() == 0 || (shown_hidden && named_well(e) && inside(e))
             })
             .filter_map(|entry| match entry {
                 Ok(entry) => Some(entry),

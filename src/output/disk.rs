@@ -97,6 +97,8 @@ struct Staging {
     /// The output had no manifest but held an earlier build, whose files
     /// this build may replace.
     adopted: bool,
+    /// The marker, locked while this build runs.
+    _lock: std::fs::File,
     /// Each path put, and whether its bytes changed.
     paths: Mutex<Vec<(Box<str>, bool)>>,
     bytes: AtomicU64,
@@ -272,6 +274,18 @@ impl Sink for DiskSink {
             Publish::Exchange => staging_dir(&out),
             Publish::InPlace => out.join(".vellum-staging"),
         };
+        // A build writing this output holds the lock on its marker.
+        let busy = || {
+            refuse(
+                given,
+                "is being written by another vellum build (its staging directory is locked); wait for it to finish",
+            )
+        };
+        if let Ok(marker) = std::fs::File::open(dir.join(MARKER)) {
+            if marker.try_lock().is_err() {
+                return Err(busy());
+            }
+        }
         remove_leftover(&dir)?;
         let (owned, adopted) = match read_manifest(&out)? {
             Some(owned) => (owned, false),
@@ -302,6 +316,12 @@ impl Sink for DiskSink {
             ),
         )
         .map_err(|e| with_path(&dir, e))?;
+        // Held until the build is committed or aborted: a second build of
+        // the same output at the same time is refused, not interleaved.
+        let lock = std::fs::File::open(dir.join(MARKER)).map_err(|e| with_path(&dir, e))?;
+        if lock.try_lock().is_err() {
+            return Err(busy());
+        }
         let tree = dir.join("site");
         std::fs::create_dir(&tree).map_err(|e| with_path(&tree, e))?;
         self.staging = Some(Staging {
@@ -311,6 +331,7 @@ impl Sink for DiskSink {
             publish,
             owned,
             adopted,
+            _lock: lock,
             paths: Mutex::default(),
             bytes: AtomicU64::new(0),
         });
@@ -484,6 +505,13 @@ impl Staging {
             }
             let key = hash(&relative);
             if entry.file_type().is_dir() {
+                if is_mount_point(entry.path()) {
+                    return Err(refuse(
+                        entry.path(),
+                        "is a mount point inside the output, which Vellum cannot publish around \
+                         (it would copy it); unmount it or choose another output directory",
+                    ));
+                }
                 if new.contains(&key) {
                     return Err(refuse(
                         entry.path(),
