@@ -516,6 +516,12 @@ fn stage_statics(
                 0,
                 format!("expected a path of its own, found /{file} which is also a generated page"),
             ));
+        } else if file == crate::output::disk::MANIFEST {
+            diagnostics.push(Diagnostic::error(
+                &shown,
+                0,
+                format!("expected a path of its own, found /{file}, the list of the files Vellum wrote; rename it"),
+            ));
         } else if site.config.search && file.starts_with("search/") {
             diagnostics.push(Diagnostic::error(
                 &shown,

@@ -469,6 +469,25 @@ impl Staging {
                 let target = self.tree.join(folder);
                 std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
             }
+            // The folders keep their permissions (a private one stays
+            // private), the output's own included; set last, as a
+            // read-only one would refuse the links made into it.
+            let mut folders: Vec<&str> = foreign
+                .files
+                .iter()
+                .chain(&foreign.empty_folders)
+                .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
+                .chain(foreign.empty_folders.iter().map(String::as_str))
+                .collect();
+            folders.sort_unstable();
+            folders.dedup();
+            for folder in std::iter::once("").chain(folders.into_iter().rev()) {
+                if let Ok(meta) = std::fs::metadata(self.out.join(folder)) {
+                    let target = self.tree.join(folder);
+                    std::fs::set_permissions(&target, meta.permissions())
+                        .map_err(|e| with_path(&target, e))?;
+                }
+            }
             let staged = self.tree.join(MANIFEST);
             if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
                 write_new(&staged, manifest.as_bytes())?;
@@ -616,6 +635,21 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
             dirs.push(entry.into_path());
         } else if entry.path() != marker {
             files.push(entry.into_path());
+        }
+    }
+    // A read-only folder of the user's (carried into the new tree) would
+    // refuse the removal of the old links in it.
+    for dir in &dirs {
+        if let Ok(meta) = std::fs::symlink_metadata(dir) {
+            let mut permissions = meta.permissions();
+            if permissions.readonly() {
+                #[allow(
+                    clippy::permissions_set_readonly_false,
+                    reason = "only for removing it"
+                )]
+                permissions.set_readonly(false);
+                let _ = std::fs::set_permissions(dir, permissions);
+            }
         }
     }
     files.par_iter().try_for_each(std::fs::remove_file)?;
