@@ -389,19 +389,7 @@ fn site_toml_errors_name_the_line() {
 }
 
 fn generated_corpus_builds_every_paper_and_author() {
-    let work = crate::common::tempdir();
-    let corpus_dir = work.path().join("corpus");
-    let status = std::process::Command::new("python3")
-        .arg(project().join("bench/gen-corpus"))
-        .args(["--papers", "10000", "--authors", "2000", "--out"])
-        .arg(&corpus_dir)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    let (_work, corpus_dir) = crate::common::gen_corpus(10000, 2000);
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(corpus_dir.join("manifest.json")).unwrap())
             .unwrap();

@@ -175,7 +175,7 @@ fn an_output_dir_without_a_manifest_is_adopted_and_nothing_in_it_removed() {
         .parent()
         .unwrap()
         .join(format!("{}-x", root.file_name().unwrap().to_str().unwrap()));
-    let _remove = TempDirGuard(x.clone());
+    let _remove = TempDir::owning(x.clone());
     write(&x, "index.html", b"my home");
     write(&x, "sitemap.xml", b"my sitemap");
     write(&x, "docs/thesis.tex", b"\\documentclass{book}");
@@ -254,15 +254,6 @@ fn a_file_of_the_users_where_the_site_now_writes_one_is_an_error() {
         std::fs::read(public.join("robots.txt/mine.txt")).unwrap(),
         b"x"
     );
-}
-
-/// Removes a directory outside the test's temporary one when dropped.
-struct TempDirGuard(std::path::PathBuf);
-
-impl Drop for TempDirGuard {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Finding (c): a directory `.<out>.staging` beside the output was removed
@@ -383,19 +374,7 @@ fn tree_hashes(dir: &std::path::Path) -> std::collections::BTreeMap<String, u64>
 /// each time `public/` is the whole old site or the whole new one, the
 /// user's `CNAME` in both, and the next build cleans the staging directory.
 fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new() {
-    let work = tempdir();
-    let corpus = work.path().join("corpus");
-    let made = std::process::Command::new("python3")
-        .arg(project().join("bench/gen-corpus"))
-        .args(["--papers", "800", "--authors", "160", "--out"])
-        .arg(&corpus)
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    let (_work, corpus) = gen_corpus(800, 160);
     let site = temp_site(&[], "");
     copy_dir(&corpus.join("listings"), &site.path().join("seeds"));
     let root = site.path();

@@ -57,10 +57,16 @@ fn get(port: u16, path: &str) -> (u16, String) {
 /// GET with extra header lines (each ending in CRLF): (status, response
 /// header block, body).
 fn get_with(port: u16, path: &str, headers: &str) -> (u16, String, String) {
+    request(port, path, "localhost", headers)
+}
+
+/// GET naming `host`, with extra header lines: (status, response header
+/// block, body).
+fn request(port: u16, path: &str, host: &str, headers: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\n{headers}Connection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = String::new();
@@ -987,20 +993,10 @@ fn reordering_a_listings_records_makes_corpus_json_again() {
     );
 }
 
-/// This file's tests, for the harness in `tests/main.rs`.
 /// (status, body) of `GET /` naming `host` in its `Host` header.
 fn get_host(port: u16, host: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        stream,
-        "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let status = response[9..12].parse().unwrap();
-    let body = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, body.to_string())
+    let (status, _, body) = request(port, "/", host, "");
+    (status, body)
 }
 
 /// Finding: `serve` did not check the `Host` header, so a page whose name
@@ -1119,6 +1115,7 @@ fn serve_refuses_the_alias_build_refuses() {
     assert_eq!(first.as_deref(), Some(expected));
 }
 
+/// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

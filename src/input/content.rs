@@ -371,22 +371,20 @@ pub fn load(
             match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
                 Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display) {
                     Ok((mut front, body)) => {
+                        let page = (text, body);
                         for (key, url) in [
                             ("url", &mut front.url),
                             ("pdf", &mut front.pdf),
                             ("code", &mut front.code),
                         ] {
-                            check_url(key, url, text, body, display, diagnostics);
+                            check_field(key, url, unsafe_url, page, display, diagnostics);
                         }
                         front.arxiv = front.arxiv.as_deref().map(normalise_arxiv_id);
                         front.doi = front.doi.as_deref().map(normalise_doi);
-                        let identifiers = [
-                            ("arxiv", &mut front.arxiv, is_arxiv_id as fn(&str) -> bool, "an arXiv identifier such as `2405.01234` or `cs/0112017`"),
-                            ("doi", &mut front.doi, is_doi, "a DOI such as `10.1145/3600006.3613139`"),
-                        ];
-                        for (key, value, valid, what) in identifiers {
-                            check_identifier(key, value, valid, what, (text, body), display, diagnostics);
-                        }
+                        let arxiv = not_an("an arXiv identifier such as `2405.01234` or `cs/0112017`", is_arxiv_id);
+                        check_field("arxiv", &mut front.arxiv, arxiv, page, display, diagnostics);
+                        let doi = not_an("a DOI such as `10.1145/3600006.3613139`", is_doi);
+                        check_field("doi", &mut front.doi, doi, page, display, diagnostics);
                         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
                         content.overrides.insert(
                             stem.to_string(),
@@ -417,11 +415,12 @@ pub fn load(
         {
             match split_front_matter::<ProfileFrontMatter>(text, display) {
                 Ok((mut front, body)) => {
-                    check_url(
+                    let page = (text, body);
+                    check_field(
                         "homepage",
                         &mut front.homepage,
-                        text,
-                        body,
+                        unsafe_url,
+                        page,
                         display,
                         diagnostics,
                     );
@@ -432,15 +431,8 @@ pub fn load(
                             .unwrap_or(id)
                             .to_string()
                     });
-                    check_identifier(
-                        "orcid",
-                        &mut front.orcid,
-                        is_orcid,
-                        "an ORCID iD such as `0000-0002-1825-0097`",
-                        (text, body),
-                        display,
-                        diagnostics,
-                    );
+                    let orcid = not_an("an ORCID iD such as `0000-0002-1825-0097`", is_orcid);
+                    check_field("orcid", &mut front.orcid, orcid, page, display, diagnostics);
                     let (paths, names): (Vec<String>, Vec<String>) =
                         front.aliases.into_iter().partition(|a| is_path_alias(a));
                     front.aliases = paths;
@@ -513,31 +505,6 @@ pub fn load(
     content
 }
 
-/// An error at the line of front matter key `key` when its `url` is not
-/// safe ([`crate::safe_url`]); the URL is then dropped.
-fn check_url(
-    key: &str,
-    url: &mut Option<String>,
-    text: &str,
-    body: &str,
-    file: &Path,
-    diagnostics: &Diagnostics,
-) {
-    let Some(reason) = url.as_deref().and_then(safe_url::unsafe_reason) else {
-        return;
-    };
-    let found = url.take().unwrap_or_default();
-    diagnostics.push(Diagnostic::error(
-        file,
-        key_line(text, body, key),
-        format!(
-            "expected `{key}` to be an http://, https:// or mailto: URL or a relative path, \
-             found `{}` ({reason}); give the address a reader should open",
-            found.escape_debug()
-        ),
-    ));
-}
-
 /// A Markdown file's text with the characters no page may hold replaced
 /// ([`chars`]): in its front matter also those its TOML escapes name. A
 /// warning at each line that held one.
@@ -569,30 +536,43 @@ fn replace_forbidden_in_page<'a>(
     }
 }
 
-/// An error at the line of front matter key `key` when its `value` is not
-/// `what` (`valid` says); the value is then dropped. `page` is the file's
-/// text and body.
-fn check_identifier(
+/// An error at the line of front matter key `key` when `problem` finds
+/// its value wrong (saying what it should be and what it is: the message
+/// goes on from "expected `key` to be"); the value is then dropped.
+/// `page` is the file's text and body.
+fn check_field(
     key: &str,
     value: &mut Option<String>,
-    valid: fn(&str) -> bool,
-    what: &str,
+    problem: impl Fn(&str) -> Option<String>,
     (text, body): (&str, &str),
     file: &Path,
     diagnostics: &Diagnostics,
 ) {
-    if value.as_deref().is_none_or(valid) {
+    let Some(message) = value.as_deref().and_then(problem) else {
         return;
-    }
-    let found = value.take().unwrap_or_default();
+    };
+    *value = None;
     diagnostics.push(Diagnostic::error(
         file,
         key_line(text, body, key),
-        format!(
-            "expected `{key}` to be {what}, found `{}`",
-            found.escape_debug()
-        ),
+        format!("expected `{key}` to be {message}"),
     ));
+}
+
+/// [`check_field`]'s problem for a URL: not one [`safe_url`] allows.
+fn unsafe_url(url: &str) -> Option<String> {
+    safe_url::unsafe_reason(url).map(|reason| {
+        format!(
+            "an http://, https:// or mailto: URL or a relative path, found `{}` ({reason}); \
+             give the address a reader should open",
+            url.escape_debug()
+        )
+    })
+}
+
+/// [`check_field`]'s problem for an identifier that `valid` refuses.
+fn not_an(what: &'static str, valid: fn(&str) -> bool) -> impl Fn(&str) -> Option<String> {
+    move |value| (!valid(value)).then(|| format!("{what}, found `{}`", value.escape_debug()))
 }
 
 /// `2405.01234`, `2405.01234v2`, `0704.0001` (new style) or `cs/0112017`,

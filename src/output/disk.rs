@@ -111,8 +111,8 @@ struct Foreign {
     files: Vec<String>,
     /// Empty folders of the user's.
     empty_folders: Vec<String>,
-    /// Files the last build wrote that this one does not.
-    removed: usize,
+    /// Files the last build wrote that this one does not, which go.
+    stale: Vec<PathBuf>,
 }
 
 /// Writes to a directory on disk through a staging tree beside it.
@@ -443,7 +443,7 @@ impl Staging {
             .flat_map_iter(|(path, _)| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
             .collect();
         let foreign = self.survey(&new, &folders)?;
-        stats.removed = foreign.removed;
+        stats.removed = foreign.stale.len();
         let old_manifest = self.out.join(MANIFEST);
         let same_manifest = std::fs::read(&old_manifest).is_ok_and(|b| b == manifest.as_bytes());
         if stats.written == 0 && stats.removed == 0 && same_manifest {
@@ -498,7 +498,7 @@ impl Staging {
                 Err(_) => {}
             }
         }
-        self.in_place(&paths, &new, &manifest)?;
+        self.in_place(&paths, &foreign.stale, &manifest)?;
         Ok(stats)
     }
 
@@ -545,7 +545,9 @@ impl Staging {
                 continue;
             }
             if self.owned.contains(&key) {
-                foreign.removed += usize::from(!new.contains(&key));
+                if !new.contains(&key) {
+                    foreign.stale.push(entry.into_path());
+                }
                 continue;
             }
             if new.contains(&key) {
@@ -570,12 +572,12 @@ impl Staging {
     }
 
     /// The fallback: moves each changed file into the output, writes the
-    /// manifest, then removes the files the last manifest listed that this
-    /// build did not write, and directories they left empty.
+    /// manifest, then removes the `stale` files ([`Staging::survey`] found
+    /// them) and the directories they leave empty.
     fn in_place(
         &self,
         paths: &[(Box<str>, bool)],
-        new: &FxHashSet<u64>,
+        stale: &[PathBuf],
         manifest: &str,
     ) -> io::Result<()> {
         paths
@@ -591,20 +593,9 @@ impl Staging {
         let target = self.out.join(MANIFEST);
         std::fs::rename(&staged, &target).map_err(|e| with_path(&target, e))?;
         let mut emptied = Vec::new();
-        let walk = walkdir::WalkDir::new(&self.out)
-            .min_depth(1)
-            .into_iter()
-            .filter_entry(|e| e.path() != self.dir);
-        for entry in walk {
-            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-            if entry.file_type().is_dir() {
-                continue;
-            }
-            let key = hash(&crate::input::slash_path(entry.path(), &self.out));
-            if self.owned.contains(&key) && !new.contains(&key) {
-                std::fs::remove_file(entry.path()).map_err(|e| with_path(entry.path(), e))?;
-                emptied.extend(entry.path().parent().map(Path::to_path_buf));
-            }
+        for file in stale {
+            std::fs::remove_file(file).map_err(|e| with_path(file, e))?;
+            emptied.extend(file.parent().map(Path::to_path_buf));
         }
         // Deepest first, so parents empty out after their children; only
         // directories a removed file was in, and never the output itself.

@@ -32,6 +32,38 @@ impl Drop for TempDir {
     }
 }
 
+impl TempDir {
+    /// Takes `path` (made by the test elsewhere) to remove when dropped.
+    pub fn owning(path: PathBuf) -> TempDir {
+        TempDir(path)
+    }
+}
+
+/// A synthetic corpus from `bench/gen-corpus` in a new temporary
+/// directory: `listings/` and `manifest.json` under `corpus/`.
+pub fn gen_corpus(papers: usize, authors: usize) -> (TempDir, PathBuf) {
+    let work = tempdir();
+    let corpus = work.path().join("corpus");
+    let made = Command::new("python3")
+        .arg(project().join("bench/gen-corpus"))
+        .args([
+            "--papers",
+            &papers.to_string(),
+            "--authors",
+            &authors.to_string(),
+            "--out",
+        ])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    (work, corpus)
+}
+
 /// A new, empty directory under the system's temporary directory.
 pub fn tempdir() -> TempDir {
     static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
