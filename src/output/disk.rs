@@ -443,6 +443,7 @@ impl Staging {
             .flat_map_iter(|(path, _)| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
             .collect();
         let foreign = self.survey(&new, &folders)?;
+        let site_folders = folders;
         stats.removed = foreign.stale.len();
         let old_manifest = self.out.join(MANIFEST);
         let same_manifest = std::fs::read(&old_manifest).is_ok_and(|b| b == manifest.as_bytes());
@@ -469,9 +470,11 @@ impl Staging {
                 let target = self.tree.join(folder);
                 std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
             }
-            // The folders keep their permissions (a private one stays
-            // private), the output's own included; set last, as a
-            // read-only one would refuse the links made into it.
+            // The folders keep their owner and permissions (a private one
+            // stays private), the output's own included, and the user's
+            // own folders (those holding no page) their modification
+            // times; set last, as a read-only one would refuse the links
+            // made into it.
             let mut folders: Vec<&str> = foreign
                 .files
                 .iter()
@@ -484,8 +487,8 @@ impl Staging {
             for folder in std::iter::once("").chain(folders.into_iter().rev()) {
                 if let Ok(meta) = std::fs::metadata(self.out.join(folder)) {
                     let target = self.tree.join(folder);
-                    std::fs::set_permissions(&target, meta.permissions())
-                        .map_err(|e| with_path(&target, e))?;
+                    let users = !folder.is_empty() && !site_folders.contains(&hash(folder));
+                    carry_folder(&meta, &target, users)?;
                 }
             }
             let staged = self.tree.join(MANIFEST);
@@ -516,6 +519,7 @@ impl Staging {
             .into_iter()
             .filter_entry(|e| e.path() != self.dir);
         let mut foreign = Foreign::default();
+        let mut flips = FxHashSet::default();
         for entry in walk {
             let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
             let relative = crate::input::slash_path(entry.path(), &self.out);
@@ -531,14 +535,20 @@ impl Staging {
                          (it would copy it); unmount it or choose another output directory",
                     ));
                 }
-                if new.contains(&key) {
+                // A build never leaves an empty folder, so it is the user's.
+                let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut it| it.next().is_none());
+                if new.contains(&key) && empty {
                     return Err(refuse(
                         entry.path(),
                         "is a directory Vellum did not write where the site now has a file; move it away",
                     ));
                 }
-                // A build never leaves an empty folder, so it is the user's.
-                let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut it| it.next().is_none());
+                if new.contains(&key) {
+                    // Fine if every file below is the last build's: those
+                    // are stale and go (checked after the walk).
+                    flips.insert(key);
+                    continue;
+                }
                 if empty && !folders.contains(&key) {
                     foreign.empty_folders.push(relative);
                 }
@@ -568,30 +578,57 @@ impl Staging {
             }
             foreign.files.push(relative);
         }
+        if !flips.is_empty() {
+            let kept = foreign.files.iter().chain(&foreign.empty_folders);
+            for path in kept {
+                let folder = path
+                    .match_indices('/')
+                    .map(|(at, _)| &path[..at])
+                    .chain([path.as_str()])
+                    .find(|folder| flips.contains(&hash(folder)));
+                if let Some(folder) = folder {
+                    return Err(refuse(
+                        &self.out.join(folder),
+                        &format!(
+                            "is a directory where the site now has a file, and it holds {path}, which \
+                             Vellum did not write; move it away"
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(foreign)
     }
 
-    /// The fallback: moves each changed file into the output, writes the
-    /// manifest, then removes the `stale` files ([`Staging::survey`] found
-    /// them) and the directories they leave empty.
+    /// The fallback: each step leaves a manifest listing every file of
+    /// the last build's or this one's in the output, so a build killed at
+    /// any moment leaves files the next one knows as its own (and
+    /// finishes), never one it takes for the user's. First the manifest of
+    /// both builds, then the `stale` files ([`Staging::survey`] found them)
+    /// and the directories they leave empty go (a folder may become a file
+    /// or a file a folder), then each changed file is moved in, and last
+    /// the manifest of this build.
     fn in_place(
         &self,
         paths: &[(Box<str>, bool)],
         stale: &[PathBuf],
         manifest: &str,
     ) -> io::Result<()> {
-        paths
-            .par_iter()
-            .filter(|(_, changed)| *changed)
-            .try_for_each(|(path, _)| {
-                let target = self.out.join(&**path);
-                make_parent(&target)?;
-                std::fs::rename(self.tree.join(&**path), &target).map_err(|e| with_path(&target, e))
-            })?;
-        let staged = self.dir.join(MANIFEST);
-        std::fs::write(&staged, manifest).map_err(|e| with_path(&staged, e))?;
-        let target = self.out.join(MANIFEST);
-        std::fs::rename(&staged, &target).map_err(|e| with_path(&target, e))?;
+        let old = std::fs::read_to_string(self.out.join(MANIFEST)).unwrap_or_default();
+        let mut both: Vec<&str> = old
+            .lines()
+            .skip(1)
+            .filter(|l| !l.is_empty())
+            .chain(paths.iter().map(|(p, _)| &**p))
+            .collect();
+        both.par_sort_unstable();
+        both.dedup();
+        let mut union = String::with_capacity(manifest.len() + old.len());
+        for line in std::iter::once(MANIFEST_HEADER).chain(both) {
+            union.push_str(line);
+            union.push('\n');
+        }
+        self.replace_manifest(&union)?;
         let mut emptied = Vec::new();
         for file in stale {
             std::fs::remove_file(file).map_err(|e| with_path(file, e))?;
@@ -608,7 +645,23 @@ impl Staging {
                 }
             }
         }
-        Ok(())
+        paths
+            .par_iter()
+            .filter(|(_, changed)| *changed)
+            .try_for_each(|(path, _)| {
+                let target = self.out.join(&**path);
+                make_parent(&target)?;
+                std::fs::rename(self.tree.join(&**path), &target).map_err(|e| with_path(&target, e))
+            })?;
+        self.replace_manifest(manifest)
+    }
+
+    /// Replaces the output's manifest in one rename.
+    fn replace_manifest(&self, manifest: &str) -> io::Result<()> {
+        let staged = self.dir.join(MANIFEST);
+        write_new(&staged, manifest.as_bytes())?;
+        let target = self.out.join(MANIFEST);
+        std::fs::rename(&staged, &target).map_err(|e| with_path(&target, e))
     }
 }
 
@@ -653,6 +706,23 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
         .try_for_each(std::fs::remove_dir)?;
     remove_if_present(&marker)?;
     top.map_or(Ok(()), std::fs::remove_dir)
+}
+
+/// Gives the folder `target` the owner and permissions of `meta`'s (the
+/// owner where the system lets this process give it), and with `times`
+/// its modification time.
+fn carry_folder(meta: &std::fs::Metadata, target: &Path, times: bool) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = std::os::unix::fs::chown(target, Some(meta.uid()), Some(meta.gid()));
+    }
+    if times {
+        if let (Ok(modified), Ok(folder)) = (meta.modified(), std::fs::File::open(target)) {
+            let _ = folder.set_modified(modified);
+        }
+    }
+    std::fs::set_permissions(target, meta.permissions()).map_err(|e| with_path(target, e))
 }
 
 fn make_parent(path: &Path) -> io::Result<()> {
@@ -777,5 +847,180 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
         }
         a.consume(n);
         b.consume(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fallback publish, which only a mount point (or a system
+    //! without the exchange) takes: forced here on a plain folder.
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A new empty folder, removed when dropped.
+    struct Folder(PathBuf);
+
+    impl Folder {
+        fn new(name: &str) -> Folder {
+            let path =
+                std::env::temp_dir().join(format!("vellum-disk-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).unwrap();
+            Folder(path)
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Every file under `dir` but the manifest, with its text.
+    fn files(dir: &Path) -> BTreeMap<String, String> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .map(Result::unwrap)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| crate::input::slash_path(e.path(), dir))
+            .filter(|p| p != MANIFEST)
+            .map(|p| {
+                let text = std::fs::read_to_string(dir.join(&p)).unwrap();
+                (p, text)
+            })
+            .collect()
+    }
+
+    fn manifest(out: &Path) -> Vec<String> {
+        let text = std::fs::read_to_string(out.join(MANIFEST)).unwrap();
+        text.lines().skip(1).map(str::to_owned).collect()
+    }
+
+    /// Stages `site` and publishes it, in place when asked.
+    fn build(out: &Path, site: &[(&str, &str)], in_place: bool) -> io::Result<WriteStats> {
+        let mut sink = DiskSink::new(out);
+        sink.begin()?;
+        for (path, text) in site {
+            sink.put(path, text.as_bytes().to_vec())?;
+        }
+        if in_place {
+            sink.staging.as_mut().unwrap().publish = Publish::InPlace;
+        }
+        sink.commit()
+    }
+
+    const OLD: [(&str, &str); 5] = [
+        ("index.html", "home"),
+        ("sitemap.xml", "map"),
+        ("papers/a/index.html", "a"),
+        ("papers/gone/index.html", "gone"),
+        ("notes.txt", "a file the site had"),
+    ];
+    const NEW: [(&str, &str); 5] = [
+        ("index.html", "home 2"),
+        ("sitemap.xml", "map"),
+        ("papers/a/index.html", "a"),
+        // A file where a folder was, and a folder where a file was.
+        ("papers/gone", "now a file"),
+        ("notes.txt/index.html", "now a folder"),
+    ];
+
+    fn expected(site: &[(&str, &str)]) -> BTreeMap<String, String> {
+        let mut files: BTreeMap<String, String> = site
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        files.insert("CNAME".into(), "example.org".into());
+        files.insert(".git/HEAD".into(), "ref".into());
+        files
+    }
+
+    #[test]
+    fn a_folder_and_a_file_of_the_sites_swap_places_in_both_ways_of_publishing() {
+        for in_place in [false, true] {
+            let folder = Folder::new(if in_place { "swap-in-place" } else { "swap" });
+            let out = folder.0.join("public");
+            build(&out, &OLD, in_place).unwrap();
+            std::fs::write(out.join("CNAME"), "example.org").unwrap();
+            std::fs::create_dir(out.join(".git")).unwrap();
+            std::fs::write(out.join(".git/HEAD"), "ref").unwrap();
+            let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+            std::fs::File::open(out.join(".git"))
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+            let stats = build(&out, &NEW, in_place).unwrap();
+            let git = std::fs::metadata(out.join(".git")).unwrap();
+            assert_eq!(git.modified().unwrap(), long_ago, "in place: {in_place}");
+            assert_eq!((stats.files, stats.written, stats.removed), (5, 3, 2));
+            assert_eq!(files(&out), expected(&NEW), "in place: {in_place}");
+            assert_eq!(
+                manifest(&out),
+                [
+                    "index.html",
+                    "notes.txt/index.html",
+                    "papers/a/index.html",
+                    "papers/gone",
+                    "sitemap.xml"
+                ]
+            );
+            assert!(!folder.0.join(".public.vellum-staging").exists());
+            assert!(!out.join(".vellum-staging").exists());
+        }
+    }
+
+    #[test]
+    fn a_folder_holding_a_users_file_is_not_replaced_by_a_file() {
+        for in_place in [false, true] {
+            let folder = Folder::new(if in_place { "keep-in-place" } else { "keep" });
+            let out = folder.0.join("public");
+            build(&out, &OLD, in_place).unwrap();
+            std::fs::write(out.join("papers/gone/draft.tex"), "mine").unwrap();
+            let error = build(&out, &NEW, in_place).unwrap_err().to_string();
+            assert!(
+                error.ends_with(
+                    "public/papers/gone: is a directory where the site now has a file, and it holds \
+                     papers/gone/draft.tex, which Vellum did not write; move it away"
+                ),
+                "{error}"
+            );
+            let mut kept = expected(&OLD);
+            kept.remove("CNAME");
+            kept.remove(".git/HEAD");
+            kept.insert("papers/gone/draft.tex".into(), "mine".into());
+            assert_eq!(files(&out), kept);
+        }
+    }
+
+    /// A fallback publish cut short (here: a staged file gone, so its move
+    /// fails, as a kill would stop it) leaves a manifest of both builds'
+    /// files: the next build removes the old build's stale ones and keeps
+    /// the user's, and the output is the new site.
+    #[test]
+    fn a_fallback_publish_cut_short_is_finished_by_the_next_build() {
+        let folder = Folder::new("cut-short");
+        let out = folder.0.join("public");
+        build(&out, &OLD, true).unwrap();
+        std::fs::write(out.join("CNAME"), "example.org").unwrap();
+        std::fs::create_dir(out.join(".git")).unwrap();
+        std::fs::write(out.join(".git/HEAD"), "ref").unwrap();
+        let mut sink = DiskSink::new(&out);
+        sink.begin().unwrap();
+        for (path, text) in NEW {
+            sink.put(path, text.as_bytes().to_vec()).unwrap();
+        }
+        let staging = sink.staging.as_mut().unwrap();
+        staging.publish = Publish::InPlace;
+        std::fs::remove_file(staging.tree.join("index.html")).unwrap();
+        assert!(sink.commit().is_err());
+        let mut both: Vec<&str> = OLD.iter().chain(&NEW).map(|(p, _)| *p).collect();
+        both.sort_unstable();
+        both.dedup();
+        assert_eq!(manifest(&out), both);
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home");
+
+        build(&out, &NEW, true).unwrap();
+        assert_eq!(files(&out), expected(&NEW));
+        assert_eq!(manifest(&out).len(), NEW.len());
     }
 }
