@@ -581,7 +581,9 @@ fn invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte() {
 }
 
 /// Findings: dot-files in `static/` (`.well-known/`, `.nojekyll`) and
-/// symlinked listings or static files were skipped without a word.
+/// symlinked listings or static files were skipped without a word. (The
+/// watcher of `serve` reads the static folders the same way: its
+/// classification table.)
 fn dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported() {
     let site = olumide_site();
     let root = site.path();
@@ -592,6 +594,9 @@ fn dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_repor
         b"Contact: mailto:a@b.org\n",
     );
     write(root, "static/.git/HEAD", b"ref");
+    // An editor's swap and backup files are not published.
+    write(root, "static/.style.css.swp", b"swap");
+    write(root, "static/style.css~", b"backup");
     write(root, "files/cv.pdf", b"%PDF");
     std::os::unix::fs::symlink("../files/cv.pdf", root.join("static/cv.pdf")).unwrap();
     std::os::unix::fs::symlink("/etc/hostname", root.join("static/host.txt")).unwrap();
@@ -618,6 +623,8 @@ fn dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_repor
     );
     assert_eq!(site_out["cv.pdf"].as_slice(), b"%PDF");
     assert!(!site_out.keys().any(|k| k.starts_with(".git")));
+    assert!(!site_out.contains_key(".style.css.swp"));
+    assert!(!site_out.contains_key("style.css~"));
 }
 
 /// Finding: a title of many `$x$` spans took time quadratic in its length

@@ -132,13 +132,37 @@ pub fn utf8<'a>(bytes: &'a [u8], file: &Path) -> Result<&'a str, Diagnostic> {
     }
 }
 
+/// Whether a file name is an editor's temporary, swap or backup file,
+/// which no build reads or publishes: vim `.x.swp`/`.x.swx`/`x~`/`4913`,
+/// emacs `#x#` and `.#x`, JetBrains `x___jb_tmp___`/`x___jb_old___`,
+/// helix `x.bck`, Kate `x.kate-swp`.
+pub fn is_editor_file(name: &str) -> bool {
+    name.ends_with('~')
+        || (name.starts_with('#') && name.ends_with('#'))
+        || name.starts_with(".#")
+        || name == "4913"
+        || [
+            ".swp",
+            ".swx",
+            ".swo",
+            ".bck",
+            ".tmp",
+            ".kate-swp",
+            "___jb_tmp___",
+            "___jb_old___",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+}
+
 /// Which hidden (dot-named) entries a walk keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hidden {
     /// None: an editor's backup or lock file is no listing or page.
     Skip,
     /// All but `.git`: a static file such as `.nojekyll` or
-    /// `.well-known/security.txt` is published as it is.
+    /// `.well-known/security.txt` is published as it is. An editor's
+    /// file ([`is_editor_file`]) is skipped.
     KeepButGit,
 }
 
@@ -211,7 +235,9 @@ impl Walk {
                 let name = e.file_name().to_string_lossy();
                 let shown_hidden = match hidden {
                     Hidden::Skip => !name.starts_with('.'),
-                    Hidden::KeepButGit => name != ".git",
+                    Hidden::KeepButGit => {
+                        name != ".git" && (e.file_type().is_dir() || !is_editor_file(&name))
+                    }
                 };
                 e.depth() == 0 || (shown_hidden && named_well(e) && inside(e))
             })

@@ -21,37 +21,34 @@ pub enum Change {
     Config,
 }
 
-/// Whether a file name is an editor's temporary, swap or backup file, or a
-/// hidden file: vim `.x.swp`/`.x.swx`/`x~`/`4913`, emacs `#x#` and `.#x`,
-/// JetBrains `x___jb_tmp___`/`x___jb_old___`, helix `x.bck`, Kate
-/// `x.kate-swp`, and any dot-file.
+/// Whether a file name is an editor's temporary, swap or backup file
+/// ([`crate::input::is_editor_file`]) or any other dot-file.
 pub fn is_temp_file(name: &str) -> bool {
-    name.starts_with('.')
-        || name.ends_with('~')
-        || (name.starts_with('#') && name.ends_with('#'))
-        || name == "4913"
-        || [
-            ".swp",
-            ".swx",
-            ".swo",
-            ".bck",
-            ".tmp",
-            ".kate-swp",
-            "___jb_tmp___",
-            "___jb_old___",
-        ]
-        .iter()
-        .any(|suffix| name.ends_with(suffix))
+    name.starts_with('.') || crate::input::is_editor_file(name)
 }
 
 /// Whether a path (relative to the site root) is one no build reads, as
-/// the builds' walks skip them: under a hidden directory, or an editor's
-/// temporary file ([`is_temp_file`]). A directory with a temp-like name
-/// (`old~/`) is not skipped: the walks read the files in it.
+/// the builds' walks skip them: an editor's file
+/// ([`crate::input::is_editor_file`]) anywhere; under `.git`; and outside
+/// the static folders, under any hidden directory or a dot-file
+/// ([`is_temp_file`]), while a static `.nojekyll` or `.well-known/` is
+/// published. A directory with a temp-like name (`old~/`) is not skipped:
+/// the walks read the files in it.
 pub fn is_ignored(relative: &Path) -> bool {
-    let mut parts = relative.iter().map(|part| part.to_string_lossy());
-    let name = parts.next_back();
-    parts.any(|part| part.starts_with('.')) || name.is_some_and(|name| is_temp_file(&name))
+    let parts: Vec<_> = relative.iter().map(|part| part.to_string_lossy()).collect();
+    let Some((name, folders)) = parts.split_last() else {
+        return false;
+    };
+    let is_static = match parts.as_slice() {
+        [first, ..] if first == "static" => true,
+        [first, _, third, ..] => first == "themes" && third == "static",
+        _ => false,
+    };
+    if is_static {
+        parts.iter().any(|part| part == ".git") || crate::input::is_editor_file(name)
+    } else {
+        folders.iter().any(|part| part.starts_with('.')) || is_temp_file(name)
+    }
 }
 
 /// Classifies a changed path (absolute, or relative to `root`). `None`
@@ -126,6 +123,21 @@ mod tests {
             ("/site/seeds/wu.txt.bck", None),
             ("/site/content/.hidden/a.md", None),
             ("/site/seeds/wu.txt.kate-swp", None),
+            // The static folders publish dot-files, as the build does, but
+            // not `.git` or an editor's files.
+            ("/site/static/.nojekyll", Some(Change::Static)),
+            (
+                "/site/static/.well-known/security.txt",
+                Some(Change::Static),
+            ),
+            (
+                "/site/themes/default/static/.htaccess",
+                Some(Change::Static),
+            ),
+            ("/site/static/.git/HEAD", None),
+            ("/site/static/.style.css.swp", None),
+            ("/site/static/style.css~", None),
+            ("/site/themes/default/static/.#style.css", None),
             ("seeds/relative.txt", Some(Change::Listing)),
         ];
         for (path, want) in cases {
