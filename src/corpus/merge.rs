@@ -483,7 +483,7 @@ fn merge(
                     let hash = keys[position].abstract_hash;
                     let mut problems = Vec::new();
                     let made = Abstract::with_hash(&paragraphs, hash, &mut problems);
-                    for warning in text_warnings(problems, file, record.line) {
+                    for warning in text_warnings(problems, file, record.abstract_line) {
                         diagnostics.push(warning);
                     }
                     Some(Arc::new(made))
@@ -797,7 +797,8 @@ fn make_paper<'a>(
         Some(memo) => memo.inline(&chosen.title, &mut problems),
         None => Arc::new(Text::inline(&chosen.title, &mut problems)),
     };
-    // The title's problems at its line, the abstract's at the record's.
+    // The title's problems at its line, the abstract's at its first
+    // paragraph's (naming any later paragraph).
     warnings.extend(text_warnings(
         std::mem::take(&mut problems),
         &first_listing.file,
@@ -816,7 +817,11 @@ fn make_paper<'a>(
             &mut problems,
         )),
     };
-    warnings.extend(text_warnings(problems, &first_listing.file, chosen.line));
+    warnings.extend(text_warnings(
+        problems,
+        &first_listing.file,
+        chosen.abstract_line,
+    ));
     let key: Arc<str> = match texts {
         Some(memo) => memo.sort_key(&title.plain),
         None => fold(&title.plain).into(),

@@ -67,6 +67,9 @@ pub struct Record {
     pub title_line: usize,
     /// Abstract paragraphs (zero or more blocks), each with lines joined.
     pub abstract_paragraphs: Vec<String>,
+    /// 1-based line of the first abstract paragraph (the marker's when
+    /// there is none).
+    pub abstract_line: usize,
     /// Category codes as written: the first is the primary category.
     pub categories: Vec<String>,
 }
@@ -201,7 +204,8 @@ pub fn is_listing(path: &std::path::Path) -> bool {
 /// Output: the [`Listing`], or the first [`ListingError`] in file order, which
 /// carries its 1-based line. Never panics, whatever the bytes.
 pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
-    let (text, forbidden) = crate::input::chars::replace_forbidden(decode(bytes)?);
+    let text = crate::input::chars::line_feeds(decode(bytes)?);
+    let (text, forbidden) = crate::input::chars::replace_forbidden(&text);
     let blocks = split_blocks(&text);
     let kinds: Vec<BlockKind> = blocks.iter().map(|b| classify(&b.text)).collect();
     let Some(first_marker) = kinds
@@ -225,10 +229,7 @@ pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
 /// the line of the first invalid byte.
 fn decode(bytes: &[u8]) -> Result<&str, ListingError> {
     let text = std::str::from_utf8(bytes).map_err(|e| ListingError::InvalidUtf8 {
-        line: 1 + bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count(),
+        line: crate::input::chars::line_after(&bytes[..e.valid_up_to()]),
         byte: bytes[e.valid_up_to()],
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
@@ -461,6 +462,10 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
         };
         let mut j = i + 2;
         let mut abstract_paragraphs = Vec::new();
+        let abstract_line = match (blocks.get(j), kinds.get(j)) {
+            (Some(block), Some(BlockKind::Text)) => block.line,
+            _ => marker.line,
+        };
         let categories = loop {
             match (blocks.get(j), kinds.get(j)) {
                 (Some(block), Some(BlockKind::Text)) => {
@@ -494,6 +499,7 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
             title,
             title_line,
             abstract_paragraphs,
+            abstract_line,
             categories,
         });
         i = j + 1;

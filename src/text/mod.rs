@@ -66,9 +66,14 @@ impl Abstract {
     ) -> Abstract {
         let mut html = Vec::with_capacity(paragraphs.len());
         let mut plain = Vec::with_capacity(paragraphs.len());
-        for paragraph in paragraphs {
+        for (at, paragraph) in paragraphs.iter().enumerate() {
             let rendered = latex::render(paragraph);
-            problems.extend(rendered.problems);
+            if at == 0 {
+                problems.extend(rendered.problems);
+            } else {
+                let place = format!("in the abstract's paragraph {}: ", at + 1);
+                problems.extend(rendered.problems.into_iter().map(|p| format!("{place}{p}")));
+            }
             html.push(format!("<p>{}</p>", rendered.html));
             plain.push(rendered.plain);
         }
