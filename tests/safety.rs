@@ -77,19 +77,29 @@ fn identifiers_and_urls_are_checked_at_their_key_line_however_written() {
     );
 }
 
+/// A script link in a title warns at the title's line, one in an
+/// abstract at the abstract's first line, naming a later paragraph.
 fn script_links_in_listing_text_are_text_with_a_warning() {
-    let listing = String::from_utf8(olumide_listing()).unwrap().replace(
-        "Routing Tokens in Mixture-of-Experts",
-        r"Routing Tokens \href{javascript:alert(1)}{here}",
-    );
+    let listing = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace(
+            "Routing Tokens in Mixture-of-Experts",
+            r"Routing Tokens \href{javascript:alert(1)}{here}",
+        )
+        .replace("with a URL", r"with \url{data:text/html,x}");
     let dir = temp_site(&[("olumide.txt", listing.as_bytes())], "");
     let (report, site) = build_memory(dir.path(), None);
     let warnings = messages(&report, Severity::Warning);
     assert_eq!(
         warnings,
-        ["seeds/olumide.txt:11: warning: expected an http, https or mailto URL in `\\href`, found \
-          `javascript:alert(1)` (a script URL, which runs code when clicked), so it is not a link; \
-          it is shown as written"]
+        [
+            "seeds/olumide.txt:11: warning: expected an http, https or mailto URL in `\\href`, found \
+             `javascript:alert(1)` (a script URL, which runs code when clicked), so it is not a link; \
+             it is shown as written",
+            "seeds/olumide.txt:13: warning: in the abstract's paragraph 3: expected an http, https or \
+             mailto URL in `\\url`, found `data:text/html,x` (a script URL, which runs code when clicked), \
+             so it is not a link; it is shown as written",
+        ]
     );
     let page =
         String::from_utf8_lossy(&site["papers/routing-tokens-here-javascript-alert-1/index.html"]);
@@ -580,6 +590,62 @@ fn invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte() {
     );
 }
 
+/// Files with classic Mac OS line endings (a carriage return alone, which
+/// CommonMark reads as a line ending) read as their author sees them: the
+/// listing's record, the page's front matter, and each message at its
+/// line, not all at line 1.
+fn lone_carriage_returns_end_lines() {
+    let cr = |text: &[u8]| -> Vec<u8> {
+        text.iter()
+            .map(|&b| if b == b'\n' { b'\r' } else { b })
+            .collect()
+    };
+    let listing = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("First paragraph", "First \u{8} paragraph");
+    let dir = temp_site(&[("olumide.txt", &cr(listing.as_bytes()))], "");
+    write(
+        dir.path(),
+        "content/about.md",
+        &cr(b"+++\ntitle = \"About\"\n+++\n\nHello.\n\n{{ papers(limit=1) }} here\n"),
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        [
+            "seeds/olumide.txt:13: warning: expected text, found the control character or \
+          noncharacter U+0008, which no page or feed may hold; it is replaced by U+FFFD"
+        ]
+    );
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["content/about.md:7: error: expected a shortcode closed on its line, `{{ papers(...) }}`, \
+          found `{{ papers(limit=1) }} here`"]
+    );
+    std::fs::remove_file(dir.path().join("content/about.md")).unwrap();
+    write(
+        dir.path(),
+        "content/about.md",
+        &cr(b"+++\ntitle = \"About\"\n+++\n\nHello.\n"),
+    );
+    let (report, site_out) = build_memory(dir.path(), None);
+    assert_eq!(report.counts[0], 1);
+    let about = String::from_utf8_lossy(&site_out["about/index.html"]).into_owned();
+    assert!(about.contains("<p>Hello.</p>"), "{about}");
+    drop(site);
+    write(
+        dir.path(),
+        "content/bad.md",
+        b"+++\rtitle = \"Bad\"\r+++\r\rline \xfe five\r",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["content/bad.md:5: error: expected UTF-8 text, found the byte 0xFE, which is not UTF-8; \
+          save the file as UTF-8"]
+    );
+}
+
 /// Findings: dot-files in `static/` (`.well-known/`, `.nojekyll`) and
 /// symlinked listings or static files were skipped without a word. (The
 /// watcher of `serve` reads the static folders the same way: its
@@ -905,6 +971,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         control_characters_in_a_listing_are_replaced_with_a_warning_and_feeds_parse,
         a_missing_site_toml_is_an_error_that_names_zolas_config_toml,
         invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte,
+        lone_carriage_returns_end_lines,
         dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_reported,
         worst_shapes_of_title_build_in_bounded_time,
         an_alias_on_a_generated_file_is_an_error_at_its_line_naming_the_file,

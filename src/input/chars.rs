@@ -15,6 +15,38 @@ use std::path::Path;
 /// more warning counts the rest.
 const WARNED_LINES: usize = 10;
 
+/// `text` with each carriage return that no line feed follows (the line
+/// ending of classic Mac OS, which CommonMark reads as one too) made a
+/// line feed, so its lines count and parse as its author saw them; CRLF
+/// stays. Borrows `text` when it has none.
+pub fn line_feeds(text: &str) -> Cow<'_, str> {
+    let lone = |(at, _): &(usize, &str)| !text[at + 1..].starts_with('\n');
+    if !text.match_indices('\r').any(|m| lone(&m)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, _) in text.match_indices('\r').filter(lone) {
+        out.push_str(&text[from..at]);
+        out.push('\n');
+        from = at + 1;
+    }
+    out.push_str(&text[from..]);
+    Cow::Owned(out)
+}
+
+/// The 1-based line of the byte after `before` (the bytes before it),
+/// which is not a line feed (an invalid UTF-8 byte): line feeds and lone
+/// carriage returns ([`line_feeds`]) end lines.
+pub fn line_after(before: &[u8]) -> usize {
+    let lone_cr = before
+        .iter()
+        .enumerate()
+        .filter(|&(at, &b)| b == b'\r' && before.get(at + 1) != Some(&b'\n'))
+        .count();
+    1 + before.iter().filter(|&&b| b == b'\n').count() + lone_cr
+}
+
 /// Whether `c` may not appear in a page or feed.
 pub fn is_forbidden(c: char) -> bool {
     matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
@@ -154,6 +186,16 @@ pub fn warnings(file: &Path, found: &Found) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_carriage_returns_become_line_feeds_and_crlf_stays() {
+        assert!(matches!(line_feeds("a\r\nb\n"), Cow::Borrowed(_)));
+        assert_eq!(line_feeds("a\rb\r\nc\r\rd\r"), "a\nb\r\nc\n\nd\n");
+        assert_eq!(line_feeds("é\rü"), "é\nü");
+        assert_eq!(line_after(b"a\nb\r\nc\rd"), 4);
+        assert_eq!(line_after(b"a\r"), 2);
+        assert_eq!(line_after(b""), 1);
+    }
 
     #[test]
     fn forbidden_characters() {

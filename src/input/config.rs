@@ -117,8 +117,8 @@ impl Config {
                 ))
             }
         };
-        let text = crate::input::utf8(&bytes, display_path)?;
-        let (text, found) = crate::input::chars::replace_forbidden_toml(text);
+        let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, display_path)?);
+        let (text, found) = crate::input::chars::replace_forbidden_toml(&text);
         let config = Config::parse(&text, display_path)?;
         Ok((config, crate::input::chars::warnings(display_path, &found)))
     }

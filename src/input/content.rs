@@ -366,7 +366,8 @@ pub fn load(
                 continue;
             }
         };
-        let text = &*replace_forbidden_in_page(text, display, diagnostics);
+        let text = chars::line_feeds(text);
+        let text = &*replace_forbidden_in_page(&text, display, diagnostics);
         if let Some(rest) = relative.strip_prefix("papers/") {
             match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
                 Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display) {

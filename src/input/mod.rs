@@ -118,8 +118,7 @@ pub fn utf8<'a>(bytes: &'a [u8], file: &Path) -> Result<&'a str, Diagnostic> {
     match std::str::from_utf8(bytes) {
         Ok(text) => Ok(text.strip_prefix('\u{feff}').unwrap_or(text)),
         Err(e) => {
-            let valid = &bytes[..e.valid_up_to()];
-            let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+            let line = chars::line_after(&bytes[..e.valid_up_to()]);
             Err(Diagnostic::error(
                 file,
                 line,
