@@ -39,13 +39,17 @@ fn disk_sink_writes_changes_only_and_removes_stale() {
     assert_eq!((second.files, second.written, second.removed), (3, 1, 1));
     assert!(!out.join("old").exists());
     assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home 2");
-    assert!(!dir.path().join(".public.vellum-staging").exists());
+    let staging = dir.path().join(".public.vellum-staging");
+    assert!(
+        staging.join("site/old/index.html").is_file(),
+        "the spare tree is the first build"
+    );
 
     sink.begin().unwrap();
     sink.put("index.html", b"broken".to_vec()).unwrap();
     sink.abort();
     assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"home 2");
-    assert!(!dir.path().join(".public.vellum-staging").exists());
+    assert!(!staging.join("next").exists());
 
     // A directory Vellum did not build, or a file, is never cleaned.
     std::fs::create_dir_all(dir.path().join("src")).unwrap();

@@ -259,7 +259,7 @@ fn a_file_of_the_users_where_the_site_now_writes_one_is_an_error() {
     std::fs::remove_file(public.join("robots.txt")).unwrap();
     write(&public, "robots.txt/mine.txt", b"x");
     let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("public/robots.txt: is a directory Vellum did not write where the site now has a file; move it away"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("public/robots.txt: is a directory where the site now has a file, and it holds robots.txt/mine.txt, which Vellum did not write; move it away"));
     assert_eq!(
         std::fs::read(public.join("robots.txt/mine.txt")).unwrap(),
         b"x"
@@ -274,6 +274,7 @@ fn a_staging_directory_vellum_did_not_make_is_never_removed() {
     write(root, ".public.staging/keep.txt", b"mine");
     build_ok(root, &[]);
     assert!(root.join(".public.staging/keep.txt").is_file());
+    std::fs::remove_dir_all(root.join(".public.vellum-staging")).unwrap();
     write(root, ".public.vellum-staging/keep.txt", b"mine too");
     let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
     assert_eq!(out.status.code(), Some(1));
@@ -286,16 +287,33 @@ fn a_staging_directory_vellum_did_not_make_is_never_removed() {
         std::fs::read(root.join(".public.vellum-staging/keep.txt")).unwrap(),
         b"mine too"
     );
-    // A killed build's staging directory (marked) is removed by the next.
+    // A killed build's staging directory (marked) is the next build's:
+    // what it half wrote never reaches the output.
     std::fs::remove_dir_all(root.join(".public.vellum-staging")).unwrap();
+    let good = std::fs::read(root.join("public/index.html")).unwrap();
     write(root, ".public.vellum-staging/VELLUM-STAGING", b"");
     write(root, ".public.vellum-staging/site/index.html", b"half");
+    write(root, ".public.vellum-staging/site/half.html", b"half");
+    write(root, ".public.vellum-staging/next/index.html", b"half");
+    write(
+        root,
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nchanged\n",
+    );
     build_ok(root, &[]);
-    assert!(!root.join(".public.vellum-staging").exists());
-    // One killed before it wrote its marker is still empty, and removed.
+    assert_eq!(std::fs::read(root.join("public/index.html")).unwrap(), good);
+    assert!(!root.join("public/half.html").exists());
+    assert!(!root.join(".public.vellum-staging/next").exists());
+    // It holds the build before last, which git ignores.
+    assert_eq!(
+        std::fs::read(root.join(".public.vellum-staging/.gitignore")).unwrap(),
+        b"*\n"
+    );
+    // One killed before it wrote its marker is still empty, and taken.
+    std::fs::remove_dir_all(root.join(".public.vellum-staging")).unwrap();
     std::fs::create_dir(root.join(".public.vellum-staging")).unwrap();
     build_ok(root, &[]);
-    assert!(!root.join(".public.vellum-staging").exists());
+    assert!(root.join(".public.vellum-staging/VELLUM-STAGING").is_file());
 }
 
 /// Found in review: two builds of one output at once interleaved and
@@ -322,7 +340,7 @@ fn a_second_build_of_the_same_output_at_once_is_refused() {
     assert!(root.join(".public.vellum-staging/VELLUM-STAGING").is_file());
     drop(held);
     build_ok(root, &[]);
-    assert!(!root.join(".public.vellum-staging").exists());
+    assert!(root.join("public/about/index.html").is_file());
 }
 
 /// Found in review: a static file whose name held a line break split the
@@ -352,7 +370,10 @@ fn a_symlinked_output_directory_keeps_its_link() {
         .file_type()
         .is_symlink());
     assert!(root.join("www/site/index.html").is_file());
-    assert!(!root.join("www/.site.vellum-staging").exists());
+    // The staging directory is beside the link's target.
+    assert!(root
+        .join("www/.site.vellum-staging/VELLUM-STAGING")
+        .is_file());
 }
 
 /// Every file under `dir` but a staging directory: relative path → XXH3-64
@@ -382,7 +403,8 @@ fn tree_hashes(dir: &std::path::Path) -> std::collections::BTreeMap<String, u64>
 /// between two site titles are killed at ten moments spread from a tenth of
 /// the last build's time to past its end;
 /// each time `public/` is the whole old site or the whole new one, the
-/// user's `CNAME` in both, and the next build cleans the staging directory.
+/// user's `CNAME` in both, and the next build publishes its own site
+/// whatever the killed one left in the staging directory.
 fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new() {
     let (_work, corpus) = gen_corpus(800, 160);
     let site = temp_site(&[], "");
@@ -446,7 +468,7 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new() {
             "after kill {i}, the next build differs in {differing} files of {}",
             built.len()
         );
-        assert!(!root.join(".public.vellum-staging").exists());
+        assert!(!root.join(".public.vellum-staging/next").exists());
     }
     eprintln!(
         "killed builds: {} left the site as it was, {} had published",

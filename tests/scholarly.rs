@@ -639,16 +639,16 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line() {
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let warnings: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    // The abstract's problem at its record's line, the title's at the
-    // title's line.
+    // The title's problem at the title's line, the abstract's at the
+    // abstract's.
     assert!(
         warnings[0]
-            .starts_with("seeds/ana.txt:9: warning: expected a valid formula, found `$\\sqrt{x$`"),
+            .starts_with("seeds/ana.txt:11: warning: expected a valid formula, found `$\\frac{a$`"),
         "{warnings:?}"
     );
     assert!(
         warnings[1]
-            .starts_with("seeds/ana.txt:11: warning: expected a valid formula, found `$\\frac{a$`"),
+            .starts_with("seeds/ana.txt:13: warning: expected a valid formula, found `$\\sqrt{x$`"),
         "{warnings:?}"
     );
     let page = text(&site, "papers/bounds-for-frac-a-things/index.html");

@@ -12,22 +12,30 @@
 //!   holds a previous build: an `index.html` and a `sitemap.xml`) is
 //!   adopted: nothing in it is removed, and the manifest starts with this
 //!   build. Any other non-empty directory is refused.
-//! - **Staging.** The new tree is made in `.<name>.vellum-staging/site`
-//!   beside the output (the same file system). The staging directory holds
-//!   a marker file, [`MARKER`]; only a directory with that marker is ever
-//!   removed, and a leftover one (a killed build's) is removed by the next
-//!   build. A changed file is written there as it is rendered; at commit,
-//!   when anything changed, every unchanged file is hard-linked in (it
-//!   keeps its modification time). A build that changes nothing leaves
-//!   the output as it is, without making the tree.
-//! - **Publishing.** On Linux the staging tree and the output are swapped
-//!   by `renameat2(RENAME_EXCHANGE)`, one atomic step, then the old tree is
-//!   removed with the staging directory. Where that is not possible (other
-//!   systems, a file system without it, an output directory that is a
-//!   mount point) the changed files are moved into the output one by one
-//!   (each file replaced atomically, the site as a whole not) and stale
-//!   files removed after. A symlinked output directory is resolved first:
-//!   the link stays and its target is published.
+//! - **Staging.** The staging directory `.<name>.vellum-staging/` beside
+//!   the output (the same file system) holds a marker file, [`MARKER`]:
+//!   only a directory with that marker is ever changed or removed. Each
+//!   changed file is written to its `next/` as it is rendered; a build that
+//!   changes nothing leaves the output as it is.
+//! - **The spare tree.** `site/` in the staging directory is the site of
+//!   the build before last (the tree the last exchange took out), its
+//!   files hard links of the output's where they did not change. At
+//!   commit it is made the new site: what it holds that the new site does
+//!   not (the same path with another inode) goes, the changed files are
+//!   moved in from `next/`, and every other file of the output is
+//!   hard-linked in (keeping its modification time). A rebuild so reads
+//!   two trees' folders and touches only what changed since the build
+//!   before last, instead of linking and removing every file.
+//! - **Publishing.** On Linux the spare tree and the output are swapped by
+//!   `renameat2(RENAME_EXCHANGE)`, one atomic step; the old site is the
+//!   next build's spare. Where that is not possible (other systems, a file
+//!   system without it, an output directory that is a mount point) the
+//!   changed files are moved into the output one by one from a staging
+//!   directory inside it (each file replaced atomically, the site as a
+//!   whole not), after a manifest listing both builds' files, so a build
+//!   killed then leaves nothing the next one takes for the user's. A
+//!   symlinked output directory is resolved first: the link stays and its
+//!   target is published.
 
 use crate::output::{lock, Sink, StreamedFile, WriteStats};
 use rayon::prelude::*;
@@ -71,10 +79,11 @@ fn hash(path: &str) -> u64 {
 /// How the staged tree reaches the output directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Publish {
-    /// One atomic exchange of the two trees (or a rename when the output
-    /// does not exist yet).
+    /// One atomic exchange of the spare tree and the output (or a rename
+    /// when the output does not exist yet).
     Exchange,
-    /// Changed files moved in one by one: an output that is a mount point.
+    /// Changed files moved in one by one: an output that is a mount point,
+    /// or a system without the exchange.
     InPlace,
 }
 
@@ -84,10 +93,12 @@ enum Publish {
 struct Staging {
     /// The output directory, symlinks resolved.
     out: PathBuf,
-    /// `.<name>.vellum-staging`, holding [`MARKER`] and the tree `site/`.
+    /// `.<name>.vellum-staging`, holding [`MARKER`], `next/` and `site/`.
     dir: PathBuf,
-    /// Where the new site is made.
-    tree: PathBuf,
+    /// `next/`: where the changed files are written.
+    next: PathBuf,
+    /// `site/`: the spare tree, made the new site at commit.
+    spare: PathBuf,
     publish: Publish,
     /// XXH3-64 hashes of the paths the last manifest lists (8 bytes a path:
     /// at 1,000,000 papers the site has 1.8 million files); a file of the
@@ -113,6 +124,9 @@ struct Foreign {
     empty_folders: Vec<String>,
     /// Files the last build wrote that this one does not, which go.
     stale: Vec<PathBuf>,
+    /// The inode of each file the new site keeps from the output (the
+    /// user's and the site's), by its path's hash.
+    inodes: rustc_hash::FxHashMap<u64, u64>,
 }
 
 /// Writes to a directory on disk through a staging tree beside it.
@@ -153,14 +167,25 @@ fn staging_dir(out: &Path) -> PathBuf {
     out.with_file_name(format!(".{name}.vellum-staging"))
 }
 
-/// Removes `dir` if it is a staging directory (a directory, not a link,
-/// holding [`MARKER`]); refuses anything else of that name.
-fn remove_leftover(dir: &Path) -> io::Result<()> {
+/// Readies the staging directory `dir` for a build: a marked one (the
+/// last build's) keeps its spare tree `site/` unless `keep_spare` is false
+/// (then it is removed whole); its `next/` (a killed build's) goes. An
+/// empty one is taken; anything else of that name is refused.
+fn prepare_staging(dir: &Path, keep_spare: bool) -> io::Result<()> {
     match std::fs::symlink_metadata(dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(with_path(dir, e)),
         Ok(meta) if meta.is_dir() && dir.join(MARKER).is_file() => {
-            remove_tree(dir).map_err(|e| with_path(dir, e))
+            if !keep_spare {
+                return remove_tree(dir).map_err(|e| with_path(dir, e));
+            }
+            remove_our_path(&dir.join("next"))?;
+            // Only a folder is a spare tree: a link would lead out.
+            let spare = dir.join("site");
+            match std::fs::symlink_metadata(&spare) {
+                Ok(meta) if !meta.is_dir() => remove_our_path(&spare),
+                _ => Ok(()),
+            }
         }
         // Made by a build killed before it wrote its marker.
         Ok(meta) if meta.is_dir() && std::fs::remove_dir(dir).is_ok() => Ok(()),
@@ -172,6 +197,18 @@ fn remove_leftover(dir: &Path) -> io::Result<()> {
             ),
         )),
     }
+}
+
+/// Removes `path` inside a marked staging directory: a file or link
+/// itself, a folder with everything in it (links, not their targets).
+fn remove_our_path(path: &Path) -> io::Result<()> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => Err(e),
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+    };
+    removed.map_err(|e| with_path(path, e))
 }
 
 /// The hashes of the paths `out`'s manifest lists, or `None` when it has
@@ -265,7 +302,7 @@ impl Sink for DiskSink {
                 "is a file, not a directory; choose another output directory or remove it",
             ));
         }
-        let publish = if out.exists() && is_mount_point(&out) {
+        let publish = if !cfg!(target_os = "linux") || (out.exists() && is_mount_point(&out)) {
             Publish::InPlace
         } else {
             Publish::Exchange
@@ -286,7 +323,8 @@ impl Sink for DiskSink {
                 return Err(busy());
             }
         }
-        remove_leftover(&dir)?;
+        // Inside the output a spare tree would be published: never kept.
+        prepare_staging(&dir, publish == Publish::Exchange)?;
         let (owned, adopted) = match read_manifest(&out)? {
             Some(owned) => (owned, false),
             None => {
@@ -311,23 +349,27 @@ impl Sink for DiskSink {
         std::fs::write(
             dir.join(MARKER),
             format!(
-                "Vellum's staging directory for {}: made by a build, removed by the next.\n",
+                "Vellum's staging directory for {}: site/ is the build before last, as hard \
+                 links, so a rebuild touches only what changed. Remove it any time.\n",
                 out.display()
             ),
         )
         .map_err(|e| with_path(&dir, e))?;
+        // Git ignores the folder (the spare tree is no source to commit).
+        std::fs::write(dir.join(".gitignore"), "*\n").map_err(|e| with_path(&dir, e))?;
         // Held until the build is committed or aborted: a second build of
         // the same output at the same time is refused, not interleaved.
         let lock = std::fs::File::open(dir.join(MARKER)).map_err(|e| with_path(&dir, e))?;
         if lock.try_lock().is_err() {
             return Err(busy());
         }
-        let tree = dir.join("site");
-        std::fs::create_dir(&tree).map_err(|e| with_path(&tree, e))?;
+        let next = dir.join("next");
+        std::fs::create_dir(&next).map_err(|e| with_path(&next, e))?;
         self.staging = Some(Staging {
             out,
+            spare: dir.join("site"),
             dir,
-            tree,
+            next,
             publish,
             owned,
             adopted,
@@ -348,7 +390,7 @@ impl Sink for DiskSink {
             .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
             && std::fs::read(&current).is_ok_and(|old| old == bytes);
         if !unchanged {
-            let staged = staging.tree.join(path);
+            let staged = staging.next.join(path);
             make_parent(&staged)?;
             write_new(&staged, &bytes)?;
         }
@@ -361,7 +403,7 @@ impl Sink for DiskSink {
     /// [`DiskSink::put`]).
     fn put_streamed(&self, path: &str, write: &mut StreamedFile) -> io::Result<()> {
         let staging = self.staging()?;
-        let staged = staging.tree.join(path);
+        let staged = staging.next.join(path);
         make_parent(&staged)?;
         remove_if_present(&staged)?;
         let file = std::fs::File::create_new(&staged).map_err(|e| with_path(&staged, e))?;
@@ -381,27 +423,37 @@ impl Sink for DiskSink {
         Ok(())
     }
 
-    /// Carries the files the manifest does not list into the new tree,
-    /// writes the new manifest and publishes the tree (see the module doc).
+    /// Makes the spare tree the new site, with the files the manifest does
+    /// not list and the new manifest, and publishes it (see the module
+    /// doc).
     fn commit(&mut self) -> io::Result<WriteStats> {
         let staging = self
             .staging
             .take()
             .ok_or_else(|| io::Error::other("the disk sink was not begun"))?;
         let result = staging.publish();
-        let _ = remove_tree(&staging.dir);
+        staging.clean_up();
         result
     }
 
-    /// Removes this build's staging directory; the output is not touched.
+    /// Removes the files this build wrote; the output is not touched.
     fn abort(&mut self) {
         if let Some(staging) = self.staging.take() {
-            let _ = remove_leftover(&staging.dir);
+            staging.clean_up();
         }
     }
 }
 
 impl Staging {
+    /// Removes `next/`, or the whole staging directory when it is inside
+    /// the output; the spare tree stays for the next build.
+    fn clean_up(&self) {
+        let _ = match self.publish {
+            Publish::Exchange => remove_our_path(&self.next),
+            Publish::InPlace => remove_tree(&self.dir),
+        };
+    }
+
     fn record(&self, path: &str, len: u64, changed: bool) {
         self.bytes.fetch_add(len, Ordering::Relaxed);
         lock(&self.paths).push((path.into(), changed));
@@ -430,79 +482,155 @@ impl Staging {
             manifest.push_str(path);
             manifest.push('\n');
         }
-        if !self.out.exists() {
-            std::fs::write(self.tree.join(MANIFEST), &manifest)
-                .map_err(|e| with_path(&self.tree, e))?;
-            std::fs::rename(&self.tree, &self.out).map_err(|e| with_path(&self.out, e))?;
-            return Ok(stats);
-        }
         // Every check before anything of the output changes, in both ways
         // of publishing.
         let folders: FxHashSet<u64> = paths
             .par_iter()
             .flat_map_iter(|(path, _)| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
             .collect();
-        let foreign = self.survey(&new, &folders)?;
-        let site_folders = folders;
+        let exists = self.out.exists();
+        let foreign = match exists {
+            true => self.survey(&new, &folders)?,
+            false => Foreign::default(),
+        };
         stats.removed = foreign.stale.len();
         let old_manifest = self.out.join(MANIFEST);
         let same_manifest = std::fs::read(&old_manifest).is_ok_and(|b| b == manifest.as_bytes());
-        if stats.written == 0 && stats.removed == 0 && same_manifest {
+        if exists && stats.written == 0 && stats.removed == 0 && same_manifest {
             // The output already is this site, file for file.
             return Ok(stats);
         }
-        if self.publish == Publish::Exchange {
-            // The rest of the new tree: the unchanged files and the user's,
-            // hard links of the output's (so they keep their modification
-            // times), and the user's empty folders.
-            let unchanged = paths
-                .par_iter()
-                .filter(|(_, changed)| !changed)
-                .map(|(p, _)| &**p);
-            unchanged
-                .chain(foreign.files.par_iter().map(String::as_str))
-                .try_for_each(|path| {
-                    let target = self.tree.join(path);
-                    make_parent(&target)?;
-                    link_or_copy(&self.out.join(path), &target)
-                })?;
-            for folder in &foreign.empty_folders {
-                let target = self.tree.join(folder);
-                std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
-            }
-            // The folders keep their owner and permissions (a private one
-            // stays private), the output's own included, and the user's
-            // own folders (those holding no page) their modification
-            // times; set last, as a read-only one would refuse the links
-            // made into it.
-            let mut folders: Vec<&str> = foreign
+        if self.publish == Publish::InPlace {
+            return self
+                .in_place(&self.next, &paths, &foreign.stale, &manifest)
+                .map(|()| stats);
+        }
+        self.make_spare(&paths, &foreign, &folders)?;
+        let staged = self.spare.join(MANIFEST);
+        if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
+            write_new(&staged, manifest.as_bytes())?;
+        }
+        if !exists {
+            std::fs::rename(&self.spare, &self.out).map_err(|e| with_path(&self.out, e))?;
+            return Ok(stats);
+        }
+        match exchange(&self.spare, &self.out) {
+            Ok(()) => Ok(stats),
+            Err(e) if !exchange_unsupported(&e) => Err(with_path(&self.out, e)),
+            Err(_) => self
+                .in_place(&self.spare, &paths, &foreign.stale, &manifest)
+                .map(|()| stats),
+        }
+    }
+
+    /// Makes the spare tree the new site (see the module doc): removes
+    /// what it holds that the new site does not (a file whose inode is not
+    /// the output's, or that changed; a folder the new site does not
+    /// have), moves the changed files in from `next/`, then links in the
+    /// output's files it lacks, the user's empty folders, and the user's
+    /// folders' owners, permissions and modification times. `folders` are
+    /// the hashes of the site's folders.
+    fn make_spare(
+        &self,
+        paths: &[(Box<str>, bool)],
+        foreign: &Foreign,
+        folders: &FxHashSet<u64>,
+    ) -> io::Result<()> {
+        let changed: FxHashSet<u64> = paths
+            .par_iter()
+            .filter(|(_, changed)| *changed)
+            .map(|(p, _)| hash(p))
+            .collect();
+        let users_folders: Vec<&str> = {
+            let mut all: Vec<&str> = foreign
                 .files
                 .iter()
                 .chain(&foreign.empty_folders)
                 .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
                 .chain(foreign.empty_folders.iter().map(String::as_str))
                 .collect();
-            folders.sort_unstable();
-            folders.dedup();
-            for folder in std::iter::once("").chain(folders.into_iter().rev()) {
-                if let Ok(meta) = std::fs::metadata(self.out.join(folder)) {
-                    let target = self.tree.join(folder);
-                    let users = !folder.is_empty() && !site_folders.contains(&hash(folder));
-                    carry_folder(&meta, &target, users)?;
+            all.sort_unstable();
+            all.dedup();
+            all
+        };
+        let users: FxHashSet<u64> = users_folders.iter().map(|f| hash(f)).collect();
+        let mut kept = FxHashSet::default();
+        if self.spare.is_dir() {
+            let mut doomed_files = Vec::new();
+            let mut doomed_folders = Vec::new();
+            // Children before their folders.
+            let walk = walkdir::WalkDir::new(&self.spare)
+                .min_depth(1)
+                .contents_first(true);
+            for entry in walk {
+                let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+                let key = hash(&crate::input::slash_path(entry.path(), &self.spare));
+                if entry.file_type().is_dir() {
+                    if !folders.contains(&key) && !users.contains(&key) {
+                        doomed_folders.push(entry.into_path());
+                    }
+                    continue;
+                }
+                use walkdir::DirEntryExt;
+                let same = foreign.inodes.get(&key) == Some(&entry.ino());
+                if same && !changed.contains(&key) {
+                    kept.insert(key);
+                } else {
+                    doomed_files.push(entry.into_path());
                 }
             }
-            let staged = self.tree.join(MANIFEST);
-            if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
-                write_new(&staged, manifest.as_bytes())?;
+            doomed_files
+                .par_iter()
+                .try_for_each(|file| std::fs::remove_file(file).map_err(|e| with_path(file, e)))?;
+            // A kept file is never in a doomed folder (its folders are the
+            // site's or the user's): each is empty now.
+            for folder in &doomed_folders {
+                std::fs::remove_dir(folder).map_err(|e| with_path(folder, e))?;
             }
-            match exchange(&self.tree, &self.out) {
-                Ok(()) => return Ok(stats),
-                Err(e) if !exchange_unsupported(&e) => return Err(with_path(&self.out, e)),
-                Err(_) => {}
+            make_folders(
+                &self.spare,
+                paths.iter().filter(|(_, c)| *c).map(|(p, _)| &**p),
+            )?;
+            paths
+                .par_iter()
+                .filter(|(_, changed)| *changed)
+                .try_for_each(|(path, _)| {
+                    let target = self.spare.join(&**path);
+                    std::fs::rename(self.next.join(&**path), &target)
+                        .map_err(|e| with_path(&target, e))
+                })?;
+        } else {
+            std::fs::rename(&self.next, &self.spare).map_err(|e| with_path(&self.spare, e))?;
+        }
+        // The rest of the new site: the output's files the spare lacks, as
+        // hard links (they keep their modification times).
+        let missing: Vec<&str> = paths
+            .iter()
+            .filter(|(_, changed)| !changed)
+            .map(|(p, _)| &**p)
+            .chain(foreign.files.iter().map(String::as_str))
+            .filter(|p| !kept.contains(&hash(p)))
+            .collect();
+        make_folders(&self.spare, missing.iter().copied())?;
+        missing
+            .par_iter()
+            .try_for_each(|path| link_or_copy(&self.out.join(path), &self.spare.join(path)))?;
+        for folder in &foreign.empty_folders {
+            let target = self.spare.join(folder);
+            std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
+        }
+        // The folders keep their owner and permissions (a private one
+        // stays private), the output's own included, and the user's own
+        // folders (those holding no page) their modification times; set
+        // last, as a read-only one would refuse the links made into it.
+        for folder in std::iter::once("").chain(users_folders.into_iter().rev()) {
+            if let Ok(meta) = std::fs::metadata(self.out.join(folder)) {
+                let target = self.spare.join(folder);
+                let users = !folder.is_empty() && !folders.contains(&hash(folder));
+                carry_folder(&meta, &target, users)?;
             }
         }
-        self.in_place(&paths, &foreign.stale, &manifest)?;
-        Ok(stats)
+        Ok(())
     }
 
     /// Walks the output and checks that publishing loses none of the
@@ -511,17 +639,42 @@ impl Staging {
     /// earlier build's), or where it needs a folder (`folders`: hashes of
     /// the folders the `new` paths are in), and a folder of the user's
     /// where it writes a file, are errors. Returns the files and empty
-    /// folders of the user's, which the new tree carries, and how many
-    /// listed files this build no longer writes (it removes them).
+    /// folders of the user's, which the new tree carries, the listed files
+    /// this build no longer writes (it removes them), and the inodes of
+    /// the files it keeps.
     fn survey(&self, new: &FxHashSet<u64>, folders: &FxHashSet<u64>) -> io::Result<Foreign> {
+        use walkdir::DirEntryExt;
         let walk = walkdir::WalkDir::new(&self.out)
             .min_depth(1)
             .into_iter()
             .filter_entry(|e| e.path() != self.dir);
         let mut foreign = Foreign::default();
         let mut flips = FxHashSet::default();
+        // The last folder seen, until the next entry says whether it is
+        // empty (a folder's entries come right after it).
+        let mut open: Option<(usize, walkdir::DirEntry, String, u64)> = None;
+        let empty_folder = |(_, entry, relative, key): (usize, walkdir::DirEntry, String, u64),
+                            foreign: &mut Foreign|
+         -> io::Result<()> {
+            if new.contains(&key) {
+                return Err(refuse(
+                    entry.path(),
+                    "is a directory Vellum did not write where the site now has a file; move it away",
+                ));
+            }
+            // A build never leaves an empty folder, so it is the user's.
+            if !folders.contains(&key) {
+                foreign.empty_folders.push(relative);
+            }
+            Ok(())
+        };
         for entry in walk {
             let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+            if let Some(folder) = open.take() {
+                if entry.depth() <= folder.0 {
+                    empty_folder(folder, &mut foreign)?;
+                }
+            }
             let relative = crate::input::slash_path(entry.path(), &self.out);
             if relative == MANIFEST {
                 continue;
@@ -535,33 +688,25 @@ impl Staging {
                          (it would copy it); unmount it or choose another output directory",
                     ));
                 }
-                // A build never leaves an empty folder, so it is the user's.
-                let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut it| it.next().is_none());
-                if new.contains(&key) && empty {
-                    return Err(refuse(
-                        entry.path(),
-                        "is a directory Vellum did not write where the site now has a file; move it away",
-                    ));
-                }
                 if new.contains(&key) {
                     // Fine if every file below is the last build's: those
                     // are stale and go (checked after the walk).
                     flips.insert(key);
-                    continue;
                 }
-                if empty && !folders.contains(&key) {
-                    foreign.empty_folders.push(relative);
-                }
+                open = Some((entry.depth(), entry, relative, key));
                 continue;
             }
             if self.owned.contains(&key) {
-                if !new.contains(&key) {
+                if new.contains(&key) {
+                    foreign.inodes.insert(key, entry.ino());
+                } else {
                     foreign.stale.push(entry.into_path());
                 }
                 continue;
             }
             if new.contains(&key) {
                 if self.adopted {
+                    foreign.inodes.insert(key, entry.ino());
                     continue;
                 }
                 return Err(refuse(
@@ -576,7 +721,11 @@ impl Staging {
                     "is a file Vellum did not write where the site now has a directory; move it away",
                 ));
             }
+            foreign.inodes.insert(key, entry.ino());
             foreign.files.push(relative);
+        }
+        if let Some(folder) = open.take() {
+            empty_folder(folder, &mut foreign)?;
         }
         if !flips.is_empty() {
             let kept = foreign.files.iter().chain(&foreign.empty_folders);
@@ -600,20 +749,23 @@ impl Staging {
         Ok(foreign)
     }
 
-    /// The fallback: each step leaves a manifest listing every file of
-    /// the last build's or this one's in the output, so a build killed at
-    /// any moment leaves files the next one knows as its own (and
-    /// finishes), never one it takes for the user's. First the manifest of
-    /// both builds, then the `stale` files ([`Staging::survey`] found them)
-    /// and the directories they leave empty go (a folder may become a file
-    /// or a file a folder), then each changed file is moved in, and last
-    /// the manifest of this build.
+    /// The fallback: moves the changed files from `from` into the output.
+    /// Each step leaves a manifest listing every file of the last build's
+    /// or this one's in the output, so a build killed at any moment leaves
+    /// files the next one knows as its own (and finishes), never one it
+    /// takes for the user's. First the manifest of both builds, then the
+    /// `stale` files ([`Staging::survey`] found them) and the directories
+    /// they leave empty go (a folder may become a file or a file a folder),
+    /// then each changed file is moved in, and last the manifest of this
+    /// build.
     fn in_place(
         &self,
+        from: &Path,
         paths: &[(Box<str>, bool)],
         stale: &[PathBuf],
         manifest: &str,
     ) -> io::Result<()> {
+        std::fs::create_dir_all(&self.out).map_err(|e| with_path(&self.out, e))?;
         let old = std::fs::read_to_string(self.out.join(MANIFEST)).unwrap_or_default();
         let mut both: Vec<&str> = old
             .lines()
@@ -645,13 +797,17 @@ impl Staging {
                 }
             }
         }
+        let changed = paths
+            .iter()
+            .filter(|(_, changed)| *changed)
+            .map(|(p, _)| &**p);
+        make_folders(&self.out, changed)?;
         paths
             .par_iter()
             .filter(|(_, changed)| *changed)
             .try_for_each(|(path, _)| {
                 let target = self.out.join(&**path);
-                make_parent(&target)?;
-                std::fs::rename(self.tree.join(&**path), &target).map_err(|e| with_path(&target, e))
+                std::fs::rename(from.join(&**path), &target).map_err(|e| with_path(&target, e))
             })?;
         self.replace_manifest(manifest)
     }
@@ -725,6 +881,21 @@ fn carry_folder(meta: &std::fs::Metadata, target: &Path, times: bool) -> io::Res
     std::fs::set_permissions(target, meta.permissions()).map_err(|e| with_path(target, e))
 }
 
+/// Makes the folders under `root` that the files at `paths` (sorted) are
+/// in: each folder once, however many files it holds.
+fn make_folders<'a>(root: &Path, paths: impl Iterator<Item = &'a str>) -> io::Result<()> {
+    let mut last = None;
+    for path in paths {
+        let folder = path.rfind('/').map(|at| &path[..at]);
+        if folder.is_some() && folder != last {
+            let target = root.join(folder.unwrap_or_default());
+            std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
+            last = folder;
+        }
+    }
+    Ok(())
+}
+
 fn make_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
         Some(parent) => std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e)),
@@ -756,6 +927,8 @@ fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
     if link(from, to).is_ok() {
         return Ok(());
     }
+    // Never written through: a file there may be a link to another.
+    remove_if_present(to)?;
     std::fs::copy(from, to).map_err(|e| with_path(to, e))?;
     let modified = std::fs::metadata(from).and_then(|m| m.modified());
     if let Ok(modified) = modified {
@@ -964,7 +1137,10 @@ mod tests {
                     "sitemap.xml"
                 ]
             );
-            assert!(!folder.0.join(".public.vellum-staging").exists());
+            // The spare tree stays beside the output, never inside it.
+            let spare = folder.0.join(".public.vellum-staging");
+            assert_eq!(spare.join("site").is_dir(), !in_place);
+            assert!(!spare.join("next").exists());
             assert!(!out.join(".vellum-staging").exists());
         }
     }
@@ -992,6 +1168,51 @@ mod tests {
         }
     }
 
+    /// Four builds through the spare tree (the build before last): it
+    /// never brings back a file the user removed from the output or an old
+    /// version of a page, and an unchanged file keeps its inode (so its
+    /// modification time) throughout.
+    #[test]
+    fn the_spare_tree_becomes_each_new_site_exactly() {
+        use std::os::unix::fs::MetadataExt;
+        let folder = Folder::new("spare");
+        let out = folder.0.join("public");
+        let inode = |path: &str| std::fs::metadata(out.join(path)).unwrap().ino();
+        build(&out, &OLD, false).unwrap();
+        let sitemap = inode("sitemap.xml");
+        std::fs::write(out.join("CNAME"), "example.org").unwrap();
+        build(&out, &NEW, false).unwrap();
+        let mut want = expected(&NEW);
+        want.remove(".git/HEAD");
+        assert_eq!(files(&out), want);
+        // The spare now holds the first site and the CNAME; the user
+        // removes the CNAME and adds a file.
+        std::fs::remove_file(out.join("CNAME")).unwrap();
+        std::fs::write(out.join("extra.txt"), "mine").unwrap();
+        let third = [
+            ("index.html", "home 3"),
+            ("sitemap.xml", "map"),
+            ("papers/gone", "now a file"),
+        ];
+        build(&out, &third, false).unwrap();
+        let mut want: BTreeMap<String, String> = third
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        want.insert("extra.txt".into(), "mine".into());
+        assert_eq!(files(&out), want);
+        // Back to the first site's pages: the spare holds the second's.
+        build(&out, &OLD, false).unwrap();
+        let mut want: BTreeMap<String, String> = OLD
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        want.insert("extra.txt".into(), "mine".into());
+        assert_eq!(files(&out), want);
+        assert_eq!(inode("sitemap.xml"), sitemap);
+        assert_eq!(manifest(&out).len(), OLD.len());
+    }
+
     /// A fallback publish cut short (here: a staged file gone, so its move
     /// fails, as a kill would stop it) leaves a manifest of both builds'
     /// files: the next build removes the old build's stale ones and keeps
@@ -1011,7 +1232,7 @@ mod tests {
         }
         let staging = sink.staging.as_mut().unwrap();
         staging.publish = Publish::InPlace;
-        std::fs::remove_file(staging.tree.join("index.html")).unwrap();
+        std::fs::remove_file(staging.next.join("index.html")).unwrap();
         assert!(sink.commit().is_err());
         let mut both: Vec<&str> = OLD.iter().chain(&NEW).map(|(p, _)| *p).collect();
         both.sort_unstable();
