@@ -489,10 +489,16 @@ impl Staging {
             .flat_map_iter(|(path, _)| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
             .collect();
         let exists = self.out.exists();
-        let foreign = match exists {
-            true => self.survey(&new, &folders)?,
-            false => Foreign::default(),
-        };
+        // The spare tree is listed while the output is surveyed: both are
+        // walks of folders, most of a rebuild's publishing time.
+        let (foreign, spare) = rayon::join(
+            || match exists {
+                true => self.survey(&new, &folders),
+                false => Ok(Foreign::default()),
+            },
+            || self.list_spare(),
+        );
+        let (foreign, spare) = (foreign?, spare?);
         stats.removed = foreign.stale.len();
         let old_manifest = self.out.join(MANIFEST);
         let same_manifest = std::fs::read(&old_manifest).is_ok_and(|b| b == manifest.as_bytes());
@@ -505,7 +511,7 @@ impl Staging {
                 .in_place(&self.next, &paths, &foreign.stale, &manifest)
                 .map(|()| stats);
         }
-        self.make_spare(&paths, &foreign, &folders)?;
+        self.make_spare(&paths, &foreign, &folders, spare)?;
         let staged = self.spare.join(MANIFEST);
         if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
             write_new(&staged, manifest.as_bytes())?;
@@ -529,12 +535,14 @@ impl Staging {
     /// have), moves the changed files in from `next/`, then links in the
     /// output's files it lacks, the user's empty folders, and the user's
     /// folders' owners, permissions and modification times. `folders` are
-    /// the hashes of the site's folders.
+    /// the hashes of the site's folders; `spare` lists the spare tree
+    /// ([`Staging::list_spare`]).
     fn make_spare(
         &self,
         paths: &[(Box<str>, bool)],
         foreign: &Foreign,
         folders: &FxHashSet<u64>,
+        spare: Option<Vec<walkdir::DirEntry>>,
     ) -> io::Result<()> {
         let changed: FxHashSet<u64> = paths
             .par_iter()
@@ -555,28 +563,31 @@ impl Staging {
         };
         let users: FxHashSet<u64> = users_folders.iter().map(|f| hash(f)).collect();
         let mut kept = FxHashSet::default();
-        if self.spare.is_dir() {
+        if let Some(entries) = spare {
+            use walkdir::DirEntryExt;
+            // Each entry: its path's hash, and whether it stays.
+            let fates: Vec<(u64, bool)> = entries
+                .par_iter()
+                .map(|entry| {
+                    let key = hash(&crate::input::slash_path(entry.path(), &self.spare));
+                    let stays = if entry.file_type().is_dir() {
+                        folders.contains(&key) || users.contains(&key)
+                    } else {
+                        foreign.inodes.get(&key) == Some(&entry.ino()) && !changed.contains(&key)
+                    };
+                    (key, stays)
+                })
+                .collect();
             let mut doomed_files = Vec::new();
             let mut doomed_folders = Vec::new();
-            // Children before their folders.
-            let walk = walkdir::WalkDir::new(&self.spare)
-                .min_depth(1)
-                .contents_first(true);
-            for entry in walk {
-                let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-                let key = hash(&crate::input::slash_path(entry.path(), &self.spare));
-                if entry.file_type().is_dir() {
-                    if !folders.contains(&key) && !users.contains(&key) {
-                        doomed_folders.push(entry.into_path());
+            for (entry, (key, stays)) in entries.iter().zip(fates) {
+                match (entry.file_type().is_dir(), stays) {
+                    (false, true) => {
+                        kept.insert(key);
                     }
-                    continue;
-                }
-                use walkdir::DirEntryExt;
-                let same = foreign.inodes.get(&key) == Some(&entry.ino());
-                if same && !changed.contains(&key) {
-                    kept.insert(key);
-                } else {
-                    doomed_files.push(entry.into_path());
+                    (false, false) => doomed_files.push(entry.path()),
+                    (true, false) => doomed_folders.push(entry.path()),
+                    (true, true) => {}
                 }
             }
             doomed_files
@@ -631,6 +642,21 @@ impl Staging {
             }
         }
         Ok(())
+    }
+
+    /// The entries of the spare tree, children before their folders;
+    /// `None` when there is none.
+    fn list_spare(&self) -> io::Result<Option<Vec<walkdir::DirEntry>>> {
+        if self.publish != Publish::Exchange || !self.spare.is_dir() {
+            return Ok(None);
+        }
+        let walk = walkdir::WalkDir::new(&self.spare)
+            .min_depth(1)
+            .contents_first(true);
+        let entries: Result<Vec<_>, _> = walk.into_iter().collect();
+        entries
+            .map(Some)
+            .map_err(|e| io::Error::other(e.to_string()))
     }
 
     /// Walks the output and checks that publishing loses none of the
