@@ -19,7 +19,8 @@
 //! The commands drive it: [`build`] (the driver, read → parse → merge →
 //! plan → render → write), [`check`] (build into a link checker),
 //! [`serve`] (build into memory, serve, watch, rebuild incrementally
-//! through [`build::Incremental`]) and [`init`] (a new site). Shared by
+//! through [`build::Incremental`]), [`enrich`] (the arXiv record of each
+//! paper, matched and kept in the site) and [`init`] (a new site). Shared by
 //! every stage: [`text`] (titles and abstracts in their renderings, LaTeX,
 //! names), [`permalink`] (every URL and output path, slugs),
 //! [`diagnostics`] (every problem with its `file:line`) and [`memo`]
@@ -30,6 +31,7 @@ pub mod build;
 pub mod check;
 pub mod corpus;
 pub mod diagnostics;
+pub mod enrich;
 pub mod init;
 pub mod input;
 pub mod memo;

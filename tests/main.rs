@@ -27,6 +27,7 @@ macro_rules! trials {
 mod browser;
 mod build;
 mod common;
+mod enrich;
 mod listings;
 mod output;
 mod publishing;
@@ -58,6 +59,7 @@ fn main() -> std::process::ExitCode {
     let trials = [
         browser::trials(),
         build::trials(),
+        enrich::trials(),
         listings::trials(),
         output::trials(),
         publishing::trials(),

@@ -117,6 +117,12 @@ pub fn fold(text: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `word` (lowercase) is a particle of a family name (`van`,
+/// `der`, `de`, ...).
+pub fn is_particle(word: &str) -> bool {
+    PARTICLES.contains(&word)
+}
+
 fn is_cjk(word: &str) -> bool {
     word.chars().next().is_some_and(|c| {
         matches!(c as u32,

@@ -1,0 +1,176 @@
+//! Matching listed papers to arXiv records, on real records: the API
+//! answers of the PyPI package `arxiv` (`tests/fixtures/arxiv-api/`) and a
+//! snapshot made from them with decoys (`make_snapshot.py` there).
+
+use std::collections::BTreeMap;
+use vellum::enrich::matching::{decide, title_key, Listed, Outcome, Rejection};
+use vellum::enrich::record::{from_atom, from_snapshot_line, ArxivRecord};
+
+fn fixtures() -> std::path::PathBuf {
+    crate::common::project().join("tests/fixtures/arxiv-api")
+}
+
+/// The records of every recorded API answer, by identifier.
+fn api_records() -> BTreeMap<String, ArxivRecord> {
+    let mut records = BTreeMap::new();
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let answer: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for record in from_atom(answer["body"].as_str().unwrap()).unwrap() {
+            records.insert(record.id.clone(), record);
+        }
+    }
+    records
+}
+
+fn snapshot() -> Vec<ArxivRecord> {
+    std::fs::read_to_string(fixtures().join("snapshot.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| from_snapshot_line(line).unwrap())
+        .collect()
+}
+
+/// The API's Atom and the snapshot's JSON give the same records.
+fn both_readers_agree_on_the_real_records() {
+    let api = api_records();
+    let snapshot = snapshot();
+    assert_eq!(api.len(), 105);
+    assert_eq!(snapshot.len(), 108, "105 records and 3 decoys");
+    for record in snapshot.iter().filter(|r| !r.id.starts_with("decoy/")) {
+        let from_api = &api[&record.id];
+        let names = |r: &ArxivRecord| r.authors.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(record), names(from_api), "{}", record.id);
+        assert_eq!(
+            (
+                &record.title,
+                &record.categories,
+                &record.published,
+                &record.updated,
+                record.version
+            ),
+            (
+                &from_api.title,
+                &from_api.categories,
+                &from_api.published,
+                &from_api.updated,
+                from_api.version
+            ),
+            "{}",
+            record.id
+        );
+        assert_eq!(
+            (&record.doi, &record.journal_ref, &record.comment),
+            (&from_api.doi, &from_api.journal_ref, &from_api.comment)
+        );
+    }
+}
+
+/// The listing's view of a real record, distorted as listing pages
+/// distort them: LaTeX stripped from every third title, every third
+/// re-cased, the year of the latest version for every other, and every
+/// fourth owner written with initials.
+fn listed(index: usize, record: &ArxivRecord) -> Listed {
+    let title = match index % 3 {
+        0 => vellum::text::latex::render(&record.title).plain,
+        1 => record.title.to_uppercase(),
+        _ => record.title.clone(),
+    };
+    let year = match index % 2 {
+        0 => record.updated_year(),
+        _ => record.published_year(),
+    };
+    let owner = &record.authors[index % record.authors.len()];
+    let name = match (index % 4, owner.given.chars().next()) {
+        (3, Some(initial)) => format!("{initial}. {}", owner.family),
+        _ => owner.name.clone(),
+    };
+    Listed {
+        title,
+        year: year.unwrap(),
+        owners: vec![vec![name]],
+        categories: record.categories.clone(),
+        abstract_text: record.abstract_text.clone(),
+    }
+}
+
+fn candidates<'a>(records: &'a [ArxivRecord], title: &str) -> Vec<&'a ArxivRecord> {
+    let key = title_key(title);
+    records
+        .iter()
+        .filter(|r| title_key(&r.title) == key)
+        .collect()
+}
+
+/// Every real record listed with distortions finds itself and no other;
+/// the record with a twin (decoy/0000003) is ambiguous, not a guess; a
+/// title one word apart is never a candidate; the same title by others
+/// years later is rejected by owner and year.
+fn distorted_listings_match_their_records_and_no_other() {
+    let records = snapshot();
+    let real: Vec<&ArxivRecord> = records
+        .iter()
+        .filter(|r| !r.id.starts_with("decoy/"))
+        .collect();
+    let twin = &records
+        .iter()
+        .find(|r| r.id == "decoy/0000003")
+        .unwrap()
+        .title;
+    let (mut right, mut wrong, mut ambiguous, mut missed) = (0, 0, 0, Vec::new());
+    for (index, record) in real.iter().enumerate() {
+        let paper = listed(index, record);
+        let found = candidates(&records, &paper.title);
+        match decide(&paper, &found) {
+            Outcome::Matched(i) if found[i].id == record.id => right += 1,
+            Outcome::Matched(i) => {
+                wrong += 1;
+                eprintln!("{} matched {}", record.id, found[i].id);
+            }
+            Outcome::Ambiguous(among) => {
+                assert_eq!(&record.title, twin, "{}", record.id);
+                assert_eq!(among.len(), 2);
+                ambiguous += 1;
+            }
+            Outcome::Unmatched(why) => missed.push(format!("{}: {why:?}", record.id)),
+        }
+    }
+    let recall = right as f64 / (real.len() - ambiguous) as f64;
+    eprintln!("{right} right, {wrong} wrong, {ambiguous} ambiguous, missed {missed:?}; recall {recall:.3}");
+    assert_eq!(wrong, 0, "precision must be 1");
+    assert_eq!(ambiguous, 1);
+    assert!(recall >= 0.98, "recall {recall:.3}: {missed:?}");
+
+    // The same title by other authors six years on: not the decoy's
+    // paper for the first record's authors, and a listing by someone
+    // else entirely is rejected with the reasons.
+    let first = real[0];
+    let mut stranger = listed(1, first);
+    stranger.owners = vec![vec!["Zed Nobody".to_string()]];
+    let found = candidates(&records, &stranger.title);
+    assert_eq!(found.len(), 2);
+    let Outcome::Unmatched(why) = decide(&stranger, &found) else {
+        panic!("a stranger's paper matched");
+    };
+    assert_eq!(
+        why.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>(),
+        [
+            Rejection::Owner("Zed Nobody".into()),
+            Rejection::Owner("Zed Nobody".into())
+        ]
+    );
+    // The second record's title one word apart is another title.
+    let second = real[1];
+    assert_eq!(candidates(&records, &second.title).len(), 1);
+}
+
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(enrich:
+        both_readers_agree_on_the_real_records,
+        distorted_listings_match_their_records_and_no_other,
+    )
+}
