@@ -1,4 +1,4 @@
-//! The `vellum` command line: `build`, `check`, `serve` and `init`. Exit status 0 on
+//! The `vellum` command line: `build`, `check`, `serve`, `enrich` and `init`. Exit status 0 on
 //! success, 1 on input errors (all printed, sorted by file and line), 2 on
 //! usage errors.
 
@@ -40,6 +40,9 @@ enum Command {
     Check(CheckArgs),
     /// Build into memory and serve on loopback, rebuilding on change with live reload.
     Serve(ServeArgs),
+    /// Match every paper to its arXiv record and keep what was found in
+    /// records/arxiv.toml, which builds read.
+    Enrich(EnrichArgs),
     /// Create a new site in DIR: site.toml, content, an example listing and the default theme.
     Init {
         /// The new site's directory; must not exist or be empty.
@@ -65,6 +68,17 @@ struct SiteArgs {
     /// Also print per-stage timings.
     #[arg(long, short)]
     verbose: bool,
+}
+
+#[derive(Args)]
+struct EnrichArgs {
+    /// The site root, holding site.toml, seeds/, content/ and themes/.
+    #[arg(long, default_value = ".", value_parser = existing_dir)]
+    root: PathBuf,
+    /// arXiv's metadata snapshot (the JSON-lines file of its OAI dump),
+    /// read in one streaming pass.
+    #[arg(long, value_name = "FILE")]
+    arxiv_snapshot: PathBuf,
 }
 
 #[derive(Args)]
@@ -125,6 +139,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Build(args) => run_build(args),
         Command::Check(args) => run_check(args),
+        Command::Enrich(args) => run_enrich(args),
         Command::Serve(args) => {
             // Each rebuild frees and allocates again hundreds of megabytes
             // at 100,000 papers. Returned to the system after mimalloc's
@@ -269,6 +284,38 @@ fn run_check(args: CheckArgs) -> ExitCode {
             plural(authors)
         );
     }
+    ExitCode::SUCCESS
+}
+
+fn run_enrich(args: EnrichArgs) -> ExitCode {
+    let options = vellum::enrich::EnrichOptions {
+        root: args.root,
+        snapshot: args.arxiv_snapshot,
+    };
+    let report = vellum::enrich::enrich(&options);
+    for diagnostic in &report.diagnostics {
+        eprintln!("{diagnostic}");
+    }
+    let errors = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        eprintln!("error: enrich found {errors} error(s); records/arxiv.toml left as it was");
+        return ExitCode::from(1);
+    }
+    println!(
+        "Read {} snapshot lines; matched {} of {} papers ({} new, {} changed), {} ambiguous, {} unmatched; wrote {}",
+        report.lines,
+        report.matched,
+        report.looked_up,
+        report.new,
+        report.changed,
+        report.ambiguous,
+        report.looked_up - report.matched - report.ambiguous,
+        vellum::input::records::RECORDS_FILE
+    );
     ExitCode::SUCCESS
 }
 

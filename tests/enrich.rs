@@ -168,9 +168,133 @@ fn distorted_listings_match_their_records_and_no_other() {
     assert_eq!(candidates(&records, &second.title).len(), 1);
 }
 
+/// `vellum enrich --arxiv-snapshot` on a site of listings made from real
+/// records: the one paper that fits one record is matched and kept in
+/// `records/arxiv.toml`; the paper with a twin record, the paper whose
+/// owner is not among the authors and the title no record has are left
+/// unlinked, each with a warning at its listing record; then a build
+/// gives the matched paper its arXiv link and its complete authors.
+fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
+    use crate::common::*;
+    let records = snapshot();
+    let abstract_of = |id: &str| {
+        records
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .abstract_text
+            .clone()
+    };
+    let gaudel = listing(
+        "Marie-Claude Gaudel",
+        &[(
+            "TESTING DATA TYPES IMPLEMENTATIONS FROM ALGEBRAIC SPECIFICATIONS",
+            2008,
+            &abstract_of("0804.0970"),
+            "cs.PL",
+        )],
+    );
+    let huber = listing(
+        "M. Huber",
+        &[
+            (
+                "Efficient Two-Stage Group Testing Algorithms for DNA Screening",
+                2011,
+                &abstract_of("1106.3680"),
+                "cs.DM",
+            ),
+            ("A Title No Record Has", 2020, "Nothing.", "cs.DS"),
+        ],
+    );
+    let nobody = listing(
+        "Zed Nobody",
+        &[(
+            "Group Testing with Probabilistic Tests: Theory, Design and Application",
+            2010,
+            "Tests.",
+            "cs.IT",
+        )],
+    );
+    let site = temp_site(
+        &[
+            ("gaudel.txt", &gaudel),
+            ("huber.txt", &huber),
+            ("nobody.txt", &nobody),
+        ],
+        "",
+    );
+    let root = site.path().to_str().unwrap();
+    let snapshot_file = fixtures().join("snapshot.jsonl");
+    let enrich = || {
+        let snapshot = snapshot_file.to_str().unwrap();
+        vellum(
+            &["enrich", "--root", root, "--arxiv-snapshot", snapshot],
+            &[],
+        )
+    };
+    let out = enrich();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "Read 108 snapshot lines; matched 1 of 4 papers (1 new, 0 changed), 1 ambiguous, 2 unmatched; wrote records/arxiv.toml"
+    );
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        warnings,
+        [
+            "seeds/huber.txt:9: warning: expected one arXiv record for `Efficient Two-Stage Group Testing Algorithms for DNA Screening`, found several that fit equally: arXiv:1106.3680, arXiv:decoy/0000003; it is left unlinked: set `arxiv` in content/papers/efficient-two-stage-group-testing-algorithms-for-dna-screening.md to link it",
+            &format!("seeds/huber.txt:17: warning: expected an arXiv record titled `A Title No Record Has`, found none in {}; it is left unlinked", snapshot_file.display()),
+            "seeds/nobody.txt:9: warning: expected an arXiv record of `Group Testing with Probabilistic Tests: Theory, Design and Application` by its listed authors, found only arXiv:1009.3186 (Zed Nobody is not among its authors); it is left unlinked: set `arxiv` in content/papers/group-testing-with-probabilistic-tests-theory-design-and-application.md to link it",
+        ]
+    );
+    let written = std::fs::read_to_string(site.path().join("records/arxiv.toml")).unwrap();
+    let slug = "testing-data-types-implementations-from-algebraic-specifications";
+    assert!(
+        written.contains(&format!(
+            "[papers.{slug}]\narxiv = \"0804.0970\"\nversion = 1\ntitle = \"Testing data types implementations from algebraic specifications\"\nauthors = [\"Marie-Claude Gaudel\", \"Pascale Le Gall\"]\n"
+        )),
+        "{written}"
+    );
+    assert!(
+        written.contains(
+            "journal_ref = \"Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239\""
+        ),
+        "{written}"
+    );
+    // A second run changes nothing.
+    let again = enrich();
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("matched 1 of 4 papers (0 new, 0 changed)")
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.path().join("records/arxiv.toml")).unwrap(),
+        written
+    );
+
+    let (report, built) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page_path = format!("papers/{slug}/index.html");
+    let page = String::from_utf8_lossy(&built[page_path.as_str()]).into_owned();
+    assert!(
+        page.contains("<meta name=\"citation_author\" content=\"Marie-Claude Gaudel\">"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<meta name=\"citation_author\" content=\"Pascale Le Gall\">"),
+        "{page}"
+    );
+    assert!(
+        page.contains("href=\"https://arxiv.org/abs/0804.0970\""),
+        "{page}"
+    );
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(enrich:
         both_readers_agree_on_the_real_records,
         distorted_listings_match_their_records_and_no_other,
+        enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it,
     )
 }

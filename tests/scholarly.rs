@@ -11,19 +11,6 @@ fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
     std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
 }
 
-fn listing(author: &str, records: &[(&str, u16, &str, &str)]) -> Vec<u8> {
-    let mut out = format!(
-        "{author}\n\nPublications and source records attributed to {author}.\n\nAt least {} records · Page 1\n\nLinked to original sources\n",
-        records.len()
-    );
-    for (title, year, abstract_text, categories) in records {
-        out.push_str(&format!(
-            "\narXiv{year}\n\n{title}\n\n{abstract_text}\n\n{categories}\n"
-        ));
-    }
-    out.into_bytes()
-}
-
 /// Two authors sharing one paper, one author with two more.
 fn two_author_site() -> crate::common::TempDir {
     temp_site(

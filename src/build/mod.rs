@@ -303,7 +303,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             Some(incremental) => incremental.merge(listings, taxonomy, &variants, &diagnostics),
             None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
         };
-        overrides::apply(corpus, &content.overrides, &diagnostics)
+        overrides::apply(corpus, &content.overrides, &inputs.records, &diagnostics)
     });
     report.counts = [
         corpus.papers.len(),
@@ -566,7 +566,7 @@ fn content_links(content: &Content, urls: &UrlMap) -> ContentLinks {
 
 /// Name variants from `[author_aliases]` in `site.toml` and from author
 /// profiles' `aliases` that are not paths.
-fn name_variants(config: &Config, content: &Content) -> Vec<NameVariant> {
+pub fn name_variants(config: &Config, content: &Content) -> Vec<NameVariant> {
     let from_config = config
         .author_aliases
         .iter()

@@ -8,11 +8,18 @@
 //! export lists it, and emptied years and categories go with it. An
 //! override naming no paper is a warning. Hands on the same [`Corpus`]
 //! shape, ids renumbered when papers were removed.
+//!
+//! The arXiv records of `records/arxiv.toml` ([`Records`], matched by
+//! `vellum enrich`) take the same path, below the overrides: a record gives
+//! its paper the arXiv identifier, the DOI, the complete author list and
+//! the journal reference as venue, each unless the override gives it; an
+//! override whose `arxiv` names another identifier drops the record.
 
 use crate::corpus::keys::{assign_keys, citation_key, listed_key};
 use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::content::PaperOverride;
+use crate::input::records::{PaperRecord, Records, RECORDS_FILE};
 use crate::text::names::NameParts;
 use crate::text::Text;
 use rayon::prelude::*;
@@ -23,13 +30,15 @@ use std::sync::Arc;
 /// Applies `overrides` (by paper slug) to `corpus`, removes hidden papers
 /// and assigns citation keys again. Without overrides the corpus is handed
 /// back as it is, shared, not copied: the merge's keys are already unique.
-/// Warnings: an override whose slug is no paper's, an empty `authors` list.
+/// Warnings: an override or a record whose slug is no paper's, an empty
+/// `authors` list.
 pub fn apply(
     corpus: Arc<Corpus>,
     overrides: &BTreeMap<String, PaperOverride>,
+    records: &Records,
     diagnostics: &Diagnostics,
 ) -> Arc<Corpus> {
-    if overrides.is_empty() {
+    if overrides.is_empty() && records.papers.is_empty() {
         return corpus;
     }
     let mut corpus = Arc::unwrap_or_clone(corpus);
@@ -49,6 +58,27 @@ pub fn apply(
                 format!("expected the file name to be a paper's slug, found `{slug}`, which no paper has"),
             )),
         }
+    }
+    // Papers with a record and no override.
+    let mut matched: Vec<(PaperId, &PaperRecord)> = Vec::new();
+    for (slug, record) in &records.papers {
+        let Some(&id) = by_slug.get(slug.as_str()) else {
+            diagnostics.push(Diagnostic::warning(
+                RECORDS_FILE,
+                records.lines.get(slug).copied().unwrap_or(0),
+                format!(
+                    "expected a paper's slug, found `{slug}`, which no paper has (its title changed?); \
+                     run `vellum enrich` again"
+                ),
+            ));
+            continue;
+        };
+        if !overrides.contains_key(slug) {
+            matched.push((id, record));
+        }
+    }
+    for (id, record) in matched {
+        corpus.papers[id].details = Arc::new(record_details(record, PaperDetails::default()));
     }
     let mut pinned: Vec<Option<String>> = vec![None; corpus.papers.len()];
     let mut hidden = vec![false; corpus.papers.len()];
@@ -73,7 +103,7 @@ pub fn apply(
                 "expected `authors` to list the complete author list, found an empty list; it is ignored",
             ));
         }
-        paper.details = Arc::new(PaperDetails {
+        let details = PaperDetails {
             arxiv_id: front.arxiv.clone(),
             doi: front.doi.clone(),
             url: front.url.clone(),
@@ -83,6 +113,20 @@ pub fn apply(
             complete_authors: front.authors.clone().filter(|a| !a.is_empty()),
             selected: front.selected,
             note_html: found.note_html.clone(),
+        };
+        let record = records.papers.get(&paper.slug).filter(|record| {
+            // The override's identifier, its version left out.
+            front.arxiv.as_deref().is_none_or(|id| {
+                let bare = id
+                    .rsplit_once('v')
+                    .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .map_or(id, |(bare, _)| bare);
+                bare == record.arxiv
+            })
+        });
+        paper.details = Arc::new(match record {
+            Some(record) => record_details(record, details),
+            None => details,
         });
         pinned[id] = front.key.clone();
         hidden[id] = front.hidden;
@@ -96,6 +140,20 @@ pub fn apply(
         .collect();
     make_keys(&mut corpus, pinned);
     Arc::new(corpus)
+}
+
+/// `details` (an override's) with what `record` gives where they give
+/// nothing.
+fn record_details(record: &PaperRecord, details: PaperDetails) -> PaperDetails {
+    PaperDetails {
+        arxiv_id: details.arxiv_id.or_else(|| Some(record.arxiv.clone())),
+        doi: details.doi.or_else(|| record.doi.clone()),
+        venue: details.venue.or_else(|| record.journal_ref.clone()),
+        complete_authors: details
+            .complete_authors
+            .or_else(|| Some(record.authors.clone())),
+        ..details
+    }
 }
 
 /// Gives every paper its citation key: a pinned one as given, else

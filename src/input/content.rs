@@ -578,7 +578,7 @@ fn not_an(what: &'static str, valid: fn(&str) -> bool) -> impl Fn(&str) -> Optio
 
 /// `2405.01234`, `2405.01234v2`, `0704.0001` (new style) or `cs/0112017`,
 /// `math.GT/0309136v1`, `hep-th/9901001` (old style).
-fn is_arxiv_id(id: &str) -> bool {
+pub(crate) fn is_arxiv_id(id: &str) -> bool {
     let digits = |s: &str, n: std::ops::RangeInclusive<usize>| {
         n.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
     };
@@ -603,7 +603,7 @@ fn is_arxiv_id(id: &str) -> bool {
 
 /// `10.` and a registrant code, a `/` and a suffix, no space or control
 /// character.
-fn is_doi(doi: &str) -> bool {
+pub(crate) fn is_doi(doi: &str) -> bool {
     doi.strip_prefix("10.")
         .and_then(|rest| rest.split_once('/'))
         .is_some_and(|(registrant, suffix)| {

@@ -14,6 +14,7 @@ pub mod chars;
 pub mod config;
 pub mod content;
 pub mod listing;
+pub mod records;
 
 use crate::diagnostics::Diagnostic;
 use config::{normalise_base_url, Config};
@@ -45,6 +46,8 @@ pub struct Inputs {
     pub templates: Vec<(String, PathBuf, String)>,
     /// Static files: the theme's, replaced one by one by the site's `static/`.
     pub statics: Vec<InputFile>,
+    /// `records/arxiv.toml`: the arXiv records `vellum enrich` matched.
+    pub records: records::Records,
     /// Warnings found while reading: characters no page may hold in
     /// `site.toml`, symlinks that lead out of the site.
     pub warnings: Vec<Diagnostic>,
@@ -96,12 +99,14 @@ pub fn read(
     let content = read_files(&walk, &root.join("content"), Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "md")
     })?;
+    let records = records::Records::load(root)?;
     warnings.extend(
         walk.warnings
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
     );
     Ok(Inputs {
+        records,
         seeds,
         seeds_patched,
         content,

@@ -38,7 +38,14 @@ const EVENTS_PATH: &str = "__vellum/events";
 
 /// Input directories watched recursively (the root itself is watched for
 /// `site.toml` and for these directories being created).
-const WATCHED_DIRS: [&str; 5] = ["seeds", "content", "themes", "templates", "static"];
+const WATCHED_DIRS: [&str; 6] = [
+    "seeds",
+    "content",
+    "themes",
+    "templates",
+    "static",
+    "records",
+];
 
 type Debouncer = notify_debouncer_full::Debouncer<
     notify::RecommendedWatcher,
@@ -493,6 +500,7 @@ fn input_dir_change(root: &Path, path: &Path) -> Option<Change> {
         "content" => Some(Change::Content),
         "themes" | "templates" => Some(Change::Template),
         "static" => Some(Change::Static),
+        "records" => Some(Change::Config),
         _ => None,
     }
 }

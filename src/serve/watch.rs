@@ -17,7 +17,8 @@ pub enum Change {
     Template,
     /// A static file of the theme or of the site.
     Static,
-    /// `site.toml`: everything is rebuilt.
+    /// `site.toml` or the records file (`records/`): everything is
+    /// rebuilt.
     Config,
 }
 
@@ -71,7 +72,7 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
     // reads there: a directory moved in or out, or removed, raises one
     // event, for the directory alone.
     match parts.as_slice() {
-        ["site.toml"] => Some(Change::Config),
+        ["site.toml"] | ["records", ..] => Some(Change::Config),
         ["seeds", ..] => Some(Change::Listing),
         ["content", ..] => Some(Change::Content),
         ["static", ..] | ["themes", _, "static", ..] => Some(Change::Static),
@@ -89,6 +90,7 @@ mod tests {
         let root = Path::new("/site");
         let cases: &[(&str, Option<Change>)] = &[
             ("/site/site.toml", Some(Change::Config)),
+            ("/site/records/arxiv.toml", Some(Change::Config)),
             ("/site/seeds/wu.txt", Some(Change::Listing)),
             ("/site/seeds/group/WU.TXT", Some(Change::Listing)),
             // Any path: it may be a directory moved in or out.

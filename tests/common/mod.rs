@@ -306,3 +306,18 @@ pub fn have_node() -> bool {
             .is_ok_and(|o| o.status.success())
     })
 }
+
+/// A listing file of `author` holding `records`: (title, year, abstract,
+/// category line).
+pub fn listing(author: &str, records: &[(&str, u16, &str, &str)]) -> Vec<u8> {
+    let mut out = format!(
+        "{author}\n\nPublications and source records attributed to {author}.\n\nAt least {} records · Page 1\n\nLinked to original sources\n",
+        records.len()
+    );
+    for (title, year, abstract_text, categories) in records {
+        out.push_str(&format!(
+            "\narXiv{year}\n\n{title}\n\n{abstract_text}\n\n{categories}\n"
+        ));
+    }
+    out.into_bytes()
+}

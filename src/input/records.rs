@@ -1,0 +1,225 @@
+//! The records file, `records/arxiv.toml`: the arXiv record `vellum
+//! enrich` matched to each paper, by paper slug, sorted, so `git diff`
+//! shows what a run changed. Builds read only this file (they stay offline
+//! and deterministic); a per-paper override in `content/papers/` wins over
+//! it, field by field.
+
+use crate::diagnostics::Diagnostic;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The file, relative to the site root.
+pub const RECORDS_FILE: &str = "records/arxiv.toml";
+
+/// The comment the file starts with.
+const HEADER: &str = "# Written by `vellum enrich`: the arXiv record matched to each paper, by the
+# paper's slug. Builds read only this file. To correct a paper, give it an
+# override in content/papers/<slug>.md (its fields win); to drop a match,
+# remove its table here or set `arxiv` in the override.
+";
+
+/// What the file holds of one paper's record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperRecord {
+    /// The arXiv identifier, without version (`1605.08386`).
+    pub arxiv: String,
+    /// The latest version (`2` for v2).
+    pub version: u32,
+    /// The record's title (LaTeX as arXiv has it).
+    pub title: String,
+    /// The complete author list, in the record's order.
+    pub authors: Vec<String>,
+    /// Category codes, the primary first.
+    pub categories: Vec<String>,
+    /// The date of v1, `YYYY-MM-DD`.
+    pub published: String,
+    /// The date of the latest version, `YYYY-MM-DD`.
+    pub updated: String,
+    /// The DOI of the published version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    /// Where it was published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal_ref: Option<String>,
+    /// The authors' comment (`20 pages, 3 figures`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+/// The records by paper slug, and the line of each one's table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Records {
+    /// By paper slug.
+    pub papers: BTreeMap<String, PaperRecord>,
+    /// The 1-based line of each paper's table, by slug.
+    pub lines: BTreeMap<String, usize>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    papers: BTreeMap<String, PaperRecord>,
+}
+
+impl Records {
+    /// Reads `records/arxiv.toml` under `root`; none when the file is
+    /// absent. Errors at their `file:line`: TOML syntax, a missing or
+    /// unknown field, an identifier, DOI or date of the wrong shape, a URL
+    /// field that is not a safe link.
+    pub fn load(root: &Path) -> Result<Records, Diagnostic> {
+        let shown = Path::new(RECORDS_FILE);
+        let bytes = match std::fs::read(root.join(RECORDS_FILE)) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Records::default()),
+            Err(e) => {
+                return Err(Diagnostic::error(
+                    shown,
+                    0,
+                    format!("expected a readable file, found {e}"),
+                ))
+            }
+        };
+        let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, shown)?).into_owned();
+        Records::parse(&text, shown)
+    }
+
+    /// Parses the text of a records file shown as `shown`.
+    pub fn parse(text: &str, shown: &Path) -> Result<Records, Diagnostic> {
+        let line_at = |offset: usize| 1 + text[..offset.min(text.len())].matches('\n').count();
+        let file: File = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(0, |s| line_at(s.start));
+            Diagnostic::error(
+                shown,
+                line,
+                format!(
+                    "expected a records file written by `vellum enrich`, found {}",
+                    e.message()
+                ),
+            )
+        })?;
+        let mut lines = BTreeMap::new();
+        if let Ok(table) = toml::de::DeTable::parse(text) {
+            if let Some(papers) = table.get_ref().get("papers") {
+                if let Some(papers) = papers.get_ref().as_table() {
+                    for (slug, _) in papers.iter() {
+                        lines.insert(slug.get_ref().to_string(), line_at(slug.span().start));
+                    }
+                }
+            }
+        }
+        for (slug, record) in &file.papers {
+            let line = lines.get(slug).copied().unwrap_or(0);
+            let wrong = |what: &str, found: &str| {
+                Diagnostic::error(
+                    shown,
+                    line,
+                    format!("expected {what} in the record of `{slug}`, found `{}`; run `vellum enrich` again or remove the table", found.escape_debug()),
+                )
+            };
+            let versioned = record
+                .arxiv
+                .rsplit_once('v')
+                .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if !crate::input::content::is_arxiv_id(&record.arxiv) || versioned {
+                return Err(wrong(
+                    "an arXiv identifier without version such as `2405.01234`",
+                    &record.arxiv,
+                ));
+            }
+            if let Some(doi) = &record.doi {
+                if !crate::input::content::is_doi(doi) {
+                    return Err(wrong("a DOI such as `10.1145/3600006.3613139`", doi));
+                }
+            }
+            for date in [&record.published, &record.updated] {
+                if !is_date(date) {
+                    return Err(wrong("a date `YYYY-MM-DD`", date));
+                }
+            }
+            if record.authors.is_empty() {
+                return Err(wrong("a non-empty `authors` list", "[]"));
+            }
+        }
+        Ok(Records {
+            papers: file.papers,
+            lines,
+        })
+    }
+
+    /// The text of the file holding `papers`: the header, then one table
+    /// per paper, sorted by slug.
+    pub fn to_text(papers: &BTreeMap<String, PaperRecord>) -> String {
+        let body = toml::to_string(&File {
+            papers: papers.clone(),
+        })
+        .unwrap_or_default();
+        format!("{HEADER}\n{body}")
+    }
+}
+
+/// `YYYY-MM-DD`.
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> PaperRecord {
+        PaperRecord {
+            arxiv: "1605.08386".into(),
+            version: 1,
+            title: "Heat-bath random walks with Markov bases".into(),
+            authors: vec!["Caprice Stanley".into(), "Tobias Windisch".into()],
+            categories: vec!["math.CO".into(), "math.ST".into()],
+            published: "2016-05-26".into(),
+            updated: "2016-05-26".into(),
+            doi: None,
+            journal_ref: None,
+            comment: Some("20 pages, 3 figures".into()),
+        }
+    }
+
+    #[test]
+    fn the_file_reads_back_what_was_written_and_names_bad_values_at_their_table() {
+        let mut papers = BTreeMap::new();
+        papers.insert(
+            "heat-bath-random-walks-with-markov-bases".to_string(),
+            record(),
+        );
+        let text = Records::to_text(&papers);
+        assert!(
+            text.contains(
+                "[papers.heat-bath-random-walks-with-markov-bases]\narxiv = \"1605.08386\"\n"
+            ),
+            "{text}"
+        );
+        let read = Records::parse(&text, Path::new(RECORDS_FILE)).unwrap();
+        assert_eq!(read.papers, papers);
+        assert_eq!(read.lines["heat-bath-random-walks-with-markov-bases"], 6);
+        let bad = text.replace("2016-05-26", "26 May 2016");
+        assert_eq!(
+            Records::parse(&bad, Path::new(RECORDS_FILE))
+                .unwrap_err()
+                .to_string(),
+            "records/arxiv.toml:6: error: expected a date `YYYY-MM-DD` in the record of \
+             `heat-bath-random-walks-with-markov-bases`, found `26 May 2016`; run `vellum enrich` \
+             again or remove the table"
+        );
+        let unknown = text.replace("version = 1", "version = 1\npdf = \"javascript:x\"");
+        let error = Records::parse(&unknown, Path::new(RECORDS_FILE))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("records/arxiv.toml:9: error: expected a records file written by `vellum enrich`, found unknown field `pdf`"), "{error}");
+    }
+}
