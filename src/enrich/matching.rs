@@ -97,6 +97,14 @@ pub enum Naming {
 /// full where both write their first one in full.
 pub fn same_person(name: &str, author: &RecordAuthor) -> Option<Naming> {
     let listed = RecordAuthor::from_name(name);
+    // The source's parts, or the name model's split of the whole name
+    // (sources split `李 Wei` or `Sean van der Merwe` their own way).
+    let again = RecordAuthor::from_name(&author.name);
+    compare(&listed, author).max(compare(&listed, &again))
+}
+
+/// [`same_person`] for one split of each name.
+fn compare(listed: &RecordAuthor, author: &RecordAuthor) -> Option<Naming> {
     // Particles (`van der`) are left out on both sides: sources put them
     // with the family name or the given names.
     // A name that is all particle words (`Das`) keeps them.
@@ -288,6 +296,13 @@ mod tests {
             same_person("Suddhasvatta Das", &author("Suddhasvatta Das")),
             Some(Naming::Full)
         );
+        // A source's own split of a name is not the only one tried.
+        let other_split = RecordAuthor {
+            name: "李 Adeyemi".into(),
+            family: "Adeyemi".into(),
+            given: "李".into(),
+        };
+        assert_eq!(same_person("李 Adeyemi", &other_split), Some(Naming::Full));
         // Han script folds to pinyin: 王 明 is Ming Wang.
         assert_eq!(
             same_person("王 明", &author("Ming Wang")),
