@@ -289,6 +289,34 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
         page.contains("href=\"https://arxiv.org/abs/0804.0970\""),
         "{page}"
     );
+    assert!(!page.contains("Find on arXiv"), "{page}");
+}
+
+/// The bundled site has no records file (nothing here can fetch its
+/// papers' records, and none is invented): every paper page offers arXiv's
+/// title search instead, and claims no identifier.
+fn the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv() {
+    let root = crate::common::project();
+    assert!(!root.join(vellum::input::records::RECORDS_FILE).exists());
+    let (report, built) = crate::common::build_memory(&root, None);
+    assert!(!report.failed());
+    let pages: Vec<(&str, String)> = built
+        .iter()
+        .filter(|(path, _)| path.starts_with("papers/") && path.ends_with("/index.html"))
+        .map(|(path, bytes)| (&**path, String::from_utf8_lossy(bytes).into_owned()))
+        .collect();
+    assert_eq!(pages.len(), report.counts[0]);
+    for (path, page) in &pages {
+        assert_eq!(page.matches(">Find on arXiv</a>").count(), 1, "{path}");
+        assert!(
+            !page.contains("arxiv.org/abs/") && !page.contains("citation_arxiv_id"),
+            "{path}"
+        );
+    }
+    let page = &built["papers/3d-question-answering-for-city-scene-understanding/index.html"];
+    assert!(String::from_utf8_lossy(page).contains(
+        "<a href=\"https://arxiv.org/search/?query=3D%20Question%20Answering%20for%20City%20Scene%20Understanding&amp;searchtype=title\">Find on arXiv</a>"
+    ));
 }
 
 pub fn trials() -> Vec<libtest_mimic::Trial> {
@@ -296,5 +324,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         both_readers_agree_on_the_real_records,
         distorted_listings_match_their_records_and_no_other,
         enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it,
+        the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv,
     )
 }

@@ -109,12 +109,14 @@ pub fn enrich(options: &EnrichOptions) -> EnrichReport {
             names
         })
         .collect();
-    let wanted: Vec<(usize, Listed)> = corpus
+    // Each paper to look up, its slug and identity: the corpus is dropped
+    // before the snapshot is read (at 100,000 papers it holds about 350 MB
+    // the lookup does not need).
+    let wanted: Vec<(String, std::sync::Arc<str>, Listed)> = corpus
         .papers
         .iter()
-        .enumerate()
-        .filter(|(_, paper)| paper.details.arxiv_id.is_none())
-        .map(|(id, paper)| {
+        .filter(|paper| paper.details.arxiv_id.is_none())
+        .map(|paper| {
             let listed = Listed {
                 title: paper.title.source.clone(),
                 year: paper.year,
@@ -126,13 +128,19 @@ pub fn enrich(options: &EnrichOptions) -> EnrichReport {
                     .collect(),
                 abstract_text: paper.abstract_text.plain().to_string(),
             };
-            (id, listed)
+            (
+                paper.slug.clone(),
+                std::sync::Arc::clone(&paper.identity),
+                listed,
+            )
         })
         .collect();
+    drop((corpus, content, names));
+    let mut papers = inputs.records.papers;
     report.looked_up = wanted.len();
     let keys: Vec<String> = wanted
         .par_iter()
-        .map(|(_, l)| title_key(&l.title))
+        .map(|(_, _, l)| title_key(&l.title))
         .collect();
     let wanted_keys: FxHashSet<&str> = keys.iter().map(String::as_str).collect();
     let found = match read_snapshot(&options.snapshot, &wanted_keys, &mut report.lines) {
@@ -146,13 +154,11 @@ pub fn enrich(options: &EnrichOptions) -> EnrichReport {
     for (key, record) in &found {
         by_key.entry(key.as_str()).or_default().push(record);
     }
-    let mut papers = inputs.records.papers.clone();
     let snapshot = options.snapshot.display().to_string();
-    for ((id, listed), key) in wanted.iter().zip(&keys) {
-        let paper = &corpus.papers[*id];
+    for ((slug, identity, listed), key) in wanted.iter().zip(&keys) {
         let candidates = by_key.get(key.as_str()).cloned().unwrap_or_default();
         let (file, line) = places
-            .get(&paper.identity)
+            .get(identity)
             .cloned()
             .unwrap_or_else(|| (PathBuf::from("seeds"), 0));
         let ids = |indexes: &mut dyn Iterator<Item = usize>| {
@@ -161,12 +167,12 @@ pub fn enrich(options: &EnrichOptions) -> EnrichReport {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let fix = format!("set `arxiv` in content/papers/{}.md to link it", paper.slug);
+        let fix = format!("set `arxiv` in content/papers/{slug}.md to link it");
         match decide(listed, &candidates) {
             Outcome::Matched(i) => {
                 report.matched += 1;
                 let record = paper_record(candidates[i]);
-                match papers.insert(paper.slug.clone(), record.clone()) {
+                match papers.insert(slug.clone(), record.clone()) {
                     None => report.new += 1,
                     Some(old) if old.arxiv != record.arxiv => report.changed += 1,
                     Some(_) => {}

@@ -430,6 +430,15 @@ impl<'a> Pages<'a> {
                     .arxiv_id
                     .as_ref()
                     .map(|id| format!("https://arxiv.org/abs/{id}")),
+                // Without an identifier, arXiv's title search: the reader
+                // still has somewhere to go, and nothing is claimed.
+                find_url: details.arxiv_id.is_none().then(|| {
+                    let title = percent_encoding::utf8_percent_encode(
+                        &paper.title.plain,
+                        percent_encoding::NON_ALPHANUMERIC,
+                    );
+                    format!("https://arxiv.org/search/?query={title}&searchtype=title")
+                }),
                 doi: details.doi.as_deref(),
                 doi_url: details.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
                 url: details.url.as_deref(),
@@ -655,6 +664,8 @@ impl CountedLink {
 struct DetailsView<'a> {
     arxiv_id: Option<&'a str>,
     arxiv_url: Option<String>,
+    /// arXiv's title search, for a paper with no arXiv identifier.
+    find_url: Option<String>,
     doi: Option<&'a str>,
     doi_url: Option<String>,
     url: Option<&'a str>,
