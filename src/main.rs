@@ -372,6 +372,15 @@ fn check_output_dir(root: &Path, output: &Path) -> Result<(), String> {
                     parent.to_path_buf()
                 };
             }
+            // `nx/..` with `nx` missing: the system would make `nx` and
+            // step back out of it, which no check above can follow.
+            _ if existing.ends_with("..") => {
+                return Err(format!(
+                    "expected --output-dir without `..` after a folder that does not exist, found {}; \
+                     write the path without it",
+                    output.display()
+                ));
+            }
             _ => break output.to_path_buf(),
         }
     };
@@ -382,6 +391,7 @@ fn check_output_dir(root: &Path, output: &Path) -> Result<(), String> {
         "templates",
         "static",
         "site.toml",
+        "records",
     ];
     if root.starts_with(&output) || inputs.iter().any(|d| output.starts_with(root.join(d))) {
         return Err(format!(

@@ -343,6 +343,113 @@ fn a_second_build_of_the_same_output_at_once_is_refused() {
     assert!(root.join("public/about/index.html").is_file());
 }
 
+/// Found by the attack on the spare tree: `--output-dir nx/../seeds` (and
+/// `z/..`, `q/../..`), with `nx` missing, passed both refusals, and the
+/// site was published into its own listings or the folder above the root.
+fn an_output_dir_stepping_back_out_of_a_missing_folder_is_refused() {
+    let site = olumide_site();
+    let root = site.path();
+    for given in ["nx/../seeds", "z/..", "q/../.."] {
+        let out = vellum(
+            &[
+                "build",
+                "--root",
+                root.to_str().unwrap(),
+                "--output-dir",
+                given,
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(2), "{given}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("error: expected --output-dir without `..` after a folder that does not exist, found")
+                && stderr.contains("write the path without it"),
+            "{stderr}"
+        );
+    }
+    assert!(!root.join("nx").exists() && !root.join("seeds/index.html").exists());
+    // `..` over folders that exist still works.
+    build_ok(root, &["--output-dir", "seeds/../site-out"]);
+    assert!(root.join("site-out/index.html").is_file());
+}
+
+/// Found by the attack on the spare tree: the staging directory's
+/// `.gitignore` and marker were written through a link to a user's file.
+fn nothing_in_the_staging_directory_is_written_through_a_link() {
+    let site = olumide_site();
+    let root = site.path();
+    build_ok(root, &[]);
+    write(root, "mine/ignore", b"my ignore rules");
+    write(root, "mine/notes", b"my notes");
+    let staging = root.join(".public.vellum-staging");
+    std::fs::remove_file(staging.join(".gitignore")).unwrap();
+    std::os::unix::fs::symlink(root.join("mine/ignore"), staging.join(".gitignore")).unwrap();
+    write(
+        root,
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nchanged\n",
+    );
+    build_ok(root, &[]);
+    assert_eq!(
+        std::fs::read(root.join("mine/ignore")).unwrap(),
+        b"my ignore rules"
+    );
+    assert_eq!(std::fs::read(staging.join(".gitignore")).unwrap(), b"*\n");
+    // A marker that is a link is not Vellum's: the directory is refused.
+    std::fs::remove_file(staging.join(MARKER_NAME)).unwrap();
+    std::os::unix::fs::symlink(root.join("mine/notes"), staging.join(MARKER_NAME)).unwrap();
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(root.join("mine/notes")).unwrap(), b"my notes");
+}
+
+const MARKER_NAME: &str = vellum::output::disk::MARKER;
+
+/// Found by the attack on the spare tree: a user's file in `public/` whose
+/// name is not UTF-8 broke every changing build, and one whose name read
+/// the same as another's once made lossy was deleted.
+fn a_users_file_named_in_other_than_utf8_stops_the_build_and_is_kept() {
+    use std::os::unix::ffi::OsStrExt;
+    let site = olumide_site();
+    let root = site.path();
+    build_ok(root, &[]);
+    let name = std::ffi::OsStr::from_bytes(b"report\xe9.txt");
+    std::fs::write(root.join("public").join(name), "mine").unwrap();
+    write(
+        root,
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nchanged\n",
+    );
+    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is a name that is not UTF-8, which Vellum cannot carry into the new site (it would lose it); rename it or move it out of the output"), "{stderr}");
+    assert_eq!(
+        std::fs::read(root.join("public").join(name)).unwrap(),
+        b"mine"
+    );
+}
+
+/// Found by the attack on the spare tree: a symlink of the user's at a
+/// page's path, to a file of the same bytes, stayed in the output.
+fn a_link_at_a_pages_path_is_replaced_by_the_page() {
+    let site = olumide_site();
+    let root = site.path();
+    build_ok(root, &[]);
+    let page = root.join("public/authors/index.html");
+    std::fs::copy(&page, root.join("copy.html")).unwrap();
+    std::fs::remove_file(&page).unwrap();
+    std::os::unix::fs::symlink(root.join("copy.html"), &page).unwrap();
+    write(
+        root,
+        "content/extra.md",
+        b"+++\ntitle = \"Extra\"\n+++\nnew\n",
+    );
+    build_ok(root, &[]);
+    assert!(std::fs::symlink_metadata(&page).unwrap().is_file());
+}
+
 /// Found in review: a static file whose name held a line break split the
 /// manifest's line, so a user's file of the other name was removed.
 fn a_file_name_with_a_control_character_is_skipped_with_a_warning() {
@@ -988,6 +1095,10 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         a_staging_directory_vellum_did_not_make_is_never_removed,
         a_symlinked_output_directory_keeps_its_link,
         a_second_build_of_the_same_output_at_once_is_refused,
+        an_output_dir_stepping_back_out_of_a_missing_folder_is_refused,
+        nothing_in_the_staging_directory_is_written_through_a_link,
+        a_users_file_named_in_other_than_utf8_stops_the_build_and_is_kept,
+        a_link_at_a_pages_path_is_replaced_by_the_page,
         a_file_name_with_a_control_character_is_skipped_with_a_warning,
         a_build_killed_at_any_moment_leaves_the_old_site_or_the_new,
         control_characters_in_a_listing_are_replaced_with_a_warning_and_feeds_parse,

@@ -167,28 +167,16 @@ fn staging_dir(out: &Path) -> PathBuf {
     out.with_file_name(format!(".{name}.vellum-staging"))
 }
 
-/// Readies the staging directory `dir` for a build: a marked one (the
-/// last build's) keeps its spare tree `site/` unless `keep_spare` is false
-/// (then it is removed whole); its `next/` (a killed build's) goes. An
-/// empty one is taken; anything else of that name is refused.
-fn prepare_staging(dir: &Path, keep_spare: bool) -> io::Result<()> {
+/// Refuses a staging directory `dir` Vellum did not make: only a missing
+/// one, an empty one (a build killed before it wrote its marker) or one
+/// holding the marker as a plain file is taken.
+fn check_staging(dir: &Path) -> io::Result<()> {
+    let marked = || std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file());
+    let empty = || std::fs::read_dir(dir).is_ok_and(|mut it| it.next().is_none());
     match std::fs::symlink_metadata(dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(with_path(dir, e)),
-        Ok(meta) if meta.is_dir() && dir.join(MARKER).is_file() => {
-            if !keep_spare {
-                return remove_tree(dir).map_err(|e| with_path(dir, e));
-            }
-            remove_our_path(&dir.join("next"))?;
-            // Only a folder is a spare tree: a link would lead out.
-            let spare = dir.join("site");
-            match std::fs::symlink_metadata(&spare) {
-                Ok(meta) if !meta.is_dir() => remove_our_path(&spare),
-                _ => Ok(()),
-            }
-        }
-        // Made by a build killed before it wrote its marker.
-        Ok(meta) if meta.is_dir() && std::fs::remove_dir(dir).is_ok() => Ok(()),
+        Ok(meta) if meta.is_dir() && (marked() || empty()) => Ok(()),
         Ok(_) => Err(refuse(
             dir,
             &format!(
@@ -197,6 +185,23 @@ fn prepare_staging(dir: &Path, keep_spare: bool) -> io::Result<()> {
             ),
         )),
     }
+}
+
+/// Empties the staging directory `dir` (its lock held) but for its marker
+/// and, when `keep_spare`, the spare tree `site/` (a folder: a link in its
+/// place goes) and the `.gitignore`: what a killed build left goes.
+fn clear_staging(dir: &Path, keep_spare: bool) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir).map_err(|e| with_path(dir, e))? {
+        let entry = entry.map_err(|e| with_path(dir, e))?;
+        let name = entry.file_name();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let kept =
+            name == MARKER || (keep_spare && ((name == "site" && is_dir) || name == ".gitignore"));
+        if !kept {
+            remove_our_path(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// Removes `path` inside a marked staging directory: a file or link
@@ -318,13 +323,7 @@ impl Sink for DiskSink {
                 "is being written by another vellum build (its staging directory is locked); wait for it to finish",
             )
         };
-        if let Ok(marker) = std::fs::File::open(dir.join(MARKER)) {
-            if marker.try_lock().is_err() {
-                return Err(busy());
-            }
-        }
-        // Inside the output a spare tree would be published: never kept.
-        prepare_staging(&dir, publish == Publish::Exchange)?;
+        check_staging(&dir)?;
         let (owned, adopted) = match read_manifest(&out)? {
             Some(owned) => (owned, false),
             None => {
@@ -344,24 +343,36 @@ impl Sink for DiskSink {
             }
         };
         // The marker first: a build killed at any moment leaves a staging
-        // directory that is empty (removed as it is) or marked.
+        // directory that is empty or marked. Its lock is taken before
+        // anything in the directory changes and held until the build is
+        // committed or aborted: a second build of the same output at the
+        // same time is refused, not interleaved. An existing marker is
+        // never written to (it might be linked to another file).
         std::fs::create_dir_all(&dir).map_err(|e| with_path(&dir, e))?;
-        std::fs::write(
-            dir.join(MARKER),
-            format!(
-                "Vellum's staging directory for {}: site/ is the build before last, as hard \
-                 links, so a rebuild touches only what changed. Remove it any time.\n",
-                out.display()
-            ),
-        )
-        .map_err(|e| with_path(&dir, e))?;
-        // Git ignores the folder (the spare tree is no source to commit).
-        std::fs::write(dir.join(".gitignore"), "*\n").map_err(|e| with_path(&dir, e))?;
-        // Held until the build is committed or aborted: a second build of
-        // the same output at the same time is refused, not interleaved.
-        let lock = std::fs::File::open(dir.join(MARKER)).map_err(|e| with_path(&dir, e))?;
+        let marker = dir.join(MARKER);
+        let mut options = std::fs::File::options();
+        options.create(true).append(true);
+        #[cfg(target_os = "linux")]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        let mut lock = options.open(&marker).map_err(|e| with_path(&marker, e))?;
         if lock.try_lock().is_err() {
             return Err(busy());
+        }
+        if lock.metadata().is_ok_and(|m| m.len() == 0) {
+            writeln!(
+                lock,
+                "Vellum's staging directory for {}: site/ is the build before last, as hard \
+                 links, so a rebuild touches only what changed. Remove it any time.",
+                out.display()
+            )
+            .map_err(|e| with_path(&marker, e))?;
+        }
+        // Inside the output a spare tree would be published: never kept.
+        let keep_spare = publish == Publish::Exchange;
+        clear_staging(&dir, keep_spare)?;
+        if keep_spare {
+            // Git ignores the folder (the spare tree is no source to commit).
+            write_new(&dir.join(".gitignore"), b"*\n")?;
         }
         let next = dir.join("next");
         std::fs::create_dir(&next).map_err(|e| with_path(&next, e))?;
@@ -386,7 +397,8 @@ impl Sink for DiskSink {
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
         let staging = self.staging()?;
         let current = staging.out.join(path);
-        let unchanged = std::fs::metadata(&current)
+        // A link of the user's at the page's path is not the page.
+        let unchanged = std::fs::symlink_metadata(&current)
             .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
             && std::fs::read(&current).is_ok_and(|old| old == bytes);
         if !unchanged {
@@ -516,6 +528,7 @@ impl Staging {
         if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
             write_new(&staged, manifest.as_bytes())?;
         }
+        self.carry_folders(&foreign, &folders)?;
         if !exists {
             std::fs::rename(&self.spare, &self.out).map_err(|e| with_path(&self.out, e))?;
             return Ok(stats);
@@ -565,6 +578,15 @@ impl Staging {
         let mut kept = FxHashSet::default();
         if let Some(entries) = spare {
             use walkdir::DirEntryExt;
+            // A folder the last build made read-only (the user's, as it is
+            // in the output) is opened again while the tree is made.
+            let folders_of = entries
+                .iter()
+                .filter(|e| e.file_type().is_dir())
+                .map(|e| e.path());
+            for folder in std::iter::once(self.spare.as_path()).chain(folders_of) {
+                make_writable(folder)?;
+            }
             // Each entry: its path's hash, and whether it stays.
             let fates: Vec<(u64, bool)> = entries
                 .par_iter()
@@ -630,10 +652,24 @@ impl Staging {
             let target = self.spare.join(folder);
             std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
         }
-        // The folders keep their owner and permissions (a private one
-        // stays private), the output's own included, and the user's own
-        // folders (those holding no page) their modification times; set
-        // last, as a read-only one would refuse the links made into it.
+        Ok(())
+    }
+
+    /// Gives the spare tree's folders the owner and permissions of the
+    /// output's (a private one stays private), the output's own included,
+    /// and the user's own folders (those holding no page, `folders` are
+    /// the site's) their modification times; done last, once the manifest
+    /// is in, as a read-only folder refuses what is put in it.
+    fn carry_folders(&self, foreign: &Foreign, folders: &FxHashSet<u64>) -> io::Result<()> {
+        let mut users_folders: Vec<&str> = foreign
+            .files
+            .iter()
+            .chain(&foreign.empty_folders)
+            .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
+            .chain(foreign.empty_folders.iter().map(String::as_str))
+            .collect();
+        users_folders.sort_unstable();
+        users_folders.dedup();
         for folder in std::iter::once("").chain(users_folders.into_iter().rev()) {
             if let Ok(meta) = std::fs::metadata(self.out.join(folder)) {
                 let target = self.spare.join(folder);
@@ -700,6 +736,13 @@ impl Staging {
                 if entry.depth() <= folder.0 {
                     empty_folder(folder, &mut foreign)?;
                 }
+            }
+            if entry.file_name().to_str().is_none() {
+                return Err(refuse(
+                    entry.path(),
+                    "is a name that is not UTF-8, which Vellum cannot carry into the new site \
+                     (it would lose it); rename it or move it out of the output",
+                ));
             }
             let relative = crate::input::slash_path(entry.path(), &self.out);
             if relative == MANIFEST {
@@ -890,6 +933,23 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
     top.map_or(Ok(()), std::fs::remove_dir)
 }
 
+/// Lets this process write in `folder` (its owner's write permission).
+fn make_writable(folder: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::symlink_metadata(folder).map_err(|e| with_path(folder, e))?;
+        let mode = meta.permissions().mode();
+        if meta.is_dir() && mode & 0o300 != 0o300 {
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode | 0o700))
+                .map_err(|e| with_path(folder, e))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = folder;
+    Ok(())
+}
+
 /// Gives the folder `target` the owner and permissions of `meta`'s (the
 /// owner where the system lets this process give it), and with `times`
 /// its modification time.
@@ -1024,7 +1084,7 @@ fn exchange_unsupported(error: &io::Error) -> bool {
 /// compared 1 MiB at a time.
 fn same_bytes(a: &Path, b: &Path) -> bool {
     use io::BufRead;
-    let same_len = match (std::fs::metadata(a), std::fs::metadata(b)) {
+    let same_len = match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) {
         (Ok(a), Ok(b)) => a.is_file() && b.is_file() && a.len() == b.len(),
         _ => false,
     };
