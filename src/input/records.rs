@@ -100,15 +100,26 @@ impl Records {
                 ),
             )
         })?;
-        let mut lines = BTreeMap::new();
+        // Each table's line, the newlines counted once over the text
+        // (counting from the start for each would be quadratic).
+        let mut starts: Vec<(usize, String)> = Vec::new();
         if let Ok(table) = toml::de::DeTable::parse(text) {
             if let Some(papers) = table.get_ref().get("papers") {
                 if let Some(papers) = papers.get_ref().as_table() {
                     for (slug, _) in papers.iter() {
-                        lines.insert(slug.get_ref().to_string(), line_at(slug.span().start));
+                        starts.push((slug.span().start, slug.get_ref().to_string()));
                     }
                 }
             }
+        }
+        starts.sort_unstable();
+        let mut lines = BTreeMap::new();
+        let (mut line, mut counted) = (1, 0);
+        for (offset, slug) in starts {
+            let offset = offset.min(text.len());
+            line += text.as_bytes()[counted..offset].iter().filter(|&&b| b == b'\n').count();
+            counted = offset;
+            lines.insert(slug, line);
         }
         for (slug, record) in &file.papers {
             let line = lines.get(slug).copied().unwrap_or(0);
