@@ -117,7 +117,10 @@ impl Records {
         let (mut line, mut counted) = (1, 0);
         for (offset, slug) in starts {
             let offset = offset.min(text.len());
-            line += text.as_bytes()[counted..offset].iter().filter(|&&b| b == b'\n').count();
+            line += text.as_bytes()[counted..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
             counted = offset;
             lines.insert(slug, line);
         }
