@@ -136,6 +136,23 @@ pub struct DiskSink {
     staging: Option<Staging>,
 }
 
+impl Foreign {
+    /// The folders holding the user's files and empty folders, and those
+    /// empty folders, sorted, each once.
+    fn folders(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self
+            .files
+            .iter()
+            .chain(&self.empty_folders)
+            .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
+            .chain(self.empty_folders.iter().map(String::as_str))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+}
+
 impl DiskSink {
     /// A sink for the output directory `dir`, created on the first commit.
     pub fn new(dir: impl Into<PathBuf>) -> DiskSink {
@@ -562,18 +579,7 @@ impl Staging {
             .filter(|(_, changed)| *changed)
             .map(|(p, _)| hash(p))
             .collect();
-        let users_folders: Vec<&str> = {
-            let mut all: Vec<&str> = foreign
-                .files
-                .iter()
-                .chain(&foreign.empty_folders)
-                .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
-                .chain(foreign.empty_folders.iter().map(String::as_str))
-                .collect();
-            all.sort_unstable();
-            all.dedup();
-            all
-        };
+        let users_folders = foreign.folders();
         let users: FxHashSet<u64> = users_folders.iter().map(|f| hash(f)).collect();
         let mut kept = FxHashSet::default();
         if let Some(entries) = spare {
@@ -661,15 +667,7 @@ impl Staging {
     /// the site's) their modification times; done last, once the manifest
     /// is in, as a read-only folder refuses what is put in it.
     fn carry_folders(&self, foreign: &Foreign, folders: &FxHashSet<u64>) -> io::Result<()> {
-        let mut users_folders: Vec<&str> = foreign
-            .files
-            .iter()
-            .chain(&foreign.empty_folders)
-            .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
-            .chain(foreign.empty_folders.iter().map(String::as_str))
-            .collect();
-        users_folders.sort_unstable();
-        users_folders.dedup();
+        let users_folders = foreign.folders();
         for folder in std::iter::once("").chain(users_folders.into_iter().rev()) {
             if let Ok(meta) = std::fs::metadata(self.out.join(folder)) {
                 let target = self.spare.join(folder);
