@@ -505,6 +505,14 @@ fn tree_hashes(dir: &std::path::Path) -> std::collections::BTreeMap<String, u64>
         .collect()
 }
 
+/// A site of 800 generated papers by 160 authors.
+fn site_of_800_papers() -> TempDir {
+    let (_work, corpus) = gen_corpus(800, 160);
+    let site = temp_site(&[], "");
+    copy_dir(&corpus.join("listings"), &site.path().join("seeds"));
+    site
+}
+
 /// Finding: `kill -9` while a build moved its files into `public/` left
 /// the new home page beside old pages. Builds of 800 papers alternating
 /// between two site titles are killed at ten moments spread from a tenth of
@@ -513,9 +521,7 @@ fn tree_hashes(dir: &std::path::Path) -> std::collections::BTreeMap<String, u64>
 /// user's `CNAME` in both, and the next build publishes its own site
 /// whatever the killed one left in the staging directory.
 fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new() {
-    let (_work, corpus) = gen_corpus(800, 160);
-    let site = temp_site(&[], "");
-    copy_dir(&corpus.join("listings"), &site.path().join("seeds"));
+    let site = site_of_800_papers();
     let root = site.path();
     let public = root.join("public");
     let set_title = |title: &str| {
@@ -581,6 +587,63 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new() {
         "killed builds: {} left the site as it was, {} had published",
         outcomes[0], outcomes[1]
     );
+}
+
+/// Finding: a file written into `public/` between the build's survey of
+/// it and the exchange landed only in the tree swapped out, and the next
+/// build deleted it. Here a writer adds files (at the top and in a folder
+/// of its own) all through a rebuild of 800 papers: after it, every one is
+/// in `public/` with its bytes, and still after the build after that.
+fn files_written_into_public_during_a_build_are_kept() {
+    let site = site_of_800_papers();
+    let root = site.path();
+    let public = root.join("public");
+    let build = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_vellum"))
+            .args(["build", "--quiet", "--root", root.to_str().unwrap()])
+            .status()
+            .unwrap()
+    };
+    assert!(build().success());
+    std::fs::create_dir(public.join("deploy")).unwrap();
+    write(
+        root,
+        "site.toml",
+        b"title = \"New\"\nbase_url = \"https://example.org/\"\n",
+    );
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let written = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            let mut n = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::fs::write(public.join(format!("late-{n}.txt")), n.to_string()).unwrap();
+                std::fs::write(public.join(format!("deploy/{n}.txt")), n.to_string()).unwrap();
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            n
+        });
+        assert!(build().success());
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().unwrap()
+    });
+    assert!(
+        written > 10,
+        "only {written} files written during the build"
+    );
+    let missing = |public: &std::path::Path| {
+        (0..written)
+            .flat_map(|n| [format!("late-{n}.txt"), format!("deploy/{n}.txt")])
+            .filter(|path| {
+                let n = path.trim_start_matches(|c: char| !c.is_ascii_digit());
+                std::fs::read_to_string(public.join(path)).ok().as_deref()
+                    != Some(n.trim_end_matches(".txt"))
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(missing(&public), Vec::<String>::new(), "of {written}");
+    assert!(build().success());
+    assert_eq!(missing(&public), Vec::<String>::new(), "of {written}");
 }
 
 /// Fails unless `bytes` is well-formed XML holding no character XML 1.0
@@ -1101,6 +1164,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         a_link_at_a_pages_path_is_replaced_by_the_page,
         a_file_name_with_a_control_character_is_skipped_with_a_warning,
         a_build_killed_at_any_moment_leaves_the_old_site_or_the_new,
+        files_written_into_public_during_a_build_are_kept,
         control_characters_in_a_listing_are_replaced_with_a_warning_and_feeds_parse,
         a_missing_site_toml_is_an_error_that_names_zolas_config_toml,
         invalid_utf8_is_reported_at_the_line_of_the_first_bad_byte,

@@ -28,7 +28,13 @@
 //!   before last, instead of linking and removing every file.
 //! - **Publishing.** On Linux the spare tree and the output are swapped by
 //!   `renameat2(RENAME_EXCHANGE)`, one atomic step; the old site is the
-//!   next build's spare. Where that is not possible (other systems, a file
+//!   next build's spare. What the user wrote into the output while the
+//!   build published (after its survey) would be lost with that spare: a
+//!   note of the exchange, [`EXCHANGING`], is left in the staging
+//!   directory, and after the exchange each folder of the old site that
+//!   changed since the survey began is read and what the build did not
+//!   know is moved into the new site ([`rescue`]); a build finding the
+//!   note (the last was killed in between) does that first. Where that is not possible (other systems, a file
 //!   system without it, an output directory that is a mount point) the
 //!   changed files are moved into the output one by one from a staging
 //!   directory inside it (each file replaced atomically, the site as a
@@ -57,6 +63,16 @@ pub const MANIFEST_HEADER: &str =
 /// The marker file in a staging directory: only a directory holding it is
 /// ever removed (or an empty one).
 pub const MARKER: &str = "VELLUM-STAGING";
+
+/// The file in a staging directory that says an exchange is under way:
+/// the old site's inode and the moment from which the build looks for
+/// what was written into it ([`rescue`]). Removed once that is done; a
+/// build finding it (the last one was killed in between) does it first.
+const EXCHANGING: &str = "EXCHANGING";
+
+/// How much earlier than the clock a folder's change time may read: file
+/// systems stamp with a coarse clock, some in whole seconds.
+const CLOCK_SLACK_SECS: i64 = 2;
 
 /// The files every build writes: an output directory without a manifest
 /// that holds them all is an earlier build, adopted; a user's own site is
@@ -87,6 +103,11 @@ enum Publish {
     InPlace,
 }
 
+/// For tests: what writes into the output just before the exchange, and
+/// whether the build is then killed.
+#[cfg(test)]
+type LateWrite = (fn(&Path), bool);
+
 /// One build in progress: the output resolved, what the last manifest
 /// lists, and what this build put.
 #[derive(Debug)]
@@ -110,6 +131,9 @@ struct Staging {
     adopted: bool,
     /// The marker, locked while this build runs.
     _lock: std::fs::File,
+    /// For tests only.
+    #[cfg(test)]
+    late_write: Option<LateWrite>,
     /// Each path put, and whether its bytes changed.
     paths: Mutex<Vec<(Box<str>, bool)>>,
     bytes: AtomicU64,
@@ -127,6 +151,9 @@ struct Foreign {
     /// The inode of each file the new site keeps from the output (the
     /// user's and the site's), by its path's hash.
     inodes: rustc_hash::FxHashMap<u64, u64>,
+    /// Every folder of the output, relative (`""` is the output itself):
+    /// those [`rescue`] looks in after the exchange.
+    all_folders: Vec<String>,
 }
 
 /// Writes to a directory on disk through a staging tree beside it.
@@ -233,25 +260,33 @@ fn remove_our_path(path: &Path) -> io::Result<()> {
     removed.map_err(|e| with_path(path, e))
 }
 
-/// The hashes of the paths `out`'s manifest lists, or `None` when it has
-/// none (or a file of that name that is not a manifest).
-fn read_manifest(out: &Path) -> io::Result<Option<FxHashSet<u64>>> {
-    let path = out.join(MANIFEST);
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
+/// The paths `dir`'s manifest lists, or `None` when it has none (or a
+/// file of that name that is not a manifest).
+fn manifest_text(dir: &Path) -> io::Result<Option<String>> {
+    let path = dir.join(MANIFEST);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => return Ok(None),
         Err(e) => return Err(with_path(&path, e)),
     };
-    let mut lines = text.split(|&b| b == b'\n');
-    if lines.next() != Some(MANIFEST_HEADER.as_bytes()) {
-        return Ok(None);
-    }
-    Ok(Some(
-        lines
-            .filter(|l| !l.is_empty())
-            .map(xxhash_rust::xxh3::xxh3_64)
-            .collect(),
-    ))
+    Ok(text
+        .strip_prefix(MANIFEST_HEADER)
+        .and_then(|rest| rest.strip_prefix('\n'))
+        .map(str::to_owned))
+}
+
+/// The hashes of the paths `out`'s manifest lists, or `None` when it has
+/// none.
+fn read_manifest(out: &Path) -> io::Result<Option<FxHashSet<u64>>> {
+    Ok(manifest_text(out)?.map(|text| text.lines().filter(|l| !l.is_empty()).map(hash).collect()))
+}
+
+/// The hashes of the folders of the paths in a manifest's `text`.
+fn manifest_folders(text: &str) -> FxHashSet<u64> {
+    text.lines()
+        .flat_map(|path| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
+        .collect()
 }
 
 /// Whether `out` is a mount point, where neither an exchange nor a
@@ -386,6 +421,9 @@ impl Sink for DiskSink {
         }
         // Inside the output a spare tree would be published: never kept.
         let keep_spare = publish == Publish::Exchange;
+        if keep_spare {
+            finish_exchange(&dir, &out)?;
+        }
         clear_staging(&dir, keep_spare)?;
         if keep_spare {
             // Git ignores the folder (the spare tree is no source to commit).
@@ -402,6 +440,8 @@ impl Sink for DiskSink {
             owned,
             adopted,
             _lock: lock,
+            #[cfg(test)]
+            late_write: None,
             paths: Mutex::default(),
             bytes: AtomicU64::new(0),
         });
@@ -518,6 +558,9 @@ impl Staging {
             .flat_map_iter(|(path, _)| path.match_indices('/').map(|(at, _)| hash(&path[..at])))
             .collect();
         let exists = self.out.exists();
+        // What is written into the output from here on is looked for after
+        // the exchange.
+        let since = stamp_now();
         // The spare tree is listed while the output is surveyed: both are
         // walks of folders, most of a rebuild's publishing time.
         let (foreign, spare) = rayon::join(
@@ -550,13 +593,69 @@ impl Staging {
             std::fs::rename(&self.spare, &self.out).map_err(|e| with_path(&self.out, e))?;
             return Ok(stats);
         }
-        match exchange(&self.spare, &self.out) {
-            Ok(()) => Ok(stats),
-            Err(e) if !exchange_unsupported(&e) => Err(with_path(&self.out, e)),
-            Err(_) => self
-                .in_place(&self.spare, &paths, &foreign.stale, &manifest)
-                .map(|()| stats),
+        let pending = self.dir.join(EXCHANGING);
+        let old_root = std::fs::symlink_metadata(&self.out).map_err(|e| with_path(&self.out, e))?;
+        let record = format!("{} {} {}\n", inode(&old_root), since.0, since.1);
+        write_new(&pending, record.as_bytes())?;
+        #[cfg(test)]
+        if let Some((write, _)) = self.late_write {
+            write(&self.out);
         }
+        match exchange(&self.spare, &self.out) {
+            Ok(()) => {
+                #[cfg(test)]
+                if self.late_write.is_some_and(|(_, killed)| killed) {
+                    return Err(io::Error::other("killed after the exchange"));
+                }
+                let kept = self.rescue_late_writes(&new, &folders, &foreign, since)?;
+                remove_if_present(&pending)?;
+                kept_error(&self.out, &kept).map(|()| stats)
+            }
+            Err(e) => {
+                remove_if_present(&pending)?;
+                match exchange_unsupported(&e) {
+                    false => Err(with_path(&self.out, e)),
+                    true => self
+                        .in_place(&self.spare, &paths, &foreign.stale, &manifest)
+                        .map(|()| stats),
+                }
+            }
+        }
+    }
+
+    /// After the exchange: [`rescue`]s what was written into the old site
+    /// (now the spare tree) after the survey began, which it did not see
+    /// (`new` and `folders` are the hashes of the new site's files and
+    /// folders).
+    fn rescue_late_writes(
+        &self,
+        new: &FxHashSet<u64>,
+        folders: &FxHashSet<u64>,
+        foreign: &Foreign,
+        since: Stamp,
+    ) -> io::Result<Vec<String>> {
+        let seen: FxHashSet<u64> = foreign.all_folders.iter().map(|f| hash(f)).collect();
+        let known = |relative: &str, meta: &std::fs::Metadata| {
+            let key = hash(relative);
+            match meta.is_dir() {
+                true => seen.contains(&key),
+                false => {
+                    self.owned.contains(&key) || foreign.inodes.get(&key) == Some(&inode(meta))
+                }
+            }
+        };
+        let site = |relative: &str| {
+            let key = hash(relative);
+            new.contains(&key) || folders.contains(&key)
+        };
+        rescue(
+            &self.spare,
+            &self.out,
+            &foreign.all_folders,
+            since,
+            &known,
+            &site,
+        )
     }
 
     /// Makes the spare tree the new site (see the module doc): removes
@@ -642,18 +741,24 @@ impl Staging {
             std::fs::rename(&self.next, &self.spare).map_err(|e| with_path(&self.spare, e))?;
         }
         // The rest of the new site: the output's files the spare lacks, as
-        // hard links (they keep their modification times).
-        let missing: Vec<&str> = paths
+        // hard links (they keep their modification times). A file of the
+        // user's removed from the output since the survey stays removed.
+        let missing: Vec<(&str, bool)> = paths
             .iter()
             .filter(|(_, changed)| !changed)
-            .map(|(p, _)| &**p)
-            .chain(foreign.files.iter().map(String::as_str))
-            .filter(|p| !kept.contains(&hash(p)))
+            .map(|(p, _)| (&**p, false))
+            .chain(foreign.files.iter().map(|p| (p.as_str(), true)))
+            .filter(|(p, _)| !kept.contains(&hash(p)))
             .collect();
-        make_folders(&self.spare, missing.iter().copied())?;
-        missing
-            .par_iter()
-            .try_for_each(|path| link_or_copy(&self.out.join(path), &self.spare.join(path)))?;
+        make_folders(&self.spare, missing.iter().map(|(p, _)| *p))?;
+        missing.par_iter().try_for_each(|&(path, users)| {
+            match link_or_copy(&self.out.join(path), &self.spare.join(path)) {
+                Err(_) if users && std::fs::symlink_metadata(self.out.join(path)).is_err() => {
+                    Ok(())
+                }
+                other => other,
+            }
+        })?;
         for folder in &foreign.empty_folders {
             let target = self.spare.join(folder);
             std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
@@ -708,7 +813,10 @@ impl Staging {
             .min_depth(1)
             .into_iter()
             .filter_entry(|e| e.path() != self.dir);
-        let mut foreign = Foreign::default();
+        let mut foreign = Foreign {
+            all_folders: vec![String::new()],
+            ..Foreign::default()
+        };
         let mut flips = FxHashSet::default();
         // The last folder seen, until the next entry says whether it is
         // empty (a folder's entries come right after it).
@@ -760,6 +868,7 @@ impl Staging {
                     // are stale and go (checked after the walk).
                     flips.insert(key);
                 }
+                foreign.all_folders.push(relative.clone());
                 open = Some((entry.depth(), entry, relative, key));
                 continue;
             }
@@ -886,6 +995,225 @@ impl Staging {
         let target = self.out.join(MANIFEST);
         std::fs::rename(&staged, &target).map_err(|e| with_path(&target, e))
     }
+}
+
+/// A moment as a file's change time reads it: seconds and nanoseconds
+/// since 1970.
+type Stamp = (i64, i64);
+
+/// When `meta`'s entry last changed: on Unix its status change time,
+/// which no tool sets back (`rsync -a` and `cp -a` set a folder's
+/// modification time back after writing into it).
+fn changed_at(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ctime(), meta.ctime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let since = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok());
+        since.map_or((0, 0), |d| {
+            (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+        })
+    }
+}
+
+/// Now, less [`CLOCK_SLACK_SECS`]: a folder changed after this moment
+/// reads a later change time.
+fn stamp_now() -> Stamp {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = i64::try_from(now.as_secs()).unwrap_or(i64::MAX);
+    (secs - CLOCK_SLACK_SECS, i64::from(now.subsec_nanos()))
+}
+
+fn inode(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::ino(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
+    }
+}
+
+/// After an exchange, moves into the new site `new` what was put into the
+/// old site `old` (now the spare tree) while the build ran, which would
+/// otherwise be lost with the spare: in each of `folders` (relative, `""`
+/// for the top) whose change time is `since` or later, each entry that
+/// `known` does not know (a folder or file the build saw before the
+/// exchange) is moved to the same path in the new site, replacing a file
+/// of the user's there. One where the new site has a file or folder
+/// (`site` says, by relative path) is moved beside it as
+/// `<path>.vellum-kept`; the names so kept are returned, sorted.
+fn rescue(
+    old: &Path,
+    new: &Path,
+    folders: &[String],
+    since: Stamp,
+    known: &(dyn Fn(&str, &std::fs::Metadata) -> bool + Sync),
+    site: &dyn Fn(&str) -> bool,
+) -> io::Result<Vec<String>> {
+    let changed: Vec<&String> = folders
+        .par_iter()
+        .filter(|folder| {
+            std::fs::symlink_metadata(old.join(folder))
+                .is_ok_and(|m| m.is_dir() && changed_at(&m) >= since)
+        })
+        .collect();
+    let mut late = Vec::new();
+    for folder in changed {
+        let dir = old.join(folder);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| with_path(&dir, e))?;
+            let name = entry.file_name();
+            let relative = match folder.is_empty() {
+                true => name.to_string_lossy().into_owned(),
+                false => format!("{folder}/{}", name.to_string_lossy()),
+            };
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if relative != MANIFEST && !known(&relative, &meta) {
+                late.push((relative, folder, name, meta.is_dir()));
+            }
+        }
+    }
+    late.sort_unstable();
+    let mut kept = Vec::new();
+    let mut moved = FxHashSet::default();
+    for (relative, folder, name, is_dir) in late {
+        // Inside a folder moved already.
+        let mut folders = relative.match_indices('/').map(|(at, _)| &relative[..at]);
+        if folders.any(|f| moved.contains(f)) {
+            continue;
+        }
+        if is_dir {
+            moved.insert(relative.clone());
+        }
+        let from = old.join(folder).join(&name);
+        let mut target = new.join(folder).join(&name);
+        let there = std::fs::symlink_metadata(&target).ok();
+        let taken = there.is_some_and(|m| m.is_dir() || is_dir);
+        if site(&relative) || taken {
+            let mut kept_name = name.clone();
+            kept_name.push(".vellum-kept");
+            target = new.join(folder).join(kept_name);
+            if std::fs::symlink_metadata(&target).is_ok() {
+                return Err(refuse(
+                    &from,
+                    &format!(
+                        "was written into the output while Vellum built, where the site now has \
+                         {relative}, and {relative}.vellum-kept is taken too; move it into the output yourself"
+                    ),
+                ));
+            }
+            kept.push(format!("{relative}.vellum-kept"));
+        }
+        let placed = make_parent(&target).and_then(|()| std::fs::rename(&from, &target));
+        if placed.is_err() {
+            // Left where it is, with the note of the exchange: each build
+            // stops here until it is moved.
+            return Err(refuse(
+                &from,
+                &format!(
+                    "was written into the output while Vellum built, as {relative}, where the site \
+                     now has a file in place of a folder; Vellum kept it here: move it out"
+                ),
+            ));
+        }
+    }
+    Ok(kept)
+}
+
+/// The error for files [`rescue`] kept beside the site's in `out`.
+fn kept_error(out: &Path, kept: &[String]) -> io::Result<()> {
+    let Some(first) = kept.first() else {
+        return Ok(());
+    };
+    let more = match kept.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Err(refuse(
+        &out.join(first),
+        &format!(
+            "was written into the output while Vellum built, at a path the site now has; the site \
+             is published and Vellum kept the file under this name{more}; move it where you want it"
+        ),
+    ))
+}
+
+/// Finishes what a build killed between its exchange and its [`rescue`]
+/// left (the staging directory `dir` holds [`EXCHANGING`]): the spare tree
+/// is then the old site, and what it holds that neither its manifest nor
+/// the output knows goes into the output `out`.
+fn finish_exchange(dir: &Path, out: &Path) -> io::Result<()> {
+    let pending = dir.join(EXCHANGING);
+    let text = match std::fs::read_to_string(&pending) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(with_path(&pending, e)),
+    };
+    let numbers: Vec<i64> = text
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let spare = dir.join("site");
+    let exchanged = match (numbers.as_slice(), std::fs::symlink_metadata(&spare)) {
+        ([ino, _, _], Ok(meta)) => u64::try_from(*ino).is_ok_and(|ino| ino == inode(&meta)),
+        _ => false,
+    };
+    if exchanged {
+        let since = (numbers[1], numbers[2]);
+        let old_manifest = manifest_text(&spare)?;
+        let old_files: FxHashSet<u64> = old_manifest
+            .iter()
+            .flat_map(|t| t.lines())
+            .map(hash)
+            .collect();
+        let old_folders = manifest_folders(old_manifest.as_deref().unwrap_or_default());
+        let new_manifest = manifest_text(out)?.unwrap_or_default();
+        let new_files: FxHashSet<u64> = new_manifest.lines().map(hash).collect();
+        let new_folders = manifest_folders(&new_manifest);
+        let adopted = old_manifest.is_none();
+        let known = |relative: &str, meta: &std::fs::Metadata| {
+            let key = hash(relative);
+            let there = std::fs::symlink_metadata(out.join(relative)).ok();
+            if meta.is_dir() {
+                old_folders.contains(&key) || there.is_some_and(|m| m.is_dir())
+            } else {
+                old_files.contains(&key)
+                    || there.is_some_and(|m| inode(&m) == inode(meta))
+                    || (adopted && new_files.contains(&key))
+            }
+        };
+        let site = |relative: &str| {
+            let key = hash(relative);
+            new_files.contains(&key) || new_folders.contains(&key)
+        };
+        let mut folders = Vec::new();
+        for entry in walkdir::WalkDir::new(&spare) {
+            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+            if entry.file_type().is_dir() {
+                folders.push(crate::input::slash_path(entry.path(), &spare));
+            }
+        }
+        let kept = rescue(&spare, out, &folders, since, &known, &site)?;
+        remove_if_present(&pending)?;
+        return kept_error(out, &kept);
+    }
+    remove_if_present(&pending)
 }
 
 /// Removes the staging directory `dir` and everything in it (symlinks,
@@ -1295,6 +1623,113 @@ mod tests {
         assert_eq!(files(&out), want);
         assert_eq!(inode("sitemap.xml"), sitemap);
         assert_eq!(manifest(&out).len(), OLD.len());
+    }
+
+    /// What a user (a deploy script, an editor) writes into the output
+    /// while a build publishes: a new file at the top, one in a folder of
+    /// the user's and one in a folder of the site's, a new folder, and a
+    /// file of the user's replaced by a rename (as editors save).
+    fn write_late(out: &Path) {
+        std::fs::write(out.join("late.txt"), "late").unwrap();
+        std::fs::write(out.join(".git/ORIG_HEAD"), "late ref").unwrap();
+        std::fs::write(out.join("papers/a/notes.md"), "late notes").unwrap();
+        std::fs::create_dir_all(out.join("drafts/ch1")).unwrap();
+        std::fs::write(out.join("drafts/ch1/x.tex"), "late draft").unwrap();
+        std::fs::write(out.join("CNAME.new"), "new.example.org").unwrap();
+        std::fs::rename(out.join("CNAME.new"), out.join("CNAME")).unwrap();
+    }
+
+    fn late_site() -> BTreeMap<String, String> {
+        let mut want = expected(&NEW);
+        for (path, text) in [
+            ("late.txt", "late"),
+            (".git/ORIG_HEAD", "late ref"),
+            ("papers/a/notes.md", "late notes"),
+            ("drafts/ch1/x.tex", "late draft"),
+            ("CNAME", "new.example.org"),
+        ] {
+            want.insert(path.into(), text.into());
+        }
+        want
+    }
+
+    /// Stages `site` with a late write, and publishes it.
+    fn build_with_late_write(
+        out: &Path,
+        site: &[(&str, &str)],
+        late: LateWrite,
+    ) -> io::Result<WriteStats> {
+        let mut sink = DiskSink::new(out);
+        sink.begin()?;
+        for (path, text) in site {
+            sink.put(path, text.as_bytes().to_vec())?;
+        }
+        sink.staging.as_mut().unwrap().late_write = Some(late);
+        sink.commit()
+    }
+
+    /// The old site built in a new folder, with the user's `CNAME` and
+    /// `.git/HEAD` added; the folder and the output.
+    fn old_site_with_users_files(name: &str) -> (Folder, PathBuf) {
+        let folder = Folder::new(name);
+        let out = folder.0.join("public");
+        build(&out, &OLD, false).unwrap();
+        std::fs::write(out.join("CNAME"), "example.org").unwrap();
+        std::fs::create_dir(out.join(".git")).unwrap();
+        std::fs::write(out.join(".git/HEAD"), "ref").unwrap();
+        (folder, out)
+    }
+
+    #[test]
+    fn a_file_written_into_the_output_during_the_build_is_in_the_new_site() {
+        let (folder, out) = old_site_with_users_files("late");
+        build_with_late_write(&out, &NEW, (write_late, false)).unwrap();
+        assert_eq!(files(&out), late_site());
+        assert!(!folder
+            .0
+            .join(".public.vellum-staging")
+            .join(EXCHANGING)
+            .exists());
+        // And the next build keeps them all as the user's.
+        build(&out, &OLD, false).unwrap();
+        let mut want = late_site();
+        for (path, _) in NEW {
+            want.remove(path);
+        }
+        want.extend(OLD.iter().map(|(p, t)| (p.to_string(), t.to_string())));
+        assert_eq!(files(&out), want);
+    }
+
+    #[test]
+    fn a_build_killed_between_its_exchange_and_the_rescue_is_finished_by_the_next() {
+        let (_folder, out) = old_site_with_users_files("late-killed");
+        let error = build_with_late_write(&out, &NEW, (write_late, true)).unwrap_err();
+        assert_eq!(error.to_string(), "killed after the exchange");
+        assert!(!out.join("late.txt").exists());
+        build(&out, &NEW, false).unwrap();
+        assert_eq!(files(&out), late_site());
+    }
+
+    #[test]
+    fn a_file_written_during_the_build_where_the_site_now_has_one_is_kept_beside_it() {
+        let folder = Folder::new("late-taken");
+        let out = folder.0.join("public");
+        build(&out, &OLD, false).unwrap();
+        let mut new = OLD.to_vec();
+        new.push(("added.html", "the site's"));
+        let write = |out: &Path| std::fs::write(out.join("added.html"), "mine").unwrap();
+        let error = build_with_late_write(&out, &new, (write, false)).unwrap_err();
+        assert!(
+            error.to_string().ends_with(
+                "public/added.html.vellum-kept: was written into the output while Vellum built, at \
+                 a path the site now has; the site is published and Vellum kept the file under this \
+                 name; move it where you want it"
+            ),
+            "{error}"
+        );
+        let files = files(&out);
+        assert_eq!(files["added.html"], "the site's");
+        assert_eq!(files["added.html.vellum-kept"], "mine");
     }
 
     /// A fallback publish cut short (here: a staged file gone, so its move
