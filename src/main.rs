@@ -75,10 +75,21 @@ struct EnrichArgs {
     /// The site root, holding site.toml, seeds/, content/ and themes/.
     #[arg(long, default_value = ".", value_parser = existing_dir)]
     root: PathBuf,
-    /// arXiv's metadata snapshot (the JSON-lines file of its OAI dump),
-    /// read in one streaming pass.
-    #[arg(long, value_name = "FILE")]
-    arxiv_snapshot: PathBuf,
+    /// Read arXiv's metadata snapshot (the JSON-lines file of its OAI
+    /// dump) in one streaming pass, instead of asking the arXiv API.
+    #[arg(long, value_name = "FILE", conflicts_with = "arxiv_api")]
+    arxiv_snapshot: Option<PathBuf>,
+    /// The arXiv API's query URL (a mirror, or a test server).
+    #[arg(long, value_name = "URL", default_value = vellum::enrich::arxiv_api::ENDPOINT)]
+    arxiv_api: String,
+    /// Seconds between two requests to the API; arXiv's terms ask for 3,
+    /// the least accepted for arxiv.org.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    request_interval: f64,
+    /// Look up every paper, also those records/arxiv.toml already holds
+    /// (by default only the others, so a rerun is cheap).
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(Args)]
@@ -288,34 +299,75 @@ fn run_check(args: CheckArgs) -> ExitCode {
 }
 
 fn run_enrich(args: EnrichArgs) -> ExitCode {
+    use vellum::enrich::{arxiv_api, Source};
+    let source = match args.arxiv_snapshot {
+        Some(path) => Source::Snapshot(path),
+        None => {
+            let interval = args.request_interval;
+            let host = args
+                .arxiv_api
+                .split("://")
+                .nth(1)
+                .and_then(|rest| rest.split(['/', ':', '?']).next())
+                .unwrap_or_default();
+            let arxiv = host == "arxiv.org" || host.ends_with(".arxiv.org");
+            let least = arxiv_api::ARXIV_INTERVAL.as_secs_f64();
+            if !interval.is_finite() || interval < 0.0 || (arxiv && interval < least) {
+                eprintln!(
+                    "error: --request-interval: expected at least {least} s for arXiv (its terms ask for one request every 3 s), found {interval}"
+                );
+                return ExitCode::from(2);
+            }
+            Source::Api {
+                endpoint: args.arxiv_api,
+                interval: std::time::Duration::from_secs_f64(interval),
+            }
+        }
+    };
+    let from_api = matches!(source, Source::Api { .. });
     let options = vellum::enrich::EnrichOptions {
         root: args.root,
-        snapshot: args.arxiv_snapshot,
+        source,
+        all: args.all,
     };
     let report = vellum::enrich::enrich(&options);
     for diagnostic in &report.diagnostics {
         eprintln!("{diagnostic}");
     }
+    for change in &report.changes {
+        println!("{change}");
+    }
+    let records = vellum::input::records::RECORDS_FILE;
     let errors = report
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
-    if errors > 0 {
-        eprintln!("error: enrich found {errors} error(s); records/arxiv.toml left as it was");
+    if errors > 0 && !report.wrote {
+        eprintln!("error: enrich found {errors} error(s); {records} left as it was");
         return ExitCode::from(1);
     }
+    let read = match from_api {
+        true => format!("Sent {} requests", report.requests),
+        false => format!("Read {} snapshot lines", report.lines),
+    };
+    let skipped = match report.skipped {
+        0 => String::new(),
+        n => format!(", {n} already matched (not asked again without --all)"),
+    };
     println!(
-        "Read {} snapshot lines; matched {} of {} papers ({} new, {} changed), {} ambiguous, {} unmatched; wrote {}",
-        report.lines,
+        "{read}; matched {} of {} papers ({} new, {} changed), {} ambiguous, {} unmatched{skipped}; wrote {records}",
         report.matched,
         report.looked_up,
         report.new,
         report.changed,
         report.ambiguous,
         report.looked_up - report.matched - report.ambiguous,
-        vellum::input::records::RECORDS_FILE
     );
+    if errors > 0 {
+        eprintln!("error: enrich found {errors} error(s); {records} keeps what was found");
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
 }
 

@@ -2,6 +2,7 @@
 //! answers of the PyPI package `arxiv` (`tests/fixtures/arxiv-api/`) and a
 //! snapshot made from them with decoys (`make_snapshot.py` there).
 
+use crate::common::arxiv_server::{ArxivServer, Fault};
 use std::collections::BTreeMap;
 use vellum::enrich::matching::{decide, title_key, Listed, Outcome, Rejection};
 use vellum::enrich::record::{from_atom, from_snapshot_line, ArxivRecord};
@@ -238,7 +239,7 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(
         stdout.trim(),
-        "Read 108 snapshot lines; matched 1 of 4 papers (1 new, 0 changed), 1 ambiguous, 2 unmatched; wrote records/arxiv.toml"
+        "new: testing-data-types-implementations-from-algebraic-specifications: arXiv:0804.0970\nRead 108 snapshot lines; matched 1 of 4 papers (1 new, 0 changed), 1 ambiguous, 2 unmatched; wrote records/arxiv.toml"
     );
     let warnings: Vec<&str> = stderr.lines().collect();
     assert_eq!(
@@ -266,7 +267,11 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
     // A second run changes nothing.
     let again = enrich();
     assert!(
-        String::from_utf8_lossy(&again.stdout).contains("matched 1 of 4 papers (0 new, 0 changed)")
+        String::from_utf8_lossy(&again.stdout).contains(
+            "matched 0 of 3 papers (0 new, 0 changed), 1 ambiguous, 2 unmatched, 1 already matched"
+        ),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
     );
     assert_eq!(
         std::fs::read_to_string(site.path().join("records/arxiv.toml")).unwrap(),
@@ -290,6 +295,19 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
         "{page}"
     );
     assert!(!page.contains("Find on arXiv"), "{page}");
+
+    // `enrich = false` stops a wrong match: the record is ignored.
+    write(
+        site.path(),
+        &format!("content/papers/{slug}.md"),
+        b"+++\nenrich = false\n+++\n",
+    );
+    let (report, built) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page = String::from_utf8_lossy(&built[page_path.as_str()]).into_owned();
+    assert!(!page.contains("arxiv.org/abs/0804.0970"), "{page}");
+    assert!(!page.contains("Pascale Le Gall"), "{page}");
+    assert!(page.contains(">Find on arXiv</a>"), "{page}");
 }
 
 /// The bundled site has no records file (nothing here can fetch its
@@ -319,11 +337,288 @@ fn the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv() {
     ));
 }
 
+/// A site listing `records` as [`listed`] distorts them, each under its
+/// listing owner, in one listing file per owner.
+fn site_of_records(records: &[&ArxivRecord]) -> crate::common::TempDir {
+    let mut by_owner: BTreeMap<String, Vec<(String, u16, String, String)>> = BTreeMap::new();
+    for (index, record) in records.iter().enumerate() {
+        let paper = listed(index, record);
+        // A listing page's text: one line, no control characters (some
+        // real records hold C1 controls, from text decoded twice).
+        let one_line = |text: &str| {
+            let shown: String = text
+                .chars()
+                .filter(|c| !c.is_control() || *c == ' ')
+                .collect();
+            shown.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        by_owner
+            .entry(one_line(&paper.owners[0][0]))
+            .or_default()
+            .push((
+                one_line(&paper.title),
+                paper.year,
+                one_line(&paper.abstract_text),
+                paper.categories[0].clone(),
+            ));
+    }
+    let files: Vec<(String, Vec<u8>)> = by_owner
+        .iter()
+        .map(|(owner, papers)| {
+            let papers: Vec<(&str, u16, &str, &str)> = papers
+                .iter()
+                .map(|(t, y, a, c)| (t.as_str(), *y, a.as_str(), c.as_str()))
+                .collect();
+            (
+                format!("{}.txt", vellum::permalink::slugify(owner)),
+                crate::common::listing(owner, &papers),
+            )
+        })
+        .collect();
+    let seeds: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), &b[..])).collect();
+    crate::common::temp_site(&seeds, "")
+}
+
+/// The arXiv identifiers of `records/arxiv.toml` in `root`, by slug.
+fn stored_ids(root: &std::path::Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root.join("records/arxiv.toml")).unwrap();
+    let table: toml::Table = text.parse().unwrap();
+    table["papers"]
+        .as_table()
+        .unwrap()
+        .iter()
+        .map(|(slug, record)| (slug.clone(), record["arxiv"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+fn enrich_from(
+    server: &ArxivServer,
+    root: &std::path::Path,
+    interval: &str,
+) -> std::process::Output {
+    let args = [
+        "enrich",
+        "--root",
+        root.to_str().unwrap(),
+        "--arxiv-api",
+        &server.url,
+        "--request-interval",
+        interval,
+    ];
+    crate::common::vellum(&args, &[])
+}
+
+/// `vellum enrich` against a loopback stand-in of the arXiv API answering
+/// from the real recorded answers: every listed real record is found by
+/// its title and owner, each once (no wrong link: each identifier stored
+/// once); a paper whose override gives its identifier is asked about by
+/// `id_list`; one giving an identifier arXiv does not know is warned
+/// about; one saying `enrich = false` is never asked about; every request
+/// names Vellum; a second run asks nothing.
+fn enrich_from_the_api_finds_every_real_record_by_title_or_identifier() {
+    let records = api_records();
+    let all: Vec<&ArxivRecord> = records.values().collect();
+    let site = site_of_records(&all);
+    let root = site.path();
+    let slug_of = |id: &str| {
+        let index = all.iter().position(|r| r.id == id).unwrap();
+        vellum::permalink::slugify(
+            &vellum::text::latex::render(&listed(index, all[index]).title).plain,
+        )
+    };
+    let by_id = slug_of("1605.08386");
+    let stopped = slug_of("astro-ph/0601001");
+    crate::common::write(
+        root,
+        &format!("content/papers/{by_id}.md"),
+        b"+++\narxiv = \"arXiv:1605.08386v2\"\n+++\n",
+    );
+    crate::common::write(
+        root,
+        &format!("content/papers/{stopped}.md"),
+        b"+++\nenrich = false\n+++\n",
+    );
+    let server = ArxivServer::start(&[]);
+    let out = enrich_from(&server, root, "0.001");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let asked = all.len() - 1;
+    let seen = server.seen();
+    let searches = seen
+        .iter()
+        .filter(|s| s.target.contains("search_query="))
+        .count();
+    assert_eq!((seen.len(), searches), (asked, asked - 1));
+    assert!(
+        seen.iter()
+            .any(|s| s.target == "/api/query?id_list=1605.08386&start=0&max_results=1"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().all(|s| s.user_agent.starts_with("Vellum/")),
+        "{seen:?}"
+    );
+    assert_eq!(
+        stdout.lines().last().unwrap(),
+        format!("Sent {asked} requests; matched {asked} of {asked} papers ({asked} new, 0 changed), 0 ambiguous, 0 unmatched; wrote records/arxiv.toml")
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("new: ")).count(),
+        asked
+    );
+    assert!(
+        stdout.contains(&format!("new: {by_id}: arXiv:1605.08386\n")),
+        "{stdout}"
+    );
+    let stored = stored_ids(root);
+    assert_eq!(stored.len(), asked);
+    assert_eq!(stored[&by_id], "1605.08386");
+    assert!(!stored.contains_key(&stopped));
+    let distinct: std::collections::BTreeSet<&String> = stored.values().collect();
+    assert_eq!(distinct.len(), asked, "an identifier stored twice");
+
+    let again = enrich_from(&server, root, "0.001");
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout).trim(),
+        format!("Sent 0 requests; matched 0 of 0 papers (0 new, 0 changed), 0 ambiguous, 0 unmatched, {asked} already matched (not asked again without --all); wrote records/arxiv.toml")
+    );
+    assert_eq!(server.seen().len(), asked);
+
+    // An identifier arXiv does not know: a warning at the paper's listing
+    // record, nothing stored.
+    crate::common::write(
+        root,
+        &format!("content/papers/{by_id}.md"),
+        b"+++\narxiv = \"0000.0000\"\n+++\n",
+    );
+    let out = enrich_from(&server, root, "0.001");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: expected the arXiv record of arXiv:0000.0000, which content/papers/{by_id}.md gives, found none in the answer of {}", server.url)),
+        "{stderr}"
+    );
+    assert_eq!(stored_ids(root)[&by_id], "1605.08386");
+}
+
+/// At most one request every `--request-interval`: a 503 answer and then
+/// a dropped connection are tried again after pauses that double, and the
+/// run still matches every paper; an interval under arXiv's 3 s is
+/// refused for arxiv.org.
+fn the_api_is_asked_at_the_pace_asked_and_failures_are_tried_again() {
+    let records = api_records();
+    let some: Vec<&ArxivRecord> = records.values().skip(10).take(3).collect();
+    assert_eq!(some.len(), 3);
+    let site = site_of_records(&some);
+    let server = ArxivServer::start(&[Fault::Status(503), Fault::Drop]);
+    let out = enrich_from(&server, site.path(), "0.2");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Sent 5 requests; matched 3 of 3 papers"),
+        "{stdout}"
+    );
+    let seen = server.seen();
+    let gaps: Vec<f64> = seen
+        .windows(2)
+        .map(|w| (w[1].at - w[0].at).as_secs_f64())
+        .collect();
+    for (gap, least) in gaps.iter().zip([0.4, 0.8, 0.2, 0.2]) {
+        assert!(*gap >= least * 0.95, "gaps {gaps:?}");
+    }
+    let refused = crate::common::vellum(
+        &[
+            "enrich",
+            "--root",
+            site.path().to_str().unwrap(),
+            "--request-interval",
+            "1",
+        ],
+        &[],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr).trim(),
+        "error: --request-interval: expected at least 3 s for arXiv (its terms ask for one request every 3 s), found 1"
+    );
+}
+
+/// A run cut short keeps what it found, and the next asks only about the
+/// rest: once stopped by an API that fails for good (an error naming the
+/// endpoint, exit 1), once killed; the records file is then what one
+/// uninterrupted run writes.
+fn an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on() {
+    let records = api_records();
+    let some: Vec<&ArxivRecord> = records.values().skip(20).take(8).collect();
+    assert_eq!(some.len(), 8);
+    let whole = site_of_records(&some);
+    let server = ArxivServer::start(&[]);
+    assert!(enrich_from(&server, whole.path(), "0.001").status.success());
+    let want = std::fs::read_to_string(whole.path().join("records/arxiv.toml")).unwrap();
+
+    let site = site_of_records(&some);
+    let server = ArxivServer::start(&[]);
+    server.fail_after(3);
+    let out = enrich_from(&server, site.path(), "0.02");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(": expected an answer, found none in 4 tries (the last: answered 503); records/arxiv.toml keeps what was found so far: run `vellum enrich` again to go on"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&server.url), "{stderr}");
+    assert_eq!(stored_ids(site.path()).len(), 3);
+
+    // Killed once more after two further requests.
+    server.recover();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args([
+            "enrich",
+            "--root",
+            site.path().to_str().unwrap(),
+            "--arxiv-api",
+            &server.url,
+            "--request-interval",
+            "0.3",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while server.seen().len() < 3 + 4 + 2 && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = stored_ids(site.path()).len();
+    assert!((4..=5).contains(&kept), "{kept} kept");
+
+    let before = server.seen().len();
+    let out = enrich_from(&server, site.path(), "0.001");
+    assert!(out.status.success());
+    assert_eq!(server.seen().len() - before, 8 - kept);
+    assert_eq!(
+        std::fs::read_to_string(site.path().join("records/arxiv.toml")).unwrap(),
+        want
+    );
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(enrich:
         both_readers_agree_on_the_real_records,
         distorted_listings_match_their_records_and_no_other,
         enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it,
         the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv,
+        enrich_from_the_api_finds_every_real_record_by_title_or_identifier,
+        the_api_is_asked_at_the_pace_asked_and_failures_are_tried_again,
+        an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on,
     )
 }

@@ -13,7 +13,8 @@
 //! `vellum enrich`) take the same path, below the overrides: a record gives
 //! its paper the arXiv identifier, the DOI, the complete author list and
 //! the journal reference as venue, each unless the override gives it; an
-//! override whose `arxiv` names another identifier drops the record.
+//! override whose `arxiv` names another identifier, or that says
+//! `enrich = false`, drops the record.
 
 use crate::corpus::keys::{assign_keys, citation_key, listed_key};
 use crate::corpus::{Corpus, PaperDetails, PaperId};
@@ -114,7 +115,9 @@ pub fn apply(
             selected: front.selected,
             note_html: found.note_html.clone(),
         };
+        let stopped = front.enrich == Some(false);
         let record = records.papers.get(&paper.slug).filter(|record| {
+            !stopped &&
             // The override's identifier, its version left out.
             front.arxiv.as_deref().is_none_or(|id| {
                 let bare = id

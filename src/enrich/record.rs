@@ -258,18 +258,22 @@ struct SnapshotVersion {
     created: String,
 }
 
-/// Only the title of a snapshot line, for the first look at every line
-/// (the rest is read only for lines whose title is a listed paper's).
+/// Only the identifier and title of a snapshot line, for the first look
+/// at every line (the rest is read only for lines whose title or
+/// identifier is a listed paper's).
 #[derive(serde::Deserialize)]
 struct SnapshotTitle<'a> {
+    #[serde(borrow)]
+    id: std::borrow::Cow<'a, str>,
     #[serde(borrow)]
     title: std::borrow::Cow<'a, str>,
 }
 
-/// The title of a snapshot line, whitespace folded.
-pub fn snapshot_title(line: &str) -> Result<String, String> {
+/// The identifier and title of a snapshot line, the title's whitespace
+/// folded.
+pub fn snapshot_title(line: &str) -> Result<(String, String), String> {
     serde_json::from_str::<SnapshotTitle>(line)
-        .map(|t| fold_space(&t.title))
+        .map(|t| (t.id.into_owned(), fold_space(&t.title)))
         .map_err(|e| e.to_string())
 }
 
@@ -447,7 +451,11 @@ mod tests {
         );
         assert_eq!(
             snapshot_title(line).unwrap(),
-            "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
+            (
+                "0704.0001".to_string(),
+                "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
+                    .to_string()
+            )
         );
         assert!(from_snapshot_line("{\"id\": 3}").is_err());
     }

@@ -80,6 +80,9 @@ pub struct PaperFrontMatter {
     pub selected: bool,
     /// Pins the citation key.
     pub key: Option<String>,
+    /// `false`: `vellum enrich` never looks the paper up, and a record of
+    /// it in `records/arxiv.toml` is ignored (a wrong match stopped).
+    pub enrich: Option<bool>,
     /// Old URL paths of the paper's page; each becomes a redirect page.
     #[serde(default)]
     pub aliases: Vec<String>,

@@ -109,7 +109,13 @@ pub fn author_sort_key(name: &str) -> String {
 /// display text): ASCII transliteration, lowercased, only letters, digits
 /// and single spaces kept.
 pub fn fold(text: &str) -> String {
-    let ascii = deunicode(text).to_lowercase();
+    // Control characters other than spacing (C1 ones survive in text
+    // decoded twice, `WeiÃ\u{9f}l`) are no part of a name or title.
+    let hidden = |c: char| c.is_control() && !c.is_whitespace();
+    let ascii = match text.contains(hidden) {
+        true => deunicode(&text.replace(hidden, "")).to_lowercase(),
+        false => deunicode(text).to_lowercase(),
+    };
     let cleaned: String = ascii
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })

@@ -2,6 +2,8 @@
 //! binary, building in memory and resolving links.
 #![allow(dead_code, reason = "each test file uses a different subset")]
 
+pub mod arxiv_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use vellum::build::{build, BuildOptions, BuildReport};
