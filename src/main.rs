@@ -251,6 +251,15 @@ fn run_build(args: BuildArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     };
+    if stats.kept > 0 {
+        eprintln!(
+            "warning: {} file(s) written into {} while the build ran found their path taken by the new site \
+             (or a later file of yours): each is kept beside it as <path>.vellum-kept (`find {} -name '*.vellum-kept'`)",
+            stats.kept,
+            output_dir.display(),
+            output_dir.display()
+        );
+    }
     if !args.site.quiet {
         let [papers, authors, years, categories] = report.counts.map(|n| n.to_string());
         let noun = |n: usize, one: &str, many: &str| {

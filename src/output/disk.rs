@@ -30,11 +30,16 @@
 //!   `renameat2(RENAME_EXCHANGE)`, one atomic step; the old site is the
 //!   next build's spare. What the user wrote into the output while the
 //!   build published (after its survey) would be lost with that spare: a
-//!   note of the exchange, [`EXCHANGING`], is left in the staging
+//!   note of the exchange, `EXCHANGING`, is left in the staging
 //!   directory, and after the exchange each folder of the old site that
 //!   changed since the survey began is read and what the build did not
-//!   know is moved into the new site ([`rescue`]); a build finding the
-//!   note (the last was killed in between) does that first. Where that is not possible (other systems, a file
+//!   know is moved into the new site (`Rescue`: a folder merged, of two
+//!   versions of a file the later kept), and what the user removed from
+//!   the old site goes from the new one. The note then says so, and the
+//!   next build, at its start, moves what a program working inside the
+//!   old folder wrote into it after that; a build finding the note from
+//!   before the rescue (the last was killed in between) does the whole
+//!   rescue first. Where that is not possible (other systems, a file
 //!   system without it, an output directory that is a mount point) the
 //!   changed files are moved into the output one by one from a staging
 //!   directory inside it (each file replaced atomically, the site as a
@@ -64,10 +69,11 @@ pub const MANIFEST_HEADER: &str =
 /// ever removed (or an empty one).
 pub const MARKER: &str = "VELLUM-STAGING";
 
-/// The file in a staging directory that says an exchange is under way:
-/// the old site's inode and the moment from which the build looks for
-/// what was written into it ([`rescue`]). Removed once that is done; a
-/// build finding it (the last one was killed in between) does it first.
+/// The file in a staging directory that says what the spare tree may
+/// hold of the user's: the old site's inode and the moment from which the
+/// build looks for what was written into it ([`Rescue`]), or, once the
+/// rescue is done, `rescued` (from then on, by the file's change time).
+/// The next build's start finishes it ([`finish_exchange`]).
 const EXCHANGING: &str = "EXCHANGING";
 
 /// How much earlier than the clock a folder's change time may read: file
@@ -103,10 +109,18 @@ enum Publish {
     InPlace,
 }
 
-/// For tests: what writes into the output just before the exchange, and
-/// whether the build is then killed.
+/// For tests: what writes into the output just before the exchange, what
+/// writes just after it and what after the rescue (each given the output
+/// and the old site, now the spare), and whether the build is killed
+/// right after the exchange.
 #[cfg(test)]
-type LateWrite = (fn(&Path), bool);
+#[derive(Debug, Clone, Copy)]
+struct LateWrite {
+    before: fn(&Path),
+    after: fn(&Path, &Path),
+    after_rescue: fn(&Path, &Path),
+    killed: bool,
+}
 
 /// One build in progress: the output resolved, what the last manifest
 /// lists, and what this build put.
@@ -134,6 +148,9 @@ struct Staging {
     /// For tests only.
     #[cfg(test)]
     late_write: Option<LateWrite>,
+    /// Late files the start of this build found their path taken for
+    /// ([`finish_exchange`]).
+    kept: usize,
     /// Each path put, and whether its bytes changed.
     paths: Mutex<Vec<(Box<str>, bool)>>,
     bytes: AtomicU64,
@@ -152,7 +169,7 @@ struct Foreign {
     /// user's and the site's), by its path's hash.
     inodes: rustc_hash::FxHashMap<u64, u64>,
     /// Every folder of the output, relative (`""` is the output itself):
-    /// those [`rescue`] looks in after the exchange.
+    /// those [`Rescue`] looks in after the exchange.
     all_folders: Vec<String>,
 }
 
@@ -414,16 +431,19 @@ impl Sink for DiskSink {
             writeln!(
                 lock,
                 "Vellum's staging directory for {}: site/ is the build before last, as hard \
-                 links, so a rebuild touches only what changed. Remove it any time.",
+                 links, so a rebuild touches only what changed. Remove it only between builds \
+                 after the next one: until then it may hold files written into the output while \
+                 the last build ran, which the next build moves back.",
                 out.display()
             )
             .map_err(|e| with_path(&marker, e))?;
         }
         // Inside the output a spare tree would be published: never kept.
         let keep_spare = publish == Publish::Exchange;
-        if keep_spare {
-            finish_exchange(&dir, &out)?;
-        }
+        let kept = match keep_spare {
+            true => finish_exchange(&dir, &out)?,
+            false => 0,
+        };
         clear_staging(&dir, keep_spare)?;
         if keep_spare {
             // Git ignores the folder (the spare tree is no source to commit).
@@ -442,6 +462,7 @@ impl Sink for DiskSink {
             _lock: lock,
             #[cfg(test)]
             late_write: None,
+            kept,
             paths: Mutex::default(),
             bytes: AtomicU64::new(0),
         });
@@ -543,6 +564,7 @@ impl Staging {
             written: paths.iter().filter(|(_, changed)| *changed).count(),
             removed: 0,
             bytes: self.bytes.load(Ordering::Relaxed),
+            kept: self.kept,
         };
         let mut manifest = String::with_capacity(paths.len() * 48);
         manifest.push_str(MANIFEST_HEADER);
@@ -598,18 +620,33 @@ impl Staging {
         let record = format!("{} {} {}\n", inode(&old_root), since.0, since.1);
         write_new(&pending, record.as_bytes())?;
         #[cfg(test)]
-        if let Some((write, _)) = self.late_write {
-            write(&self.out);
+        if let Some(late) = self.late_write {
+            (late.before)(&self.out);
         }
         match exchange(&self.spare, &self.out) {
             Ok(()) => {
                 #[cfg(test)]
-                if self.late_write.is_some_and(|(_, killed)| killed) {
-                    return Err(io::Error::other("killed after the exchange"));
+                #[cfg(test)]
+                if let Some(late) = self.late_write {
+                    if late.killed {
+                        return Err(io::Error::other("killed after the exchange"));
+                    }
+                    (late.after)(&self.out, &self.spare);
                 }
-                let kept = self.rescue_late_writes(&new, &folders, &foreign, since)?;
-                remove_if_present(&pending)?;
-                kept_error(&self.out, &kept).map(|()| stats)
+                stats.kept += self.rescue_late_writes(&new, &folders, &foreign, since)?;
+                // The note stays, saying the rescue is done: the next build
+                // looks in the folders of the spare changed since (by the
+                // note's own change time, the file system's clock) for what
+                // a program working inside the old folder wrote after it.
+                write_new(
+                    &pending,
+                    format!("{} rescued\n", inode(&old_root)).as_bytes(),
+                )?;
+                #[cfg(test)]
+                if let Some(late) = self.late_write {
+                    (late.after_rescue)(&self.out, &self.spare);
+                }
+                Ok(stats)
             }
             Err(e) => {
                 remove_if_present(&pending)?;
@@ -623,39 +660,60 @@ impl Staging {
         }
     }
 
-    /// After the exchange: [`rescue`]s what was written into the old site
-    /// (now the spare tree) after the survey began, which it did not see
-    /// (`new` and `folders` are the hashes of the new site's files and
-    /// folders).
+    /// After the exchange: moves what was written into the old site (now
+    /// the spare tree) after the survey began, which it did not see, into
+    /// the new one ([`Rescue`]), and removes from the new site a file of
+    /// the user's removed from the old one since (`new` and `folders` are
+    /// the hashes of the new site's files and folders). Returns how many
+    /// late files were kept under another name.
     fn rescue_late_writes(
         &self,
         new: &FxHashSet<u64>,
         folders: &FxHashSet<u64>,
         foreign: &Foreign,
         since: Stamp,
-    ) -> io::Result<Vec<String>> {
+    ) -> io::Result<usize> {
         let seen: FxHashSet<u64> = foreign.all_folders.iter().map(|f| hash(f)).collect();
-        let known = |relative: &str, meta: &std::fs::Metadata| {
-            let key = hash(relative);
-            match meta.is_dir() {
-                true => seen.contains(&key),
-                false => {
-                    self.owned.contains(&key) || foreign.inodes.get(&key) == Some(&inode(meta))
-                }
-            }
+        let users = |relative: &str, meta: &std::fs::Metadata| {
+            foreign.inodes.get(&hash(relative)) == Some(&inode(meta))
+        };
+        let known = |relative: &str, meta: &std::fs::Metadata| match meta.is_dir() {
+            true => seen.contains(&hash(relative)),
+            false => self.owned.contains(&hash(relative)) || users(relative, meta),
         };
         let site = |relative: &str| {
             let key = hash(relative);
             new.contains(&key) || folders.contains(&key)
         };
-        rescue(
-            &self.spare,
-            &self.out,
-            &foreign.all_folders,
-            since,
-            &known,
-            &site,
-        )
+        let changed = changed_folders(&self.spare, &foreign.all_folders, since);
+        let mut rescue = Rescue {
+            old: &self.spare,
+            new: &self.out,
+            known: &known,
+            site: &site,
+            ours: &users,
+            kept: Vec::new(),
+            stuck: Vec::new(),
+        };
+        rescue.run(&changed)?;
+        // A file of the user's removed (or renamed) since the survey: its
+        // link in the new site goes too.
+        let changed: FxHashSet<u64> = changed.iter().map(|f| hash(f)).collect();
+        for path in &foreign.files {
+            let folder = path.rfind('/').map_or("", |at| &path[..at]);
+            if !changed.contains(&hash(folder))
+                || std::fs::symlink_metadata(self.spare.join(path)).is_ok()
+            {
+                continue;
+            }
+            let target = self.out.join(path);
+            if std::fs::symlink_metadata(&target).is_ok_and(|m| users(path, &m)) {
+                std::fs::remove_file(&target).map_err(|e| with_path(&target, e))?;
+            }
+        }
+        // What could be placed nowhere stays in the spare, with the note:
+        // the next build stops at its start, naming it.
+        Ok(rescue.kept.len() + rescue.stuck.len())
     }
 
     /// Makes the spare tree the new site (see the module doc): removes
@@ -1044,138 +1102,184 @@ fn inode(meta: &std::fs::Metadata) -> u64 {
     }
 }
 
-/// After an exchange, moves into the new site `new` what was put into the
-/// old site `old` (now the spare tree) while the build ran, which would
-/// otherwise be lost with the spare: in each of `folders` (relative, `""`
-/// for the top) whose change time is `since` or later, each entry that
-/// `known` does not know (a folder or file the build saw before the
-/// exchange) is moved to the same path in the new site, replacing a file
-/// of the user's there. One where the new site has a file or folder
-/// (`site` says, by relative path) is moved beside it as
-/// `<path>.vellum-kept`; the names so kept are returned, sorted.
-fn rescue(
-    old: &Path,
-    new: &Path,
-    folders: &[String],
-    since: Stamp,
-    known: &(dyn Fn(&str, &std::fs::Metadata) -> bool + Sync),
-    site: &dyn Fn(&str) -> bool,
-) -> io::Result<Vec<String>> {
-    let changed: Vec<&String> = folders
+/// The folders of `folders` (relative, `""` for the top) under `old`
+/// whose change time is `since` or later: those something was written
+/// into, or removed from, since.
+fn changed_folders<'f>(old: &Path, folders: &'f [String], since: Stamp) -> Vec<&'f String> {
+    folders
         .par_iter()
         .filter(|folder| {
             std::fs::symlink_metadata(old.join(folder))
                 .is_ok_and(|m| m.is_dir() && changed_at(&m) >= since)
         })
-        .collect();
-    let mut late = Vec::new();
-    for folder in changed {
-        let dir = old.join(folder);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let entry = entry.map_err(|e| with_path(&dir, e))?;
-            let name = entry.file_name();
-            let relative = match folder.is_empty() {
-                true => name.to_string_lossy().into_owned(),
-                false => format!("{folder}/{}", name.to_string_lossy()),
-            };
-            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+        .collect()
+}
+
+/// Whether `a` was last written after `b` (by modification time: saving a
+/// file sets it, linking or removing another name of it does not).
+fn later(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    matches!((a.modified(), b.modified()), (Ok(a), Ok(b)) if a > b)
+}
+
+/// Moves what was written into the old site `old` (the spare tree after
+/// an exchange) while a build ran into the new site `new`, which would
+/// otherwise be lost with the spare, as if the two were one folder.
+struct Rescue<'a> {
+    old: &'a Path,
+    new: &'a Path,
+    /// Whether an entry of the old site (by relative path) is one the
+    /// build saw, and so not a late write.
+    known: &'a (dyn Fn(&str, &std::fs::Metadata) -> bool + Sync),
+    /// Whether the new site has a file or folder at a relative path.
+    site: &'a dyn Fn(&str) -> bool,
+    /// Whether the new site's entry at a relative path is the one the
+    /// build put there (a link of the file it saw), which a late version
+    /// replaces.
+    ours: &'a dyn Fn(&str, &std::fs::Metadata) -> bool,
+    /// The names under which late files that found their path taken were
+    /// kept (`<path>.vellum-kept`).
+    kept: Vec<String>,
+    /// Late entries that could be placed nowhere (their folder is a file
+    /// of the new site, their kept name taken too): left in the old site,
+    /// each with why.
+    stuck: Vec<String>,
+}
+
+impl Rescue<'_> {
+    /// Looks in each of `changed` (folders of the old site, relative) and
+    /// places each entry `known` does not know.
+    fn run(&mut self, changed: &[&String]) -> io::Result<()> {
+        let mut late = Vec::new();
+        for folder in changed {
+            let dir = self.old.join(folder);
+            let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            if relative != MANIFEST && !known(&relative, &meta) {
-                late.push((relative, folder, name, meta.is_dir()));
+            for entry in entries {
+                let entry = entry.map_err(|e| with_path(&dir, e))?;
+                let name = entry.file_name();
+                let relative = match folder.is_empty() {
+                    true => name.to_string_lossy().into_owned(),
+                    false => format!("{folder}/{}", name.to_string_lossy()),
+                };
+                let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                    continue;
+                };
+                if relative != MANIFEST && !(self.known)(&relative, &meta) {
+                    late.push((relative, folder.as_str(), name));
+                }
             }
         }
+        late.sort_unstable();
+        let mut moved: FxHashSet<String> = FxHashSet::default();
+        for (relative, folder, name) in late {
+            // Inside a folder placed already.
+            let mut folders = relative.match_indices('/').map(|(at, _)| &relative[..at]);
+            if folders.any(|f| moved.contains(f)) {
+                continue;
+            }
+            let from = self.old.join(folder).join(&name);
+            let to = self.new.join(folder).join(&name);
+            self.place(&from, &to, &relative)?;
+            moved.insert(relative);
+        }
+        self.kept.sort_unstable();
+        Ok(())
     }
-    late.sort_unstable();
-    let mut kept = Vec::new();
-    let mut moved = FxHashSet::default();
-    for (relative, folder, name, is_dir) in late {
-        // Inside a folder moved already.
-        let mut folders = relative.match_indices('/').map(|(at, _)| &relative[..at]);
-        if folders.any(|f| moved.contains(f)) {
-            continue;
-        }
-        if is_dir {
-            moved.insert(relative.clone());
-        }
-        let from = old.join(folder).join(&name);
-        let mut target = new.join(folder).join(&name);
-        let there = std::fs::symlink_metadata(&target).ok();
-        let taken = there.is_some_and(|m| m.is_dir() || is_dir);
-        if site(&relative) || taken {
-            let mut kept_name = name.clone();
-            kept_name.push(".vellum-kept");
-            target = new.join(folder).join(kept_name);
-            if std::fs::symlink_metadata(&target).is_ok() {
-                return Err(refuse(
-                    &from,
-                    &format!(
-                        "was written into the output while Vellum built, where the site now has \
-                         {relative}, and {relative}.vellum-kept is taken too; move it into the output yourself"
-                    ),
-                ));
+
+    /// Places the late entry `from` at `to` in the new site: moved there
+    /// when the path is free or holds the build's own link of an older
+    /// version; a folder merged into a folder of the user's there; of two
+    /// versions of a file of the user's, the later kept (as one folder
+    /// would have it); anything else kept beside as `<path>.vellum-kept`.
+    fn place(&mut self, from: &Path, to: &Path, relative: &str) -> io::Result<()> {
+        let Ok(late) = std::fs::symlink_metadata(from) else {
+            return Ok(());
+        };
+        let placed = match std::fs::symlink_metadata(to) {
+            Err(_) => make_parent(to).and_then(|()| std::fs::rename(from, to)),
+            Ok(_) if (self.site)(relative) => return self.keep(from, to, relative),
+            Ok(there) if there.is_dir() && late.is_dir() => {
+                let entries = std::fs::read_dir(from).map_err(|e| with_path(from, e))?;
+                for entry in entries {
+                    let entry = entry.map_err(|e| with_path(from, e))?;
+                    let name = entry.file_name();
+                    let child = format!("{relative}/{}", name.to_string_lossy());
+                    self.place(&entry.path(), &to.join(&name), &child)?;
+                }
+                Ok(())
             }
-            kept.push(format!("{relative}.vellum-kept"));
-        }
-        let placed = make_parent(&target).and_then(|()| std::fs::rename(&from, &target));
+            Ok(there) if there.is_dir() || late.is_dir() => return self.keep(from, to, relative),
+            Ok(there) if (self.ours)(relative, &there) || later(&late, &there) => {
+                std::fs::rename(from, to)
+            }
+            // The user wrote a later version into the new site: this one
+            // is what that write replaced.
+            Ok(_) => std::fs::remove_file(from),
+        };
         if placed.is_err() {
-            // Left where it is, with the note of the exchange: each build
-            // stops here until it is moved.
-            return Err(refuse(
-                &from,
-                &format!(
-                    "was written into the output while Vellum built, as {relative}, where the site \
-                     now has a file in place of a folder; Vellum kept it here: move it out"
-                ),
+            self.stuck.push(format!(
+                "{}: was written into the output while Vellum built, as {relative}, where the site \
+                 now has a file in place of a folder; Vellum kept it here: move it out",
+                from.display()
             ));
         }
+        Ok(())
     }
-    Ok(kept)
+
+    /// Moves `from` beside `to` as `<to>.vellum-kept`.
+    fn keep(&mut self, from: &Path, to: &Path, relative: &str) -> io::Result<()> {
+        let mut name = to.as_os_str().to_os_string();
+        name.push(".vellum-kept");
+        let target = PathBuf::from(name);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            self.stuck.push(format!(
+                "{}: was written into the output while Vellum built, as {relative}, which is taken, \
+                 and so is {relative}.vellum-kept; Vellum kept it here: move it into the output yourself",
+                from.display()
+            ));
+            return Ok(());
+        }
+        std::fs::rename(from, &target).map_err(|e| with_path(&target, e))?;
+        self.kept.push(format!("{relative}.vellum-kept"));
+        Ok(())
+    }
 }
 
-/// The error for files [`rescue`] kept beside the site's in `out`.
-fn kept_error(out: &Path, kept: &[String]) -> io::Result<()> {
-    let Some(first) = kept.first() else {
-        return Ok(());
-    };
-    let more = match kept.len() {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
-    Err(refuse(
-        &out.join(first),
-        &format!(
-            "was written into the output while Vellum built, at a path the site now has; the site \
-             is published and Vellum kept the file under this name{more}; move it where you want it"
-        ),
-    ))
-}
-
-/// Finishes what a build killed between its exchange and its [`rescue`]
-/// left (the staging directory `dir` holds [`EXCHANGING`]): the spare tree
-/// is then the old site, and what it holds that neither its manifest nor
-/// the output knows goes into the output `out`.
-fn finish_exchange(dir: &Path, out: &Path) -> io::Result<()> {
+/// At a build's start, when the staging directory `dir` holds
+/// [`EXCHANGING`] and the spare tree is the old site it names: what the
+/// spare's folders changed since the note's moment hold that neither its
+/// manifest nor the output knows goes into the output `out` (all a killed
+/// build's rescue would have moved, or what a program inside the old
+/// folder wrote after the rescue). Returns how many were kept under
+/// another name; one placed nowhere is an error naming it.
+fn finish_exchange(dir: &Path, out: &Path) -> io::Result<usize> {
     let pending = dir.join(EXCHANGING);
     let text = match std::fs::read_to_string(&pending) {
         Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(with_path(&pending, e)),
     };
-    let numbers: Vec<i64> = text
-        .split_whitespace()
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    // `INODE SECONDS NANOSECONDS` before the rescue (from the survey's
+    // start), `INODE rescued` after it (from the note's change time).
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
+    let since = match (words.get(1), number(1), number(2)) {
+        // Strictly after it: the file system's clock is coarse, and the
+        // exchange and the rescue may share the note's tick.
+        (Some(&"rescued"), _, _) => std::fs::symlink_metadata(&pending)
+            .ok()
+            .map(|m| changed_at(&m))
+            .map(|(secs, nanos)| (secs, nanos + 1)),
+        (_, Some(secs), Some(nanos)) => Some((secs, nanos)),
+        _ => None,
+    };
     let spare = dir.join("site");
-    let exchanged = match (numbers.as_slice(), std::fs::symlink_metadata(&spare)) {
-        ([ino, _, _], Ok(meta)) => u64::try_from(*ino).is_ok_and(|ino| ino == inode(&meta)),
+    let exchanged = match (number(0), std::fs::symlink_metadata(&spare)) {
+        (Some(ino), Ok(meta)) => u64::try_from(ino).is_ok_and(|ino| ino == inode(&meta)),
         _ => false,
     };
-    if exchanged {
-        let since = (numbers[1], numbers[2]);
+    if let (true, Some(since)) = (exchanged, since) {
         let old_manifest = manifest_text(&spare)?;
         let old_files: FxHashSet<u64> = old_manifest
             .iter()
@@ -1209,11 +1313,24 @@ fn finish_exchange(dir: &Path, out: &Path) -> io::Result<()> {
                 folders.push(crate::input::slash_path(entry.path(), &spare));
             }
         }
-        let kept = rescue(&spare, out, &folders, since, &known, &site)?;
+        let changed = changed_folders(&spare, &folders, since);
+        let mut rescue = Rescue {
+            old: &spare,
+            new: out,
+            known: &known,
+            site: &site,
+            ours: &|_, _| false,
+            kept: Vec::new(),
+            stuck: Vec::new(),
+        };
+        rescue.run(&changed)?;
+        if let Some(first) = rescue.stuck.first() {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, first.clone()));
+        }
         remove_if_present(&pending)?;
-        return kept_error(out, &kept);
+        return Ok(rescue.kept.len());
     }
-    remove_if_present(&pending)
+    remove_if_present(&pending).map(|()| 0)
 }
 
 /// Removes the staging directory `dir` and everything in it (symlinks,
@@ -1653,6 +1770,16 @@ mod tests {
         want
     }
 
+    /// Writes `before` the exchange, and maybe is killed after it.
+    fn late(before: fn(&Path), killed: bool) -> LateWrite {
+        LateWrite {
+            before,
+            after: |_, _| {},
+            after_rescue: |_, _| {},
+            killed,
+        }
+    }
+
     /// Stages `site` with a late write, and publishes it.
     fn build_with_late_write(
         out: &Path,
@@ -1683,13 +1810,9 @@ mod tests {
     #[test]
     fn a_file_written_into_the_output_during_the_build_is_in_the_new_site() {
         let (folder, out) = old_site_with_users_files("late");
-        build_with_late_write(&out, &NEW, (write_late, false)).unwrap();
+        build_with_late_write(&out, &NEW, late(write_late, false)).unwrap();
         assert_eq!(files(&out), late_site());
-        assert!(!folder
-            .0
-            .join(".public.vellum-staging")
-            .join(EXCHANGING)
-            .exists());
+        let _ = folder;
         // And the next build keeps them all as the user's.
         build(&out, &OLD, false).unwrap();
         let mut want = late_site();
@@ -1703,7 +1826,7 @@ mod tests {
     #[test]
     fn a_build_killed_between_its_exchange_and_the_rescue_is_finished_by_the_next() {
         let (_folder, out) = old_site_with_users_files("late-killed");
-        let error = build_with_late_write(&out, &NEW, (write_late, true)).unwrap_err();
+        let error = build_with_late_write(&out, &NEW, late(write_late, true)).unwrap_err();
         assert_eq!(error.to_string(), "killed after the exchange");
         assert!(!out.join("late.txt").exists());
         build(&out, &NEW, false).unwrap();
@@ -1718,18 +1841,65 @@ mod tests {
         let mut new = OLD.to_vec();
         new.push(("added.html", "the site's"));
         let write = |out: &Path| std::fs::write(out.join("added.html"), "mine").unwrap();
-        let error = build_with_late_write(&out, &new, (write, false)).unwrap_err();
-        assert!(
-            error.to_string().ends_with(
-                "public/added.html.vellum-kept: was written into the output while Vellum built, at \
-                 a path the site now has; the site is published and Vellum kept the file under this \
-                 name; move it where you want it"
-            ),
-            "{error}"
-        );
+        let stats = build_with_late_write(&out, &new, late(write, false)).unwrap();
+        assert_eq!(stats.kept, 1);
         let files = files(&out);
         assert_eq!(files["added.html"], "the site's");
         assert_eq!(files["added.html.vellum-kept"], "mine");
+    }
+
+    /// Attack findings: what a user does to `public/` around the exchange
+    /// ends as it would in one folder. A file removed after the survey
+    /// stays removed (and a rename leaves only the new name); a file saved
+    /// before the exchange and again after it keeps the later version; a
+    /// folder made before it and written into after it is one folder; what
+    /// a program working inside the old folder (its current directory)
+    /// writes after the exchange is moved into the output by the next
+    /// build.
+    #[test]
+    fn what_the_user_does_around_the_exchange_ends_as_in_one_folder() {
+        let (_folder, out) = old_site_with_users_files("around");
+        std::fs::write(out.join("notes.md"), "mine").unwrap();
+        let before = |out: &Path| {
+            std::fs::remove_file(out.join("CNAME")).unwrap();
+            std::fs::rename(out.join("notes.md"), out.join("notes-renamed.md")).unwrap();
+            std::fs::write(out.join(".git/HEAD.new"), "v1").unwrap();
+            std::fs::rename(out.join(".git/HEAD.new"), out.join(".git/HEAD")).unwrap();
+            std::fs::create_dir(out.join("drafts")).unwrap();
+            std::fs::write(out.join("drafts/a.txt"), "a").unwrap();
+        };
+        let after = |out: &Path, _: &Path| {
+            // Saved again, into the new site.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::fs::write(out.join(".git/HEAD.new"), "v2").unwrap();
+            std::fs::rename(out.join(".git/HEAD.new"), out.join(".git/HEAD")).unwrap();
+            std::fs::create_dir_all(out.join("drafts")).unwrap();
+            std::fs::write(out.join("drafts/b.txt"), "b").unwrap();
+        };
+        // A program still inside the old folder, a moment later (a write
+        // in the very tick of the rescue's end is not told apart).
+        let after_rescue = |_: &Path, old: &Path| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::fs::write(old.join("from-inside.txt"), "inside").unwrap();
+        };
+        let late = LateWrite {
+            before,
+            after,
+            after_rescue,
+            killed: false,
+        };
+        let stats = build_with_late_write(&out, &NEW, late).unwrap();
+        assert_eq!(stats.kept, 0);
+        let mut want = expected(&NEW);
+        want.remove("CNAME");
+        want.insert(".git/HEAD".into(), "v2".into());
+        want.insert("notes-renamed.md".into(), "mine".into());
+        want.insert("drafts/a.txt".into(), "a".into());
+        want.insert("drafts/b.txt".into(), "b".into());
+        assert_eq!(files(&out), want);
+        build(&out, &NEW, false).unwrap();
+        want.insert("from-inside.txt".into(), "inside".into());
+        assert_eq!(files(&out), want);
     }
 
     /// A fallback publish cut short (here: a staged file gone, so its move

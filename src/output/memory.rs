@@ -147,6 +147,7 @@ impl Sink for MemorySink {
             written,
             removed,
             bytes,
+            kept: 0,
         };
         self.site = Arc::new(site);
         self.bytes = bytes;

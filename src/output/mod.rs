@@ -50,6 +50,10 @@ pub struct WriteStats {
     pub removed: usize,
     /// Bytes in the site.
     pub bytes: u64,
+    /// Files written into the output while the build ran whose path the
+    /// new site (or a later file of the user's) took: kept beside it as
+    /// `<path>.vellum-kept`.
+    pub kept: usize,
 }
 
 /// Where a site's files go.
