@@ -118,7 +118,10 @@ def main():
           f"papers: {args.papers}")
     print(f"enrich: {wall:.1f} s wall, peak RSS {peak_kib / 1024:.0f} MiB, "
           f"exit {run.returncode}, {warnings} warnings")
-    print(run.stdout.strip())
+    lines = run.stdout.strip().split("\n")
+    changes = {kind: sum(1 for l in lines if l.startswith(kind + ": ")) for kind in ("new", "changed", "key")}
+    print(f"changes printed: {changes}")
+    print(lines[-1])
     if args.build:
         records = site / "records"
         aside = work / "records-aside"

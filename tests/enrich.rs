@@ -295,6 +295,36 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
         "{page}"
     );
     assert!(!page.contains("Find on arXiv"), "{page}");
+    for fragment in [
+        "<dt>Submitted</dt>\n    <dd><time datetime=\"2008-04-07\">2008-04-07</time> (v1)</dd>",
+        "<dt>Venue</dt>\n    <dd>Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239</dd>",
+        "<meta name=\"citation_publication_date\" content=\"2008/04/07\">",
+        "\"datePublished\":\"2008-04-07\"",
+    ] {
+        assert!(page.contains(fragment), "{fragment}\n{page}");
+    }
+    // Every list of the paper: both authors, and its small links.
+    let author =
+        String::from_utf8_lossy(&built["authors/marie-claude-gaudel/index.html"]).into_owned();
+    assert!(
+        author.contains(
+            "<div class=\"paper-links-small\"><a href=\"https://arxiv.org/abs/0804.0970\">arXiv</a> <a href=\"https://arxiv.org/pdf/0804.0970\">PDF</a></div>"
+        ),
+        "{author}"
+    );
+    assert!(
+        author.contains(">Marie-Claude Gaudel</a>, Pascale Le Gall</span>"),
+        "{author}"
+    );
+    let feed = String::from_utf8_lossy(&built["authors/marie-claude-gaudel/atom.xml"]).into_owned();
+    assert!(
+        feed.contains("<published>2008-04-07T00:00:00+00:00</published>"),
+        "{feed}"
+    );
+    assert!(
+        feed.contains("<author><name>Pascale Le Gall</name></author>"),
+        "{feed}"
+    );
 
     // `enrich = false` stops a wrong match: the record is ignored.
     write(
@@ -611,6 +641,73 @@ fn an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on() {
     );
 }
 
+/// A real record of 34 authors (1707.08567), listed by its 20th: lists
+/// show the first eight names and the owner, then "+25 more" linking the
+/// paper's page; the page shows thirty and the last four behind "+4
+/// more"; the citation tags name all 34.
+fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
+    use crate::common::*;
+    let records = snapshot();
+    let record = records.iter().find(|r| r.id == "1707.08567").unwrap();
+    assert_eq!(record.authors.len(), 34);
+    let owner = &record.authors[19].name;
+    let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let seed = listing(
+        owner,
+        &[(
+            &one_line(&record.title),
+            record.published_year().unwrap(),
+            &one_line(&record.abstract_text),
+            &record.categories[0],
+        )],
+    );
+    let site = temp_site(&[("owner.txt", &seed)], "");
+    let snapshot_file = fixtures().join("snapshot.jsonl");
+    let root = site.path().to_str().unwrap();
+    let out = vellum(
+        &[
+            "enrich",
+            "--root",
+            root,
+            "--arxiv-snapshot",
+            snapshot_file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("matched 1 of 1 papers"));
+    let (report, built) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let owner_slug = vellum::permalink::slugify(owner);
+    let list = String::from_utf8_lossy(&built[format!("authors/{owner_slug}/index.html").as_str()])
+        .into_owned();
+    let byline = list.split("<span class=\"paper-authors\">").nth(1).unwrap();
+    let byline = byline.split("</span>").next().unwrap();
+    let names: Vec<&str> = record.authors[..8]
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    assert!(byline.starts_with(&names.join(", ")), "{byline}");
+    assert!(
+        byline.contains(&format!(">{owner}</a>, <a href=")),
+        "{byline}"
+    );
+    assert!(byline.ends_with(">+25 more</a>"), "{byline}");
+    let page_path = list
+        .split("<a class=\"paper-title\" href=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let page_file = format!("{}index.html", page_path.trim_start_matches('/'));
+    let page = String::from_utf8_lossy(&built[page_file.as_str()]).into_owned();
+    assert!(
+        page.contains("<details class=\"more-authors\"><summary>+4 more</summary>"),
+        "{page}"
+    );
+    assert_eq!(page.matches("<meta name=\"citation_author\"").count(), 34);
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(enrich:
         both_readers_agree_on_the_real_records,
@@ -620,5 +717,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         enrich_from_the_api_finds_every_real_record_by_title_or_identifier,
         the_api_is_asked_at_the_pace_asked_and_failures_are_tried_again,
         an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on,
+        long_author_lists_are_shortened_in_lists_and_complete_in_tags,
     )
 }

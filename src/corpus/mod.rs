@@ -104,6 +104,13 @@ pub struct PaperDetails {
     pub selected: bool,
     /// The override's note, rendered Markdown; empty when none.
     pub note_html: String,
+    /// From the arXiv record: the date of v1 (`2008-04-07`).
+    pub submitted: Option<String>,
+    /// From the arXiv record: the latest version and its date, when there
+    /// is more than v1.
+    pub revised: Option<(u32, String)>,
+    /// From the arXiv record: the authors' comment (`20 pages, 3 figures`).
+    pub comment: Option<String>,
 }
 
 impl PaperDetails {

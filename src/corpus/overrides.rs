@@ -114,6 +114,7 @@ pub fn apply(
             complete_authors: front.authors.clone().filter(|a| !a.is_empty()),
             selected: front.selected,
             note_html: found.note_html.clone(),
+            ..PaperDetails::default()
         };
         let stopped = front.enrich == Some(false);
         let record = records.papers.get(&paper.slug).filter(|record| {
@@ -155,6 +156,10 @@ fn record_details(record: &PaperRecord, details: PaperDetails) -> PaperDetails {
         complete_authors: details
             .complete_authors
             .or_else(|| Some(record.authors.clone())),
+        // Dates checked as the records file is read.
+        submitted: Some(record.published.clone()),
+        revised: (record.version > 1).then(|| (record.version, record.updated.clone())),
+        comment: record.comment.clone(),
         ..details
     }
 }

@@ -232,13 +232,11 @@ pub fn enrich(options: &EnrichOptions) -> EnrichReport {
             format!("expected to write the file, found {e}"),
         )),
     }
-    if report.new + report.changed > 0 {
-        let records = Records {
-            papers,
-            ..Records::default()
-        };
+    drop(papers);
+    if report.wrote && report.new + report.changed > 0 {
+        // The site again, with the records file just written.
         let quiet = Diagnostics::new();
-        if let Some((after, _)) = read_site(root, Some(&records), &quiet) {
+        if let Some((after, _)) = read_site(root, None, &quiet) {
             for (slug, key) in &site.keys {
                 match after.keys.get(slug) {
                     Some(new) if new != key => {

@@ -6,9 +6,12 @@
 //! (`/authors/<slug>/atom.xml`) and one per category
 //! (`/categories/<slug>/atom.xml`), each holding at most `feed_limit`
 //! entries in the global paper order (year descending, then title).
-//! Listings carry only years, so an entry's `published` and `updated` are
-//! 1 January of its year at 00:00 UTC, and a feed's `updated` is its newest
-//! entry's; no build time appears anywhere. Entry ids are the papers'
+//! An entry's `published` is the date of v1 and its `updated` that of the
+//! latest version where the paper's arXiv record gives them; listings
+//! carry only years, so otherwise both are 1 January of its year at 00:00
+//! UTC. A feed's `updated` is its latest entry's; no build time appears
+//! anywhere. Entry authors are the complete list where known, the listing
+//! owners with their pages. Entry ids are the papers'
 //! permalinks, so they are unique and stable.
 
 use crate::corpus::PaperId;
@@ -77,6 +80,11 @@ pub fn year_date(year: u16) -> FixedDateTime {
     FixedDateTime::parse_from_rfc3339(&format!("{year:04}-01-01T00:00:00Z")).unwrap_or_default()
 }
 
+/// A record's date (`2008-04-07`), 00:00 UTC.
+fn day_date(day: &str) -> Option<FixedDateTime> {
+    FixedDateTime::parse_from_rfc3339(&format!("{day}T00:00:00Z")).ok()
+}
+
 /// Renders one Atom feed as UTF-8 XML.
 pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
     let corpus = site.corpus;
@@ -90,28 +98,53 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
             let permalink = urls.permalink(&Route::Paper {
                 slug: paper.slug.clone(),
             });
-            let date = year_date(paper.year);
+            // v1's date and the latest version's where the arXiv record
+            // gives them.
+            let details = &paper.details;
+            let published = details
+                .submitted
+                .as_deref()
+                .and_then(day_date)
+                .unwrap_or_else(|| year_date(paper.year));
+            let updated = details
+                .revised
+                .as_ref()
+                .and_then(|(_, d)| day_date(d))
+                .unwrap_or(published);
+            // The complete author list where known, each listing owner
+            // with their page.
+            let owner = |name: &str| {
+                paper
+                    .authors
+                    .iter()
+                    .find(|&&a| corpus.authors[a].name == name)
+                    .map(|&a| {
+                        urls.permalink(&Route::Author {
+                            slug: corpus.authors[a].slug.clone(),
+                            page: 1,
+                        })
+                    })
+            };
+            let names: Vec<&str> = match &details.complete_authors {
+                Some(names) => names.iter().map(String::as_str).collect(),
+                None => paper
+                    .authors
+                    .iter()
+                    .map(|&a| corpus.authors[a].name.as_str())
+                    .collect(),
+            };
+            let authors = names.into_iter().map(|name| Person {
+                name: name.to_string(),
+                email: None,
+                uri: owner(name),
+                ..Person::default()
+            });
             Entry {
                 id: permalink.clone(),
                 title: Text::plain(paper.title.plain.clone()),
-                updated: date,
-                published: Some(date),
-                authors: paper
-                    .authors
-                    .iter()
-                    .map(|&a| {
-                        let author = &corpus.authors[a];
-                        Person {
-                            name: author.name.clone(),
-                            email: None,
-                            uri: Some(urls.permalink(&Route::Author {
-                                slug: author.slug.clone(),
-                                page: 1,
-                            })),
-                            ..Person::default()
-                        }
-                    })
-                    .collect(),
+                updated,
+                published: Some(published),
+                authors: authors.collect(),
                 categories: paper
                     .categories
                     .iter()
@@ -136,8 +169,10 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
         id: feed_url.clone(),
         title: Text::plain(title),
         updated: entries
-            .first()
-            .map_or_else(|| year_date(1970), |e| e.updated),
+            .iter()
+            .map(|e| e.updated)
+            .max()
+            .unwrap_or_else(|| year_date(1970)),
         links: vec![
             Link {
                 href: feed_url,

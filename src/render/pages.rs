@@ -447,6 +447,10 @@ impl<'a> Pages<'a> {
                 venue: details.venue.as_deref(),
                 note_html: &details.note_html,
                 selected: details.selected,
+                submitted: details.submitted.as_deref(),
+                revised_version: details.revised.as_ref().map(|(v, _)| *v),
+                revised: details.revised.as_ref().map(|(_, d)| d.as_str()),
+                comment: details.comment.as_deref(),
             },
         );
         let complete = details
@@ -674,6 +678,12 @@ struct DetailsView<'a> {
     venue: Option<&'a str>,
     note_html: &'a str,
     selected: bool,
+    /// The date of v1, from the arXiv record.
+    submitted: Option<&'a str>,
+    /// The latest version's number and date, when there is more than v1.
+    revised_version: Option<u32>,
+    revised: Option<&'a str>,
+    comment: Option<&'a str>,
 }
 
 #[derive(Serialize)]

@@ -32,7 +32,8 @@ fn tag(name: &'static str, content: impl Into<String>) -> MetaTag {
 }
 
 /// Google Scholar tags: `citation_title`, `citation_author` (each, only
-/// with a complete author list), `citation_publication_date` (the year),
+/// with a complete author list), `citation_publication_date` (v1's date
+/// where the arXiv record gives it, else the year),
 /// `citation_abstract`, `citation_arxiv_id`, `citation_doi`,
 /// `citation_pdf_url` and `citation_abstract_html_url`, those last when
 /// known. `abstract_plain` is the abstract's plain text ([`crate::text::Abstract::plain`]).
@@ -41,7 +42,16 @@ pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<Me
     if let Some(names) = &paper.details.complete_authors {
         tags.extend(names.iter().map(|n| tag("citation_author", n.as_str())));
     }
-    tags.push(tag("citation_publication_date", paper.year.to_string()));
+    // The date of v1 where the record gives it, as Scholar writes dates.
+    let date = paper
+        .details
+        .submitted
+        .as_ref()
+        .map(|d| d.replace('-', "/"));
+    tags.push(tag(
+        "citation_publication_date",
+        date.unwrap_or_else(|| paper.year.to_string()),
+    ));
     if !paper.abstract_text.is_empty() {
         tags.push(tag("citation_abstract", abstract_plain));
     }
@@ -127,7 +137,7 @@ pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
         "headline": paper.title.plain,
         "name": paper.title.plain,
         "author": authors,
-        "datePublished": paper.year.to_string(),
+        "datePublished": paper.details.submitted.clone().unwrap_or_else(|| paper.year.to_string()),
         "keywords": keywords,
         "url": site.urls.permalink(&paper_route(paper)),
     });
@@ -151,6 +161,9 @@ pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
     }
     if let Some(venue) = &details.venue {
         article["isPartOf"] = Value::from(venue.as_str());
+    }
+    if let Some((_, date)) = &details.revised {
+        article["dateModified"] = Value::from(date.as_str());
     }
     script_safe(&article.to_string())
 }

@@ -38,10 +38,27 @@ struct PaperView<'a> {
     year: u16,
     year_url: String,
     authors: Vec<PersonLink<'a>>,
+    /// The byline as lists show it: the first [`LIST_AUTHORS`] names and
+    /// the listing owners named later, then `more_authors` left out.
     byline: Vec<PersonView<'a>>,
+    more_authors: usize,
     authors_complete: bool,
     categories: Vec<CategoryLink<'a>>,
+    /// arXiv, PDF and DOI, where known (al-folio's small links).
+    links: Vec<LinkView>,
 }
+
+/// A small link of a paper in a list.
+#[derive(Serialize)]
+struct LinkView {
+    label: &'static str,
+    url: String,
+}
+
+/// Names a paper list shows before "+N more": a list repeats each paper on
+/// every author, year and category page and feed that holds it, so a
+/// paper of 450 authors would repeat them all on each.
+pub const LIST_AUTHORS: usize = 8;
 
 #[derive(Serialize)]
 struct AuthorView<'a> {
@@ -189,6 +206,15 @@ impl<'a> Views<'a> {
         let site = &self.site;
         let urls = site.urls;
         let paper = &site.corpus.papers[id];
+        let full = byline(site, paper);
+        let total = full.len();
+        let shown: Vec<PersonView> = full
+            .into_iter()
+            .enumerate()
+            .filter(|(i, person)| *i < LIST_AUTHORS || person.url.is_some())
+            .map(|(_, person)| person)
+            .collect();
+        let more_authors = total - shown.len();
         Value::from_serializable(&PaperView {
             slug: &paper.slug,
             key: &paper.key,
@@ -209,13 +235,15 @@ impl<'a> Views<'a> {
                 .iter()
                 .map(|&a| person_link(site, a))
                 .collect(),
-            byline: byline(site, paper),
+            byline: shown,
+            more_authors,
             authors_complete: paper.details.complete_authors.is_some(),
             categories: paper
                 .categories
                 .iter()
                 .map(|&c| category_link(site, c))
                 .collect(),
+            links: paper_links(paper),
         })
     }
 
@@ -254,6 +282,31 @@ pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
             })
             .collect(),
     }
+}
+
+/// A paper's arXiv, PDF and DOI links, those known.
+fn paper_links(paper: &Paper) -> Vec<LinkView> {
+    let details = &paper.details;
+    let mut links = Vec::new();
+    if let Some(id) = &details.arxiv_id {
+        links.push(LinkView {
+            label: "arXiv",
+            url: format!("https://arxiv.org/abs/{id}"),
+        });
+    }
+    if let Some(pdf) = crate::render::scholar::pdf_url(paper) {
+        links.push(LinkView {
+            label: "PDF",
+            url: pdf,
+        });
+    }
+    if let Some(doi) = &details.doi {
+        links.push(LinkView {
+            label: "DOI",
+            url: format!("https://doi.org/{doi}"),
+        });
+    }
+    links
 }
 
 /// The link to author `id`'s page.
