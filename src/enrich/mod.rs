@@ -366,6 +366,9 @@ impl Judge<'_> {
     /// Looks up `ask` in the snapshot at `path`, in one pass.
     fn read_snapshot_for(&mut self, path: &Path, ask: &[&Wanted]) {
         self.source = path.display().to_string();
+        if ask.is_empty() {
+            return;
+        }
         let keys: Vec<String> = ask.par_iter().map(|w| title_key(&w.listed.title)).collect();
         let wanted_keys: FxHashSet<&str> = ask
             .iter()
