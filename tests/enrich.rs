@@ -708,6 +708,76 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
     assert_eq!(page.matches("<meta name=\"citation_author\"").count(), 34);
 }
 
+/// Real record text, cut and with junk let in at a random place.
+fn mangled(real: &str, cut: usize, at: usize, junk: &str) -> String {
+    let cut = real.floor_char_boundary(cut % (real.len() + 1));
+    let text = &real[..cut];
+    let at = text.floor_char_boundary(at % (text.len() + 1));
+    format!("{}{junk}{}", &text[..at], &text[at..])
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// The record readers (an API answer, a snapshot line, the records
+    /// file) never panic on real text cut short and mangled, nor on any
+    /// text; the records file's errors name the file and a line; and
+    /// matching what they read never panics.
+    fn record_readers_never_panic(
+        cut in 0usize..40_000,
+        at in 0usize..40_000,
+        junk in "\\PC{0,12}|[<>&\"{}\\\n]{1,6}",
+        any_text in "\\PC{0,300}",
+    ) {
+        let atom: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures().join("q_testing_s0_m10_bc5a6c384fe9.json")).unwrap(),
+        )
+        .unwrap();
+        let body = atom["body"].as_str().unwrap();
+        let lines = std::fs::read_to_string(fixtures().join("snapshot.jsonl")).unwrap();
+        let line = lines.lines().nth(cut % 100).unwrap();
+        let records: Vec<ArxivRecord> = from_atom(body).unwrap();
+        let papers: BTreeMap<String, vellum::input::records::PaperRecord> = records
+            .iter()
+            .map(|r| {
+                (
+                    vellum::permalink::slugify(&r.title),
+                    vellum::input::records::PaperRecord {
+                        arxiv: r.id.clone(),
+                        version: r.version,
+                        title: r.title.clone(),
+                        authors: r.authors.iter().map(|a| a.name.clone()).collect(),
+                        categories: r.categories.clone(),
+                        published: r.published.clone(),
+                        updated: r.updated.clone(),
+                        doi: r.doi.clone(),
+                        journal_ref: r.journal_ref.clone(),
+                        comment: r.comment.clone(),
+                    },
+                )
+            })
+            .collect();
+        let file = vellum::input::records::Records::to_text(&papers);
+        for text in [mangled(body, cut, at, &junk), any_text.clone()] {
+            if let Ok(found) = from_atom(&text) {
+                let paper = listed(0, &records[0]);
+                let _ = decide(&paper, &found.iter().collect::<Vec<_>>());
+            }
+        }
+        for text in [mangled(line, cut, at, &junk), any_text.clone()] {
+            let _ = vellum::enrich::record::snapshot_title(&text);
+            let _ = from_snapshot_line(&text);
+        }
+        for text in [mangled(&file, cut, at, &junk), any_text] {
+            let shown = std::path::Path::new("records/arxiv.toml");
+            if let Err(e) = vellum::input::records::Records::parse(&text, shown) {
+                let message = e.to_string();
+                let line = message.strip_prefix("records/arxiv.toml:").and_then(|rest| rest.split(':').next());
+                proptest::prop_assert!(line.is_some_and(|n| n.parse::<usize>().is_ok_and(|n| n > 0)), "{message}");
+            }
+        }
+    }
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(enrich:
         both_readers_agree_on_the_real_records,
@@ -718,5 +788,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         the_api_is_asked_at_the_pace_asked_and_failures_are_tried_again,
         an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on,
         long_author_lists_are_shortened_in_lists_and_complete_in_tags,
+        record_readers_never_panic,
     )
 }
