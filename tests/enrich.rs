@@ -706,6 +706,34 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
         "{page}"
     );
     assert_eq!(page.matches("<meta name=\"citation_author\"").count(), 34);
+    // The owner's co-authors: all 33 known by name, the first twenty in
+    // name order (one paper each), then "+13 more"; every paper's list is
+    // complete, so no caveat.
+    let coauthors = list
+        .split("<h2 id=\"coauthors\">Co-authors</h2>")
+        .nth(1)
+        .unwrap();
+    let coauthors = coauthors.split("</ul>").next().unwrap();
+    let mut others: Vec<&str> = record
+        .authors
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|n| n != owner)
+        .collect();
+    others.sort_unstable();
+    assert_eq!(coauthors.matches("<li>").count(), 20, "{coauthors}");
+    assert!(
+        coauthors.contains(&format!(
+            "<li>{} <span class=\"count\">1 paper</span></li>",
+            others[0]
+        )),
+        "{coauthors}"
+    );
+    assert!(
+        coauthors.ends_with("<li class=\"count\">+13 more</li>"),
+        "{coauthors}"
+    );
+    assert!(!list.contains("Counted from what is known"), "{list}");
 }
 
 /// Real record text, cut and with junk let in at a random place.

@@ -365,6 +365,11 @@ fn co_authors_and_the_year_chart_on_the_pages_and_coauthors_fixture() {
             .collect()
     };
     assert_eq!(select("h2#coauthors + ul li"), ["Mei Lin 1 paper"]);
+    // Listings name no co-authors beyond their owners: the count says so.
+    assert_eq!(
+        select("h2#coauthors ~ p.count"),
+        ["Counted from what is known: 3 of 3 papers name only their listing authors, so others may be missing."]
+    );
     assert_eq!(
         select("table.counts tbody tr"),
         ["2019 1", "2023 1", "2024 1"]

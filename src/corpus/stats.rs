@@ -13,16 +13,71 @@ use std::fmt::Write;
 /// Most frequent authors shown on a category page.
 pub const TOP_AUTHORS: usize = 10;
 
-/// Co-authors of `author`: every other author of their papers, with the
-/// number of shared papers, most shared first, then in author order.
-pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Vec<(AuthorId, usize)> {
-    count_by(
-        corpus.authors[author]
-            .papers
-            .iter()
-            .flat_map(|&p| corpus.papers[p].authors.iter().copied())
-            .filter(|&a| a != author),
-    )
+/// Co-authors an author page shows before "+N more".
+pub const COAUTHORS_SHOWN: usize = 20;
+
+/// A co-author as far as it is known: an author of the site (with a
+/// page), or a name from a paper's complete author list.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Coauthor<'a> {
+    /// An author of the site.
+    Author(AuthorId),
+    /// A name only.
+    Name(&'a str),
+}
+
+/// What is known of an author's co-authors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coauthors<'a> {
+    /// Each co-author and the papers shared, most shared first, then
+    /// authors of the site in author order, then names in order.
+    pub counts: Vec<(Coauthor<'a>, usize)>,
+    /// Of the author's papers, those whose complete author list is known;
+    /// the others name only their listing owners.
+    pub complete: usize,
+}
+
+/// Co-authors of `author`: the other names of each paper's complete
+/// author list where known (the listing owners among them as authors of
+/// the site), else the paper's other listing owners; time linear in the
+/// names of the author's papers.
+pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Coauthors<'_> {
+    let me = &corpus.authors[author];
+    let mut counts: BTreeMap<Coauthor, usize> = BTreeMap::new();
+    let mut complete = 0;
+    for &p in &me.papers {
+        let paper = &corpus.papers[p];
+        let owner = |name: &str| {
+            paper
+                .authors
+                .iter()
+                .copied()
+                .find(|&a| corpus.authors[a].name == name)
+        };
+        match &paper.details.complete_authors {
+            Some(names) => {
+                complete += 1;
+                let mut seen: Vec<Coauthor> = names
+                    .iter()
+                    .filter(|name| owner(name) != Some(author) && **name != me.name)
+                    .map(|name| owner(name).map_or(Coauthor::Name(name), Coauthor::Author))
+                    .collect();
+                seen.sort();
+                seen.dedup();
+                for other in seen {
+                    *counts.entry(other).or_default() += 1;
+                }
+            }
+            None => {
+                for &a in paper.authors.iter().filter(|&&a| a != author) {
+                    *counts.entry(Coauthor::Author(a)).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut counts: Vec<(Coauthor, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Coauthors { counts, complete }
 }
 
 /// Papers per year of `papers`, oldest first: `(year, count)`.

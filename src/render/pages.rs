@@ -168,15 +168,30 @@ impl<'a> Pages<'a> {
                     }),
                 );
                 let first_page = page == 1;
-                let coauthors: Vec<CountedLink> = if first_page {
-                    stats::coauthors(corpus, id)
-                        .into_iter()
-                        .map(|(a, count)| CountedLink::author(site, a, count))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+                let known = first_page.then(|| stats::coauthors(corpus, id));
+                let coauthors: Vec<CountedLink> = known
+                    .iter()
+                    .flat_map(|known| known.counts.iter().take(stats::COAUTHORS_SHOWN))
+                    .map(|(other, count)| match other {
+                        stats::Coauthor::Author(a) => CountedLink::author(site, *a, *count),
+                        stats::Coauthor::Name(name) => CountedLink {
+                            name: name.to_string(),
+                            code: String::new(),
+                            url: String::new(),
+                            count: *count,
+                        },
+                    })
+                    .collect();
                 context.insert("coauthors", &coauthors);
+                let more = known
+                    .as_ref()
+                    .map_or(0, |k| k.counts.len().saturating_sub(stats::COAUTHORS_SHOWN));
+                context.insert("more_coauthors", &more);
+                // Said when some papers name only their listing owners.
+                let partial = known
+                    .as_ref()
+                    .map_or(0, |k| author.papers.len() - k.complete);
+                context.insert("coauthors_partial", &partial);
                 let years = if first_page {
                     stats::per_year(corpus, &author.papers)
                 } else {
