@@ -299,6 +299,7 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
         "<dt>Submitted</dt>\n    <dd><time datetime=\"2008-04-07\">2008-04-07</time> (v1)</dd>",
         "<dt>Venue</dt>\n    <dd>Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239</dd>",
         "<meta name=\"citation_publication_date\" content=\"2008/04/07\">",
+        "<meta name=\"citation_journal_title\" content=\"Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239\">",
         "\"datePublished\":\"2008-04-07\"",
     ] {
         assert!(page.contains(fragment), "{fragment}\n{page}");

@@ -111,6 +111,9 @@ pub struct PaperDetails {
     pub revised: Option<(u32, String)>,
     /// From the arXiv record: the authors' comment (`20 pages, 3 figures`).
     pub comment: Option<String>,
+    /// From the arXiv record: the journal reference (the venue, unless an
+    /// override gives one).
+    pub journal_ref: Option<String>,
 }
 
 impl PaperDetails {

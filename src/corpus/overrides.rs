@@ -160,6 +160,7 @@ fn record_details(record: &PaperRecord, details: PaperDetails) -> PaperDetails {
         submitted: Some(record.published.clone()),
         revised: (record.version > 1).then(|| (record.version, record.updated.clone())),
         comment: record.comment.clone(),
+        journal_ref: record.journal_ref.clone(),
         ..details
     }
 }

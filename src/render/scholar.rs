@@ -65,8 +65,14 @@ pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<Me
     if let Some(pdf) = pdf_url(paper) {
         tags.push(tag("citation_pdf_url", pdf));
     }
+    // A record's journal reference names a journal; an override's venue
+    // is taken for a conference.
     if let Some(venue) = &details.venue {
-        tags.push(tag("citation_conference_title", venue.as_str()));
+        let name = match details.journal_ref.as_ref() == Some(venue) {
+            true => "citation_journal_title",
+            false => "citation_conference_title",
+        };
+        tags.push(tag(name, venue.as_str()));
     }
     tags.push(tag(
         "citation_abstract_html_url",
