@@ -50,7 +50,7 @@
 
 use crate::output::{lock, Sink, StreamedFile, WriteStats};
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -167,7 +167,7 @@ struct Foreign {
     stale: Vec<PathBuf>,
     /// The inode of each file the new site keeps from the output (the
     /// user's and the site's), by its path's hash.
-    inodes: rustc_hash::FxHashMap<u64, u64>,
+    inodes: FxHashMap<u64, u64>,
     /// Every folder of the output, relative (`""` is the output itself):
     /// those [`Rescue`] looks in after the exchange.
     all_folders: Vec<String>,
@@ -617,15 +617,19 @@ impl Staging {
         }
         let pending = self.dir.join(EXCHANGING);
         let old_root = std::fs::symlink_metadata(&self.out).map_err(|e| with_path(&self.out, e))?;
-        let record = format!("{} {} {}\n", inode(&old_root), since.0, since.1);
-        write_new(&pending, record.as_bytes())?;
+        let mut note = format!("{} {} {}\n", inode(&old_root), since.0, since.1);
+        for path in &foreign.files {
+            if let Some(ino) = foreign.inodes.get(&hash(path)) {
+                note.push_str(&format!("{ino}\t{path}\0"));
+            }
+        }
+        write_new(&pending, note.as_bytes())?;
         #[cfg(test)]
         if let Some(late) = self.late_write {
             (late.before)(&self.out);
         }
         match exchange(&self.spare, &self.out) {
             Ok(()) => {
-                #[cfg(test)]
                 #[cfg(test)]
                 if let Some(late) = self.late_write {
                     if late.killed {
@@ -634,14 +638,9 @@ impl Staging {
                     (late.after)(&self.out, &self.spare);
                 }
                 stats.kept += self.rescue_late_writes(&new, &folders, &foreign, since)?;
-                // The note stays, saying the rescue is done: the next build
-                // looks in the folders of the spare changed since (by the
-                // note's own change time, the file system's clock) for what
-                // a program working inside the old folder wrote after it.
-                write_new(
-                    &pending,
-                    format!("{} rescued\n", inode(&old_root)).as_bytes(),
-                )?;
+                // The note stays: the next build looks in the spare again
+                // for what a program working inside the old folder did
+                // after this rescue.
                 #[cfg(test)]
                 if let Some(late) = self.late_write {
                     (late.after_rescue)(&self.out, &self.spare);
@@ -1198,7 +1197,6 @@ impl Rescue<'_> {
         };
         let placed = match std::fs::symlink_metadata(to) {
             Err(_) => make_parent(to).and_then(|()| std::fs::rename(from, to)),
-            Ok(_) if (self.site)(relative) => return self.keep(from, to, relative),
             Ok(there) if there.is_dir() && late.is_dir() => {
                 let entries = std::fs::read_dir(from).map_err(|e| with_path(from, e))?;
                 for entry in entries {
@@ -1209,6 +1207,7 @@ impl Rescue<'_> {
                 }
                 Ok(())
             }
+            Ok(_) if (self.site)(relative) => return self.keep(from, to, relative),
             Ok(there) if there.is_dir() || late.is_dir() => return self.keep(from, to, relative),
             Ok(there) if (self.ours)(relative, &there) || later(&late, &there) => {
                 std::fs::rename(from, to)
@@ -1247,12 +1246,16 @@ impl Rescue<'_> {
 }
 
 /// At a build's start, when the staging directory `dir` holds
-/// [`EXCHANGING`] and the spare tree is the old site it names: what the
-/// spare's folders changed since the note's moment hold that neither its
-/// manifest nor the output knows goes into the output `out` (all a killed
-/// build's rescue would have moved, or what a program inside the old
-/// folder wrote after the rescue). Returns how many were kept under
-/// another name; one placed nowhere is an error naming it.
+/// [`EXCHANGING`] and the spare tree is the old site it names: does again
+/// what [`Staging::rescue_late_writes`] did after the exchange, for what
+/// happened in the spare since (a build killed before its rescue, or a
+/// program working inside the old folder after it). The note gives the
+/// survey's moment and the user's files it saw, each with its inode: in
+/// the spare's folders changed since, what neither the spare's manifest
+/// nor the note nor the output knows goes into the output `out`, and a
+/// file of the note gone from the spare goes from the output too (where
+/// the output still holds the build's link of it). Returns how many were
+/// kept under another name; one placed nowhere is an error naming it.
 fn finish_exchange(dir: &Path, out: &Path) -> io::Result<usize> {
     let pending = dir.join(EXCHANGING);
     let text = match std::fs::read_to_string(&pending) {
@@ -1260,77 +1263,99 @@ fn finish_exchange(dir: &Path, out: &Path) -> io::Result<usize> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(with_path(&pending, e)),
     };
-    // `INODE SECONDS NANOSECONDS` before the rescue (from the survey's
-    // start), `INODE rescued` after it (from the note's change time).
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
-    let since = match (words.get(1), number(1), number(2)) {
-        // Strictly after it: the file system's clock is coarse, and the
-        // exchange and the rescue may share the note's tick.
-        (Some(&"rescued"), _, _) => std::fs::symlink_metadata(&pending)
-            .ok()
-            .map(|m| changed_at(&m))
-            .map(|(secs, nanos)| (secs, nanos + 1)),
-        (_, Some(secs), Some(nanos)) => Some((secs, nanos)),
-        _ => None,
-    };
+    // `INODE SECONDS NANOSECONDS`, then `INODE<TAB>PATH<NUL>` for each
+    // file of the user's.
+    let (head, files) = text.split_once('\n').unwrap_or((&text, ""));
+    let numbers: Vec<i64> = head.split(' ').filter_map(|n| n.parse().ok()).collect();
     let spare = dir.join("site");
-    let exchanged = match (number(0), std::fs::symlink_metadata(&spare)) {
-        (Some(ino), Ok(meta)) => u64::try_from(ino).is_ok_and(|ino| ino == inode(&meta)),
+    let exchanged = match (numbers.as_slice(), std::fs::symlink_metadata(&spare)) {
+        ([ino, _, _], Ok(meta)) => u64::try_from(*ino).is_ok_and(|ino| ino == inode(&meta)),
         _ => false,
     };
-    if let (true, Some(since)) = (exchanged, since) {
-        let old_manifest = manifest_text(&spare)?;
-        let old_files: FxHashSet<u64> = old_manifest
-            .iter()
-            .flat_map(|t| t.lines())
-            .map(hash)
-            .collect();
-        let old_folders = manifest_folders(old_manifest.as_deref().unwrap_or_default());
-        let new_manifest = manifest_text(out)?.unwrap_or_default();
-        let new_files: FxHashSet<u64> = new_manifest.lines().map(hash).collect();
-        let new_folders = manifest_folders(&new_manifest);
-        let adopted = old_manifest.is_none();
-        let known = |relative: &str, meta: &std::fs::Metadata| {
-            let key = hash(relative);
-            let there = std::fs::symlink_metadata(out.join(relative)).ok();
-            if meta.is_dir() {
-                old_folders.contains(&key) || there.is_some_and(|m| m.is_dir())
-            } else {
-                old_files.contains(&key)
-                    || there.is_some_and(|m| inode(&m) == inode(meta))
-                    || (adopted && new_files.contains(&key))
-            }
-        };
-        let site = |relative: &str| {
-            let key = hash(relative);
-            new_files.contains(&key) || new_folders.contains(&key)
-        };
-        let mut folders = Vec::new();
-        for entry in walkdir::WalkDir::new(&spare) {
-            let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
-            if entry.file_type().is_dir() {
-                folders.push(crate::input::slash_path(entry.path(), &spare));
-            }
-        }
-        let changed = changed_folders(&spare, &folders, since);
-        let mut rescue = Rescue {
-            old: &spare,
-            new: out,
-            known: &known,
-            site: &site,
-            ours: &|_, _| false,
-            kept: Vec::new(),
-            stuck: Vec::new(),
-        };
-        rescue.run(&changed)?;
-        if let Some(first) = rescue.stuck.first() {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, first.clone()));
-        }
-        remove_if_present(&pending)?;
-        return Ok(rescue.kept.len());
+    if !exchanged {
+        return remove_if_present(&pending).map(|()| 0);
     }
-    remove_if_present(&pending).map(|()| 0)
+    let since = (numbers[1], numbers[2]);
+    let users: FxHashMap<u64, (u64, &str)> = files
+        .split('\0')
+        .filter_map(|record| record.split_once('\t'))
+        .filter_map(|(ino, path)| Some((hash(path), (ino.parse().ok()?, path))))
+        .collect();
+    let users_folders = manifest_folders(
+        &users
+            .values()
+            .map(|(_, p)| *p)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    let old_manifest = manifest_text(&spare)?;
+    let old_files: FxHashSet<u64> = old_manifest
+        .iter()
+        .flat_map(|t| t.lines())
+        .map(hash)
+        .collect();
+    let old_folders = manifest_folders(old_manifest.as_deref().unwrap_or_default());
+    let new_manifest = manifest_text(out)?.unwrap_or_default();
+    let new_files: FxHashSet<u64> = new_manifest.lines().map(hash).collect();
+    let new_folders = manifest_folders(&new_manifest);
+    let adopted = old_manifest.is_none();
+    let noted = |relative: &str, meta: &std::fs::Metadata| {
+        users
+            .get(&hash(relative))
+            .is_some_and(|(ino, _)| *ino == inode(meta))
+    };
+    let known = |relative: &str, meta: &std::fs::Metadata| {
+        let key = hash(relative);
+        let there = std::fs::symlink_metadata(out.join(relative)).ok();
+        if meta.is_dir() {
+            old_folders.contains(&key)
+                || users_folders.contains(&key)
+                || there.is_some_and(|m| m.is_dir())
+        } else {
+            old_files.contains(&key)
+                || noted(relative, meta)
+                || there.is_some_and(|m| inode(&m) == inode(meta))
+                || (adopted && new_files.contains(&key))
+        }
+    };
+    let site = |relative: &str| {
+        let key = hash(relative);
+        new_files.contains(&key) || new_folders.contains(&key)
+    };
+    let mut folders = Vec::new();
+    for entry in walkdir::WalkDir::new(&spare) {
+        let entry = entry.map_err(|e| io::Error::other(e.to_string()))?;
+        if entry.file_type().is_dir() {
+            folders.push(crate::input::slash_path(entry.path(), &spare));
+        }
+    }
+    let changed = changed_folders(&spare, &folders, since);
+    let mut rescue = Rescue {
+        old: &spare,
+        new: out,
+        known: &known,
+        site: &site,
+        ours: &noted,
+        kept: Vec::new(),
+        stuck: Vec::new(),
+    };
+    rescue.run(&changed)?;
+    if let Some(first) = rescue.stuck.first() {
+        return Err(io::Error::new(io::ErrorKind::AlreadyExists, first.clone()));
+    }
+    let changed: FxHashSet<u64> = changed.iter().map(|f| hash(f)).collect();
+    for (ino, path) in users.values() {
+        let folder = path.rfind('/').map_or("", |at| &path[..at]);
+        if !changed.contains(&hash(folder)) || std::fs::symlink_metadata(spare.join(path)).is_ok() {
+            continue;
+        }
+        let target = out.join(path);
+        if std::fs::symlink_metadata(&target).is_ok_and(|m| inode(&m) == *ino) {
+            std::fs::remove_file(&target).map_err(|e| with_path(&target, e))?;
+        }
+    }
+    remove_if_present(&pending)?;
+    Ok(rescue.kept.len())
 }
 
 /// Removes the staging directory `dir` and everything in it (symlinks,
@@ -1876,11 +1901,11 @@ mod tests {
             std::fs::create_dir_all(out.join("drafts")).unwrap();
             std::fs::write(out.join("drafts/b.txt"), "b").unwrap();
         };
-        // A program still inside the old folder, a moment later (a write
-        // in the very tick of the rescue's end is not told apart).
+        // A program still inside the old folder, right after the rescue,
+        // at the top and in a folder of the user's.
         let after_rescue = |_: &Path, old: &Path| {
-            std::thread::sleep(std::time::Duration::from_millis(20));
             std::fs::write(old.join("from-inside.txt"), "inside").unwrap();
+            std::fs::write(old.join(".git/FETCH_HEAD"), "inside").unwrap();
         };
         let late = LateWrite {
             before,
@@ -1897,8 +1922,48 @@ mod tests {
         want.insert("drafts/a.txt".into(), "a".into());
         want.insert("drafts/b.txt".into(), "b".into());
         assert_eq!(files(&out), want);
+        // Between builds the user removes a file, renames one and restores
+        // one from an old backup: the next build brings the program's
+        // files in and undoes none of it.
+        std::fs::remove_file(out.join("notes-renamed.md")).unwrap();
+        std::fs::rename(out.join("drafts/a.txt"), out.join("drafts/a2.txt")).unwrap();
+        std::fs::write(out.join("drafts/b.old"), "b from a backup").unwrap();
+        let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(out.join("drafts/b.old"))
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+        std::fs::rename(out.join("drafts/b.old"), out.join("drafts/b.txt")).unwrap();
         build(&out, &NEW, false).unwrap();
+        want.remove("notes-renamed.md");
+        want.remove("drafts/a.txt");
+        want.insert("drafts/a2.txt".into(), "a".into());
+        want.insert("drafts/b.txt".into(), "b from a backup".into());
         want.insert("from-inside.txt".into(), "inside".into());
+        want.insert(".git/FETCH_HEAD".into(), "inside".into());
+        assert_eq!(files(&out), want);
+    }
+
+    /// A build killed between its exchange and its rescue, after the user
+    /// removed one file and renamed another: the next build removes them
+    /// from the new site too.
+    #[test]
+    fn what_the_user_removed_before_a_kill_at_the_exchange_stays_removed() {
+        let (_folder, out) = old_site_with_users_files("removed-killed");
+        std::fs::write(out.join("notes.md"), "mine").unwrap();
+        let before = |out: &Path| {
+            std::fs::remove_file(out.join("CNAME")).unwrap();
+            std::fs::rename(out.join("notes.md"), out.join("notes-renamed.md")).unwrap();
+        };
+        let error = build_with_late_write(&out, &NEW, late(before, true)).unwrap_err();
+        assert_eq!(error.to_string(), "killed after the exchange");
+        assert!(out.join("CNAME").exists() && out.join("notes.md").exists());
+        build(&out, &NEW, false).unwrap();
+        let mut want = expected(&NEW);
+        want.remove("CNAME");
+        want.insert("notes-renamed.md".into(), "mine".into());
         assert_eq!(files(&out), want);
     }
 
