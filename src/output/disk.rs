@@ -697,19 +697,11 @@ impl Staging {
         rescue.run(&changed)?;
         // A file of the user's removed (or renamed) since the survey: its
         // link in the new site goes too.
-        let changed: FxHashSet<u64> = changed.iter().map(|f| hash(f)).collect();
-        for path in &foreign.files {
-            let folder = path.rfind('/').map_or("", |at| &path[..at]);
-            if !changed.contains(&hash(folder))
-                || std::fs::symlink_metadata(self.spare.join(path)).is_ok()
-            {
-                continue;
-            }
-            let target = self.out.join(path);
-            if std::fs::symlink_metadata(&target).is_ok_and(|m| users(path, &m)) {
-                std::fs::remove_file(&target).map_err(|e| with_path(&target, e))?;
-            }
-        }
+        let files = foreign
+            .files
+            .iter()
+            .filter_map(|path| Some((path.as_str(), *foreign.inodes.get(&hash(path))?)));
+        remove_removed(&self.spare, &self.out, &changed, files)?;
         // What could be placed nowhere stays in the spare, with the note:
         // the next build stops at its start, naming it.
         Ok(rescue.kept.len() + rescue.stuck.len())
@@ -1101,6 +1093,31 @@ fn inode(meta: &std::fs::Metadata) -> u64 {
     }
 }
 
+/// Removes from the new site `new` each of the user's `files` (relative
+/// path, inode as the survey saw it) that is gone from the old site `old`
+/// and in one of its `changed` folders, where the new site still holds
+/// the build's link of it: the user removed or renamed it during the
+/// build.
+fn remove_removed<'p>(
+    old: &Path,
+    new: &Path,
+    changed: &[&String],
+    files: impl Iterator<Item = (&'p str, u64)>,
+) -> io::Result<()> {
+    let changed: FxHashSet<u64> = changed.iter().map(|f| hash(f)).collect();
+    for (path, ino) in files {
+        let folder = path.rfind('/').map_or("", |at| &path[..at]);
+        if !changed.contains(&hash(folder)) || std::fs::symlink_metadata(old.join(path)).is_ok() {
+            continue;
+        }
+        let target = new.join(path);
+        if std::fs::symlink_metadata(&target).is_ok_and(|m| inode(&m) == ino) {
+            std::fs::remove_file(&target).map_err(|e| with_path(&target, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// The folders of `folders` (relative, `""` for the top) under `old`
 /// whose change time is `since` or later: those something was written
 /// into, or removed from, since.
@@ -1343,17 +1360,12 @@ fn finish_exchange(dir: &Path, out: &Path) -> io::Result<usize> {
     if let Some(first) = rescue.stuck.first() {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, first.clone()));
     }
-    let changed: FxHashSet<u64> = changed.iter().map(|f| hash(f)).collect();
-    for (ino, path) in users.values() {
-        let folder = path.rfind('/').map_or("", |at| &path[..at]);
-        if !changed.contains(&hash(folder)) || std::fs::symlink_metadata(spare.join(path)).is_ok() {
-            continue;
-        }
-        let target = out.join(path);
-        if std::fs::symlink_metadata(&target).is_ok_and(|m| inode(&m) == *ino) {
-            std::fs::remove_file(&target).map_err(|e| with_path(&target, e))?;
-        }
-    }
+    remove_removed(
+        &spare,
+        out,
+        &changed,
+        users.values().map(|(ino, path)| (*path, *ino)),
+    )?;
     remove_if_present(&pending)?;
     Ok(rescue.kept.len())
 }
