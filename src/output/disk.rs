@@ -592,7 +592,7 @@ impl Staging {
             },
             || self.list_spare(),
         );
-        let (foreign, spare) = (foreign?, spare?);
+        let (mut foreign, spare) = (foreign?, spare?);
         stats.removed = foreign.stale.len();
         let old_manifest = self.out.join(MANIFEST);
         let same_manifest = std::fs::read(&old_manifest).is_ok_and(|b| b == manifest.as_bytes());
@@ -605,7 +605,11 @@ impl Staging {
                 .in_place(&self.next, &paths, &foreign.stale, &manifest)
                 .map(|()| stats);
         }
-        self.make_spare(&paths, &foreign, &folders, spare)?;
+        // A file of the user's removed since the survey is not carried,
+        // and so not the user's file the build put in the new site.
+        for key in self.make_spare(&paths, &foreign, &folders, spare)? {
+            foreign.inodes.remove(&key);
+        }
         let staged = self.spare.join(MANIFEST);
         if !(same_manifest && link(&old_manifest, &staged).is_ok()) {
             write_new(&staged, manifest.as_bytes())?;
@@ -691,6 +695,9 @@ impl Staging {
             known: &known,
             site: &site,
             ours: &users,
+            put: &|relative| {
+                foreign.inodes.contains_key(&hash(relative)) && !new.contains(&hash(relative))
+            },
             kept: Vec::new(),
             stuck: Vec::new(),
         };
@@ -721,7 +728,7 @@ impl Staging {
         foreign: &Foreign,
         folders: &FxHashSet<u64>,
         spare: Option<Vec<walkdir::DirEntry>>,
-    ) -> io::Result<()> {
+    ) -> io::Result<Vec<u64>> {
         let changed: FxHashSet<u64> = paths
             .par_iter()
             .filter(|(_, changed)| *changed)
@@ -800,19 +807,24 @@ impl Staging {
             .filter(|(p, _)| !kept.contains(&hash(p)))
             .collect();
         make_folders(&self.spare, missing.iter().map(|(p, _)| *p))?;
-        missing.par_iter().try_for_each(|&(path, users)| {
-            match link_or_copy(&self.out.join(path), &self.spare.join(path)) {
-                Err(_) if users && std::fs::symlink_metadata(self.out.join(path)).is_err() => {
-                    Ok(())
+        let vanished: Vec<u64> = missing
+            .par_iter()
+            .map(|&(path, users)| {
+                match link_or_copy(&self.out.join(path), &self.spare.join(path)) {
+                    Err(_) if users && std::fs::symlink_metadata(self.out.join(path)).is_err() => {
+                        Ok(Some(hash(path)))
+                    }
+                    Err(e) => Err(e),
+                    Ok(()) => Ok(None),
                 }
-                other => other,
-            }
-        })?;
+            })
+            .filter_map(Result::transpose)
+            .collect::<io::Result<_>>()?;
         for folder in &foreign.empty_folders {
             let target = self.spare.join(folder);
             std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
         }
-        Ok(())
+        Ok(vanished)
     }
 
     /// Gives the spare tree's folders the owner and permissions of the
@@ -1131,6 +1143,14 @@ fn changed_folders<'f>(old: &Path, folders: &'f [String], since: Stamp) -> Vec<&
         .collect()
 }
 
+/// Whether the folder of `path` changed after `late` did: something was
+/// removed from it (or added) since that version was written.
+fn removed_since(path: &Path, late: &std::fs::Metadata) -> bool {
+    path.parent()
+        .and_then(|folder| std::fs::symlink_metadata(folder).ok())
+        .is_some_and(|folder| changed_at(&folder) >= changed_at(late))
+}
+
 /// Whether `a` was last written after `b` (by modification time: saving a
 /// file sets it, linking or removing another name of it does not).
 fn later(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
@@ -1152,6 +1172,9 @@ struct Rescue<'a> {
     /// build put there (a link of the file it saw), which a late version
     /// replaces.
     ours: &'a dyn Fn(&str, &std::fs::Metadata) -> bool,
+    /// Whether the build put a file of the user's at a relative path of
+    /// the new site (one the survey saw).
+    put: &'a dyn Fn(&str) -> bool,
     /// The names under which late files that found their path taken were
     /// kept (`<path>.vellum-kept`).
     kept: Vec<String>,
@@ -1213,6 +1236,12 @@ impl Rescue<'_> {
             return Ok(());
         };
         let placed = match std::fs::symlink_metadata(to) {
+            // The user removed the file the build carried there after this
+            // version was saved (its folder changed since): as in one
+            // folder, it is gone.
+            Err(_) if !late.is_dir() && (self.put)(relative) && removed_since(to, &late) => {
+                std::fs::remove_file(from)
+            }
             Err(_) => make_parent(to).and_then(|()| std::fs::rename(from, to)),
             Ok(there) if there.is_dir() && late.is_dir() => {
                 let entries = std::fs::read_dir(from).map_err(|e| with_path(from, e))?;
@@ -1222,6 +1251,9 @@ impl Rescue<'_> {
                     let child = format!("{relative}/{}", name.to_string_lossy());
                     self.place(&entry.path(), &to.join(&name), &child)?;
                 }
+                // Emptied, the folder goes, or the next build would take
+                // it for a late one.
+                let _ = std::fs::remove_dir(from);
                 Ok(())
             }
             Ok(_) if (self.site)(relative) => return self.keep(from, to, relative),
@@ -1353,6 +1385,7 @@ fn finish_exchange(dir: &Path, out: &Path) -> io::Result<usize> {
         known: &known,
         site: &site,
         ours: &noted,
+        put: &|relative| users.contains_key(&hash(relative)),
         kept: Vec::new(),
         stuck: Vec::new(),
     };
@@ -1956,6 +1989,42 @@ mod tests {
         want.insert("from-inside.txt".into(), "inside".into());
         want.insert(".git/FETCH_HEAD".into(), "inside".into());
         assert_eq!(files(&out), want);
+    }
+
+    /// Attack findings: a file saved during the build and then removed
+    /// from the new site stays removed; a folder merged from both sides
+    /// and then removed by the user is not brought back empty.
+    #[test]
+    fn a_file_saved_then_removed_and_a_merged_folder_then_removed_stay_removed() {
+        let (_folder, out) = old_site_with_users_files("saved-removed");
+        let before = |out: &Path| {
+            std::fs::write(out.join("CNAME.new"), "v2").unwrap();
+            std::fs::rename(out.join("CNAME.new"), out.join("CNAME")).unwrap();
+            std::fs::create_dir(out.join("drafts")).unwrap();
+            std::fs::write(out.join("drafts/a.txt"), "a").unwrap();
+        };
+        let after = |out: &Path, _: &Path| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::fs::remove_file(out.join("CNAME")).unwrap();
+            std::fs::create_dir_all(out.join("drafts")).unwrap();
+            std::fs::write(out.join("drafts/b.txt"), "b").unwrap();
+        };
+        let late = LateWrite {
+            before,
+            after,
+            after_rescue: |_, _| {},
+            killed: false,
+        };
+        build_with_late_write(&out, &NEW, late).unwrap();
+        let mut want = expected(&NEW);
+        want.remove("CNAME");
+        want.insert("drafts/a.txt".into(), "a".into());
+        want.insert("drafts/b.txt".into(), "b".into());
+        assert_eq!(files(&out), want);
+        std::fs::remove_dir_all(out.join("drafts")).unwrap();
+        build(&out, &NEW, false).unwrap();
+        assert!(!out.join("drafts").exists());
+        assert!(!out.join("CNAME").exists());
     }
 
     /// A build killed between its exchange and its rescue, after the user
