@@ -1143,6 +1143,22 @@ fn changed_folders<'f>(old: &Path, folders: &'f [String], since: Stamp) -> Vec<&
         .collect()
 }
 
+/// Puts the file `from` at `to` in place of what `there` describes, by
+/// swapping the two, so that a version the user saved at `to` after it
+/// was looked at is not lost: when what comes out is not `there`, the two
+/// are swapped back (that version is the later) and `from` goes. Where
+/// the system cannot swap, `from` is renamed over `to`.
+fn replace_checked(from: &Path, to: &Path, there: &std::fs::Metadata) -> io::Result<()> {
+    if exchange(from, to).is_err() {
+        return std::fs::rename(from, to);
+    }
+    let out = std::fs::symlink_metadata(from)?;
+    if inode(&out) != inode(there) {
+        exchange(from, to)?;
+    }
+    std::fs::remove_file(from)
+}
+
 /// Whether the folder of `path` changed after `late` did: something was
 /// removed from it (or added) since that version was written.
 fn removed_since(path: &Path, late: &std::fs::Metadata) -> bool {
@@ -1259,7 +1275,7 @@ impl Rescue<'_> {
             Ok(_) if (self.site)(relative) => return self.keep(from, to, relative),
             Ok(there) if there.is_dir() || late.is_dir() => return self.keep(from, to, relative),
             Ok(there) if (self.ours)(relative, &there) || later(&late, &there) => {
-                std::fs::rename(from, to)
+                replace_checked(from, to, &there)
             }
             // The user wrote a later version into the new site: this one
             // is what that write replaced.
