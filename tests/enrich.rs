@@ -630,7 +630,9 @@ fn an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on() {
     child.kill().unwrap();
     child.wait().unwrap();
     let kept = stored_ids(site.path()).len();
-    assert!((4..=5).contains(&kept), "{kept} kept");
+    // At least the match before the kill; a loaded machine may let one
+    // or two more through before it lands.
+    assert!((4..8).contains(&kept), "{kept} kept");
 
     let before = server.seen().len();
     let out = enrich_from(&server, site.path(), "0.001");
