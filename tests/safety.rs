@@ -110,6 +110,16 @@ fn script_links_in_listing_text_are_text_with_a_warning() {
     assert!(!page.contains("href=\"javascript"));
 }
 
+/// Changes `content/about.md` and builds again.
+fn rebuild_after_an_edit(root: &std::path::Path) -> std::process::Output {
+    write(
+        root,
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nchanged\n",
+    );
+    vellum(&["build", "--root", root.to_str().unwrap()], &[])
+}
+
 fn build_ok(root: &std::path::Path, extra: &[&str]) -> String {
     let mut args = vec!["build", "--root", root.to_str().unwrap()];
     args.extend_from_slice(extra);
@@ -327,12 +337,7 @@ fn a_second_build_of_the_same_output_at_once_is_refused() {
     write(root, ".public.vellum-staging/VELLUM-STAGING", b"");
     let held = std::fs::File::open(root.join(".public.vellum-staging/VELLUM-STAGING")).unwrap();
     held.lock().unwrap();
-    write(
-        root,
-        "content/about.md",
-        b"+++\ntitle = \"About\"\n+++\nchanged\n",
-    );
-    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    let out = rebuild_after_an_edit(root);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("public: is being written by another vellum build (its staging directory is locked); wait for it to finish"), "{stderr}");
@@ -416,12 +421,7 @@ fn a_users_file_named_in_other_than_utf8_stops_the_build_and_is_kept() {
     build_ok(root, &[]);
     let name = std::ffi::OsStr::from_bytes(b"report\xe9.txt");
     std::fs::write(root.join("public").join(name), "mine").unwrap();
-    write(
-        root,
-        "content/about.md",
-        b"+++\ntitle = \"About\"\n+++\nchanged\n",
-    );
-    let out = vellum(&["build", "--root", root.to_str().unwrap()], &[]);
+    let out = rebuild_after_an_edit(root);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("is a name that is not UTF-8, which Vellum cannot carry into the new site (it would lose it); rename it or move it out of the output"), "{stderr}");

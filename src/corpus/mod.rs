@@ -215,6 +215,16 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// The listing owner of `paper` named `name` (a name of its complete
+    /// author list), who has an author page.
+    pub fn listed_author(&self, paper: &Paper, name: &str) -> Option<AuthorId> {
+        paper
+            .authors
+            .iter()
+            .copied()
+            .find(|&a| self.authors[a].name == name)
+    }
+
     /// A paper's author names for citing and searching: the complete list
     /// when an override gives one, else the listing owners' names.
     pub fn author_names<'a>(&'a self, paper: &'a Paper) -> Vec<&'a str> {

@@ -47,13 +47,7 @@ pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Coauthors<'_> {
     let mut complete = 0;
     for &p in &me.papers {
         let paper = &corpus.papers[p];
-        let owner = |name: &str| {
-            paper
-                .authors
-                .iter()
-                .copied()
-                .find(|&a| corpus.authors[a].name == name)
-        };
+        let owner = |name: &str| corpus.listed_author(paper, name);
         match &paper.details.complete_authors {
             Some(names) => {
                 complete += 1;

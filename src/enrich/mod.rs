@@ -247,9 +247,9 @@ pub fn enrich(options: &EnrichOptions) -> EnrichReport {
             }
         }
         // By slug, then new, changed, key.
-        report.changes.sort_by(|a, b| {
-            let slug = |line: &str| line.split(": ").nth(1).unwrap_or_default().to_string();
-            slug(a).cmp(&slug(b)).then(a.cmp(b).reverse())
+        report.changes.sort_by_cached_key(|line| {
+            let slug = line.split(": ").nth(1).unwrap_or_default().to_string();
+            (slug, std::cmp::Reverse(line.clone()))
         });
     }
     report.diagnostics = diagnostics.into_sorted(false);

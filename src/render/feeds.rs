@@ -114,26 +114,14 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
             // The complete author list where known, each listing owner
             // with their page.
             let owner = |name: &str| {
-                paper
-                    .authors
-                    .iter()
-                    .find(|&&a| corpus.authors[a].name == name)
-                    .map(|&a| {
-                        urls.permalink(&Route::Author {
-                            slug: corpus.authors[a].slug.clone(),
-                            page: 1,
-                        })
+                corpus.listed_author(paper, name).map(|a| {
+                    urls.permalink(&Route::Author {
+                        slug: corpus.authors[a].slug.clone(),
+                        page: 1,
                     })
+                })
             };
-            let names: Vec<&str> = match &details.complete_authors {
-                Some(names) => names.iter().map(String::as_str).collect(),
-                None => paper
-                    .authors
-                    .iter()
-                    .map(|&a| corpus.authors[a].name.as_str())
-                    .collect(),
-            };
-            let authors = names.into_iter().map(|name| Person {
+            let authors = corpus.author_names(paper).into_iter().map(|name| Person {
                 name: name.to_string(),
                 email: None,
                 uri: owner(name),

@@ -117,14 +117,7 @@ pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
     let authors: Vec<Value> = match &paper.details.complete_authors {
         Some(names) => names
             .iter()
-            .map(|name| {
-                let listed = paper
-                    .authors
-                    .iter()
-                    .copied()
-                    .find(|&id| corpus.authors[id].name == *name);
-                person(name, listed.map(author_url))
-            })
+            .map(|name| person(name, corpus.listed_author(paper, name).map(author_url)))
             .collect(),
         None => paper
             .authors

@@ -263,11 +263,9 @@ pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
             .iter()
             .map(|name| PersonView {
                 name,
-                url: paper
-                    .authors
-                    .iter()
-                    .find(|&&a| corpus.authors[a].name == *name)
-                    .map(|&a| person_link(site, a).url),
+                url: corpus
+                    .listed_author(paper, name)
+                    .map(|a| person_link(site, a).url),
             })
             .collect(),
         None => paper
