@@ -26,7 +26,9 @@
 pub mod timings;
 
 use crate::corpus::categories::Taxonomy;
+use crate::corpus::bibliography::{self, BibPapers};
 use crate::corpus::listings::{self, ParsedListing};
+use crate::input::bibtex::BibFile;
 use crate::corpus::{overrides, Corpus, NameVariant};
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::input::chars;
@@ -268,22 +270,25 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     for warning in &inputs.warnings {
         diagnostics.push(warning.clone());
     }
-    if inputs.seeds.is_empty() {
+    if inputs.seeds.is_empty() && inputs.bibtex.is_empty() {
         diagnostics.push(Diagnostic::warning(
             "seeds",
             0,
-            "expected listing files (*.txt) under seeds/, found none; the site has no papers",
+            "expected listing files (*.txt) or BibTeX files (*.bib) under seeds/, found none; the site has no papers",
         ));
     }
 
     // Parse: the listings, then the Markdown content.
-    let listings = timings.time("parse", || match incremental {
-        Some(incremental) => {
-            let changed = options.changed_paths.as_deref();
-            let changed = changed.filter(|_| inputs.seeds_patched);
-            incremental.parse(&inputs.seeds, root, changed, &diagnostics)
-        }
-        None => listings::read_all(&inputs.seeds, root, &diagnostics),
+    let (mut listings, bib_files) = timings.time("parse", || {
+        let listings = match incremental {
+            Some(incremental) => {
+                let changed = options.changed_paths.as_deref();
+                let changed = changed.filter(|_| inputs.seeds_patched);
+                incremental.parse(&inputs.seeds, root, changed, &diagnostics)
+            }
+            None => listings::read_all(&inputs.seeds, root, &diagnostics),
+        };
+        (listings, bibliography::read_all(&inputs.bibtex, &diagnostics))
     });
     for parsed in &listings {
         for warning in chars::warnings(&parsed.file, &parsed.listing.forbidden) {
@@ -297,13 +302,21 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 
     // Merge: one corpus, with the per-paper overrides applied.
     let variants = name_variants(&inputs.config, &content);
+    let bib_papers = add_bibliographies(
+        &bib_files,
+        &mut listings,
+        &variants,
+        &inputs.config,
+        &content,
+        &diagnostics,
+    );
     let corpus = timings.time("corpus", || {
         let taxonomy = Taxonomy::arxiv();
         let corpus = match incremental {
             Some(incremental) => incremental.merge(listings, taxonomy, &variants, &diagnostics),
             None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
         };
-        overrides::apply(corpus, &content.overrides, &inputs.records, &diagnostics)
+        overrides::apply(corpus, &content.overrides, &inputs.records, &bib_papers, &diagnostics)
     });
     report.counts = [
         corpus.papers.len(),
@@ -585,6 +598,25 @@ pub fn name_variants(config: &Config, content: &Content) -> Vec<NameVariant> {
         })
     });
     from_config.chain(from_profiles).collect()
+}
+
+/// Adds the entries of `bib_files` to `listings` as records
+/// ([`bibliography::listings`]), with the authors given pages by the
+/// `author_pages` setting; hands back what each paper's entry gives it.
+pub fn add_bibliographies(
+    bib_files: &[BibFile],
+    listings: &mut Vec<ParsedListing>,
+    variants: &[NameVariant],
+    config: &Config,
+    content: &Content,
+    diagnostics: &Diagnostics,
+) -> BibPapers {
+    let profiles = content.profiles.keys().cloned();
+    let pages = config.author_pages;
+    let (made, papers) =
+        bibliography::listings(bib_files, listings, variants, profiles, pages, diagnostics);
+    listings.extend(made);
+    papers
 }
 
 /// A profile whose file stem is no author's slug is a warning.

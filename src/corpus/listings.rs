@@ -47,11 +47,28 @@ pub struct RecordKeys {
 impl ParsedListing {
     /// `listing`, parsed from `file`, with its records' keys.
     pub fn new(file: PathBuf, listing: Arc<Listing>) -> ParsedListing {
+        let identities = listing
+            .records
+            .iter()
+            .map(|record| paper_identity(&record.title).into())
+            .collect();
+        ParsedListing::with_identities(file, listing, identities)
+    }
+
+    /// `listing` with its records' paper identities given, one per record
+    /// (BibTeX entries of one work share the first one's,
+    /// [`crate::corpus::bibliography`]).
+    pub fn with_identities(
+        file: PathBuf,
+        listing: Arc<Listing>,
+        identities: Vec<Arc<str>>,
+    ) -> ParsedListing {
         let keys = listing
             .records
             .iter()
-            .map(|record| RecordKeys {
-                identity: paper_identity(&record.title).into(),
+            .zip(identities)
+            .map(|(record, identity)| RecordKeys {
+                identity,
                 abstract_hash: Abstract::source_hash(&record.abstract_paragraphs),
                 title_hash: xxh3_64(record.title.as_bytes()),
                 lead_hash: record

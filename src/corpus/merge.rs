@@ -59,6 +59,9 @@ pub struct Merge {
     last: Option<Merged>,
 }
 
+/// [`Merged::author_of_listing`] of a listing with no author.
+const NO_AUTHOR: AuthorId = AuthorId::MAX;
+
 /// At most this many changed listings are patched into the last corpus;
 /// more are merged anew.
 const PATCH_LIMIT: usize = 8;
@@ -111,7 +114,7 @@ struct Merged {
     listings: Vec<ParsedListing>,
     /// The name variants merged.
     variants: Vec<NameVariant>,
-    /// Listing index → its author.
+    /// Listing index → its author ([`NO_AUTHOR`] for none).
     author_of_listing: Vec<AuthorId>,
     /// Author → its listing indexes, by page then path.
     author_pages: Vec<Vec<usize>>,
@@ -261,6 +264,7 @@ impl Merged {
                 .records
                 .iter()
                 .map(|&(listing, _)| self.author_of_listing[listing])
+                .filter(|&author| author != NO_AUTHOR)
                 .collect();
             paper.authors.sort_unstable();
             paper.authors.dedup();
@@ -366,23 +370,25 @@ impl Merged {
                 author.papers.iter_mut().for_each(|id| *id = new_id[*id]);
             }
         }
-        let (pages, claimed_total, warnings) =
-            author_pages_of(&self.listings, &mut self.author_pages[owner]);
-        let mut own: Vec<PaperId> = Vec::new();
-        let mut seen: FxHashSet<PaperId> = FxHashSet::default();
-        for &listing in &self.author_pages[owner] {
-            for keys in self.listings[listing].keys.iter() {
-                let id = self.papers[&keys.identity].id;
-                if seen.insert(id) {
-                    own.push(id);
+        if owner != NO_AUTHOR {
+            let (pages, claimed_total, warnings) =
+                author_pages_of(&self.listings, &mut self.author_pages[owner]);
+            let mut own: Vec<PaperId> = Vec::new();
+            let mut seen: FxHashSet<PaperId> = FxHashSet::default();
+            for &listing in &self.author_pages[owner] {
+                for keys in self.listings[listing].keys.iter() {
+                    let id = self.papers[&keys.identity].id;
+                    if seen.insert(id) {
+                        own.push(id);
+                    }
                 }
             }
+            let author = &mut corpus.authors[owner];
+            author.pages = pages;
+            author.claimed_total = claimed_total;
+            author.papers = own;
+            self.author_warnings[owner] = warnings;
         }
-        let author = &mut corpus.authors[owner];
-        author.pages = pages;
-        author.claimed_total = claimed_total;
-        author.papers = own;
-        self.author_warnings[owner] = warnings;
 
         corpus.categories = self.categories.order(&mut papers);
         corpus.years = years_of(&papers);
@@ -417,7 +423,12 @@ fn merge(
 ) -> (Arc<Corpus>, Option<Merged>) {
     // Authors first: each author's listings, in author order.
     let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    // A listing with no author holds BibTeX entries none of whose authors
+    // has a page ([`crate::corpus::bibliography`]).
     for (index, parsed) in listings.iter().enumerate() {
+        if parsed.listing.author.is_empty() {
+            continue;
+        }
         by_name
             .entry(author_sort_key(&parsed.listing.author))
             .or_default()
@@ -581,7 +592,7 @@ fn merge(
         diagnostics.push(warning.clone());
     }
     let kept = keep.then(|| {
-        let mut author_of_listing = vec![0; listings.len()];
+        let mut author_of_listing = vec![NO_AUTHOR; listings.len()];
         for (author, indexes) in author_pages.iter().enumerate() {
             for &index in indexes {
                 author_of_listing[index] = author;

@@ -33,6 +33,7 @@
 //!
 //! The corpus is handed on, read-only, to [`crate::render`].
 
+pub mod bibliography;
 pub mod categories;
 pub mod keys;
 pub mod listings;

@@ -9,6 +9,10 @@
 //! override naming no paper is a warning. Hands on the same [`Corpus`]
 //! shape, ids renumbered when papers were removed.
 //!
+//! A BibTeX entry ([`crate::corpus::bibliography`]) gives its paper its
+//! citation key, the complete author list, DOI, URL, arXiv identifier and
+//! venue, each unless the override gives it.
+//!
 //! The arXiv records of `records/arxiv.toml` ([`Records`], matched by
 //! `vellum enrich`) take the same path, below the overrides: a record gives
 //! its paper the arXiv identifier, the DOI, the complete author list and
@@ -16,6 +20,7 @@
 //! override whose `arxiv` names another identifier, or that says
 //! `enrich = false`, drops the record.
 
+use crate::corpus::bibliography::{BibPaper, BibPapers};
 use crate::corpus::keys::{assign_keys, citation_key, listed_key};
 use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
@@ -37,9 +42,10 @@ pub fn apply(
     corpus: Arc<Corpus>,
     overrides: &BTreeMap<String, PaperOverride>,
     records: &Records,
+    bib: &BibPapers,
     diagnostics: &Diagnostics,
 ) -> Arc<Corpus> {
-    if overrides.is_empty() && records.papers.is_empty() {
+    if overrides.is_empty() && records.papers.is_empty() && bib.is_empty() {
         return corpus;
     }
     let mut corpus = Arc::unwrap_or_clone(corpus);
@@ -78,10 +84,21 @@ pub fn apply(
             matched.push((id, record));
         }
     }
-    for (id, record) in matched {
-        corpus.papers[id].details = Arc::new(record_details(record, PaperDetails::default()));
-    }
+    // A BibTeX entry's citation key is kept.
     let mut pinned: Vec<Option<String>> = vec![None; corpus.papers.len()];
+    let entry_of = |paper: &crate::corpus::Paper| bib.get(&paper.identity);
+    for (id, paper) in corpus.papers.iter_mut().enumerate() {
+        if let Some(entry) = entry_of(paper) {
+            paper.details = Arc::new(bib_details(entry, PaperDetails::default()));
+            pinned[id] = Some(entry.key.clone());
+        }
+    }
+    for (id, record) in matched {
+        let paper = &mut corpus.papers[id];
+        if same_arxiv(paper.details.arxiv_id.as_deref(), record) {
+            paper.details = Arc::new(record_details(record, (*paper.details).clone()));
+        }
+    }
     let mut hidden = vec![false; corpus.papers.len()];
     for (id, found) in changes {
         let front = &found.front;
@@ -116,23 +133,22 @@ pub fn apply(
             note_html: found.note_html.clone(),
             ..PaperDetails::default()
         };
+        let details = match entry_of(paper) {
+            Some(entry) => bib_details(entry, details),
+            None => details,
+        };
         let stopped = front.enrich == Some(false);
-        let record = records.papers.get(&paper.slug).filter(|record| {
-            !stopped &&
-            // The override's identifier, its version left out.
-            front.arxiv.as_deref().is_none_or(|id| {
-                let bare = id
-                    .rsplit_once('v')
-                    .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                    .map_or(id, |(bare, _)| bare);
-                bare == record.arxiv
-            })
-        });
+        let record = records
+            .papers
+            .get(&paper.slug)
+            .filter(|record| !stopped && same_arxiv(details.arxiv_id.as_deref(), record));
         paper.details = Arc::new(match record {
             Some(record) => record_details(record, details),
             None => details,
         });
-        pinned[id] = front.key.clone();
+        if front.key.is_some() {
+            pinned[id] = front.key.clone();
+        }
         hidden[id] = front.hidden;
     }
     if hidden.contains(&true) {
@@ -144,6 +160,32 @@ pub fn apply(
         .collect();
     make_keys(&mut corpus, pinned);
     Arc::new(corpus)
+}
+
+/// Whether `record` is of the paper whose identifier (an override's or a
+/// BibTeX entry's, its version left out) is `id`; any record is when
+/// none is known.
+fn same_arxiv(id: Option<&str>, record: &PaperRecord) -> bool {
+    id.is_none_or(|id| {
+        let bare = id
+            .rsplit_once('v')
+            .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(id, |(bare, _)| bare);
+        bare == record.arxiv
+    })
+}
+
+/// `details` (an override's) with what a BibTeX `entry` gives where they
+/// give nothing.
+fn bib_details(entry: &BibPaper, details: PaperDetails) -> PaperDetails {
+    PaperDetails {
+        arxiv_id: details.arxiv_id.or_else(|| entry.arxiv.clone()),
+        doi: details.doi.or_else(|| entry.doi.clone()),
+        url: details.url.or_else(|| entry.url.clone()),
+        venue: details.venue.or_else(|| entry.venue.clone()),
+        complete_authors: details.complete_authors.or_else(|| entry.authors.clone()),
+        ..details
+    }
 }
 
 /// `details` (an override's) with what `record` gives where they give

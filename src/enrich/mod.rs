@@ -118,7 +118,18 @@ fn read_site(
             return None;
         }
     };
-    let parsed = listings::read_all(&inputs.seeds, root, diagnostics);
+    let mut parsed = listings::read_all(&inputs.seeds, root, diagnostics);
+    let bib_files = crate::corpus::bibliography::read_all(&inputs.bibtex, diagnostics);
+    let content = crate::input::content::load(&inputs.content, false, diagnostics);
+    let variants = crate::build::name_variants(&inputs.config, &content);
+    let bib_papers = crate::build::add_bibliographies(
+        &bib_files,
+        &mut parsed,
+        &variants,
+        &inputs.config,
+        &content,
+        diagnostics,
+    );
     let mut places: FxHashMap<Arc<str>, (PathBuf, usize)> = FxHashMap::default();
     for listing in &parsed {
         for (record, keys) in listing.listing.records.iter().zip(listing.keys.iter()) {
@@ -127,11 +138,15 @@ fn read_site(
                 .or_insert_with(|| (listing.file.clone(), record.line));
         }
     }
-    let content = crate::input::content::load(&inputs.content, false, diagnostics);
-    let variants = crate::build::name_variants(&inputs.config, &content);
     let corpus = Corpus::build(parsed, Taxonomy::arxiv(), &variants, diagnostics);
     let records = records.unwrap_or(&inputs.records);
-    let corpus = overrides::apply(Arc::new(corpus), &content.overrides, records, diagnostics);
+    let corpus = overrides::apply(
+        Arc::new(corpus),
+        &content.overrides,
+        records,
+        &bib_papers,
+        diagnostics,
+    );
     if diagnostics.has_errors(false) {
         return None;
     }

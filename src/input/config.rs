@@ -31,6 +31,7 @@ struct RawConfig {
     search_facet_documents: Option<Spanned<usize>>,
     search_excerpt_chars: Option<Spanned<usize>>,
     author_aliases: Option<BTreeMap<String, Spanned<Vec<String>>>>,
+    author_pages: Option<Spanned<String>>,
 }
 
 /// The resolved configuration.
@@ -77,6 +78,20 @@ pub struct Config {
     /// Name variants from the `[author_aliases]` table: (canonical author
     /// name or slug, variant name, 1-based line), e.g. `"Chuan Wu" = ["C. Wu"]`.
     pub author_aliases: Vec<(String, String, usize)>,
+    /// Which authors of a BibTeX entry get an author page (`author_pages`).
+    pub author_pages: AuthorPages,
+}
+
+/// Which authors of a BibTeX entry get an author page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AuthorPages {
+    /// `"listed"`, the default: the listing owners, the authors with a
+    /// profile in `content/authors/` and the declared name variants; the
+    /// other co-authors are shown by name.
+    #[default]
+    Listed,
+    /// `"all"`: every author.
+    All,
 }
 
 impl Config {
@@ -176,7 +191,24 @@ impl Config {
                 format!("expected `theme` to be a directory name under themes/, found `{theme}`"),
             ));
         }
+        let author_pages = match raw.author_pages {
+            None => AuthorPages::Listed,
+            Some(value) => match value.get_ref().as_str() {
+                "listed" => AuthorPages::Listed,
+                "all" => AuthorPages::All,
+                other => {
+                    return Err(Diagnostic::error(
+                        display_path,
+                        line_at(value.span().start),
+                        format!(
+                            "expected author_pages to be \"listed\" (listing owners and authors with a profile) or \"all\", found `{other}`"
+                        ),
+                    ))
+                }
+            },
+        };
         Ok(Config {
+            author_pages,
             title: raw.title.unwrap_or_else(|| "Publications".to_string()),
             description: raw
                 .description

@@ -631,7 +631,7 @@ fn is_orcid(id: &str) -> bool {
 }
 
 /// `arXiv:2405.01234`, `https://arxiv.org/abs/2405.01234v2` → `2405.01234v2`.
-fn normalise_arxiv_id(id: &str) -> String {
+pub(crate) fn normalise_arxiv_id(id: &str) -> String {
     let id = id.trim();
     let id = id
         .rsplit_once("arxiv.org/abs/")
@@ -647,7 +647,7 @@ fn normalise_arxiv_id(id: &str) -> String {
 }
 
 /// `https://doi.org/10.1/x`, `doi:10.1/x` → `10.1/x`.
-fn normalise_doi(doi: &str) -> String {
+pub(crate) fn normalise_doi(doi: &str) -> String {
     let doi = doi.trim();
     [
         "https://doi.org/",

@@ -7,9 +7,10 @@
 //! so their bytes are never all in memory), the Markdown files of `content/` (parsed by [`content`]), the
 //! templates and the static files. Hidden files and directories are
 //! skipped; every path is sorted, so the same tree gives the same inputs.
-//! A new input format (BibTeX, arXiv records) is a module here that parses
-//! its files into values the corpus stage merges.
+//! BibTeX files (`seeds/**/*.bib`, [`bibtex`]) and the arXiv records
+//! file ([`records`]) are parsed into values the corpus stage merges.
 
+pub mod bibtex;
 pub mod chars;
 pub mod config;
 pub mod content;
@@ -39,6 +40,8 @@ pub struct Inputs {
     /// which then name every listing that may have changed; otherwise
     /// `seeds/` was walked.
     pub seeds_patched: bool,
+    /// `seeds/**/*.bib`: BibTeX files ([`bibtex`]).
+    pub bibtex: Vec<InputFile>,
     /// `content/**/*.md`.
     pub content: Vec<InputFile>,
     /// Templates as (name, path for messages, text): the theme's, then
@@ -96,6 +99,7 @@ pub fn read(
     let seeds = patched_seeds.unwrap_or_else(|| {
         Arc::new(walk.files(&root.join("seeds"), Hidden::Skip, listing::is_listing))
     });
+    let bibtex = read_files(&walk, &root.join("seeds"), Hidden::Skip, bibtex::is_bibtex)?;
     let content = read_files(&walk, &root.join("content"), Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "md")
     })?;
@@ -109,6 +113,7 @@ pub fn read(
         records,
         seeds,
         seeds_patched,
+        bibtex,
         content,
         config,
         templates,

@@ -1,0 +1,235 @@
+//! BibTeX entries ([`crate::input::bibtex`]) as the merge takes them: each
+//! entry is a record, filed under every one of its authors who has an
+//! author page (one listing-shaped [`ParsedListing`] per `.bib` file and
+//! author, plus one with no author for entries none of whose authors has a
+//! page), so an entry and a listing record of the same title are one paper,
+//! as two listings' records are. What an entry says beyond the record (the
+//! complete author list, the citation key, DOI, URL, arXiv identifier,
+//! venue) is a [`BibPaper`], applied by [`crate::corpus::overrides`] below
+//! a per-paper override and above an arXiv record.
+//!
+//! Entries of one work (the same arXiv identifier or DOI, whatever their
+//! titles) are one paper: a later one takes the first one's title identity.
+
+use crate::corpus::listings::{paper_identity, ParsedListing};
+use crate::corpus::NameVariant;
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::input::bibtex::{self, BibEntry, BibFile};
+use crate::input::InputFile;
+use rayon::prelude::*;
+use crate::input::config::AuthorPages;
+use crate::input::listing::{Listing, Record};
+use crate::permalink::slugify;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What one entry gives its paper beyond the record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BibPaper {
+    /// The `.bib` file, for messages.
+    pub file: PathBuf,
+    /// 1-based line of the entry.
+    pub line: usize,
+    /// The entry's citation key, which the paper keeps.
+    pub key: String,
+    /// The complete author list; `None` when it ends in `and others`.
+    pub authors: Option<Vec<String>>,
+    /// DOI.
+    pub doi: Option<String>,
+    /// The `url` field.
+    pub url: Option<String>,
+    /// arXiv identifier.
+    pub arxiv: Option<String>,
+    /// Journal or book title.
+    pub venue: Option<String>,
+}
+
+/// The first entry of each paper, by the paper's title identity.
+pub type BibPapers = FxHashMap<Arc<str>, BibPaper>;
+
+/// Who of an entry's authors has an author page, and under which name
+/// their records are filed (a listing owner's as listed).
+struct PageAuthors {
+    /// Author slug → the name records are filed under.
+    names: FxHashMap<String, String>,
+    /// Slugs of authors with a profile (`content/authors/<slug>.md`) not
+    /// yet met: the first spelling met is filed.
+    profiles: FxHashSet<String>,
+    /// Name variants, folded → as declared (the merge files them under
+    /// their canonical author).
+    variants: FxHashMap<String, String>,
+    /// Every author has a page ([`AuthorPages::All`]).
+    all: bool,
+}
+
+impl PageAuthors {
+    /// The name to file `name`'s records under, or `None` when `name` has
+    /// no author page.
+    fn owner(&mut self, name: &str) -> Option<String> {
+        if let Some(variant) = self.variants.get(&crate::text::names::fold(name)) {
+            return Some(variant.clone());
+        }
+        let slug = slugify(name);
+        if let Some(known) = self.names.get(&slug) {
+            return Some(known.clone());
+        }
+        if self.all || self.profiles.remove(&slug) {
+            self.names.insert(slug, name.to_string());
+            return Some(name.to_string());
+        }
+        None
+    }
+}
+
+/// Parses every `.bib` file of `files` in parallel; errors and warnings
+/// go to `diagnostics`.
+pub fn read_all(files: &[InputFile], diagnostics: &Diagnostics) -> Vec<BibFile> {
+    files
+        .par_iter()
+        .filter_map(|(_, shown, bytes)| match bibtex::read(bytes, shown) {
+            Ok(mut bib) => {
+                for warning in std::mem::take(&mut bib.warnings) {
+                    diagnostics.push(warning);
+                }
+                Some(bib)
+            }
+            Err(error) => {
+                diagnostics.push(error);
+                None
+            }
+        })
+        .collect()
+}
+
+/// The records of `files` as listings, after the parsed `listings` (whose
+/// owners have pages), with what each paper's first entry gives it. Which
+/// authors have pages: the listing owners, the name variants, the authors
+/// with a profile (`profiles`, their slugs) and, with
+/// [`AuthorPages::All`], every author.
+pub fn listings(
+    files: &[BibFile],
+    listings: &[ParsedListing],
+    variants: &[NameVariant],
+    profiles: impl Iterator<Item = String>,
+    pages: AuthorPages,
+    diagnostics: &Diagnostics,
+) -> (Vec<ParsedListing>, BibPapers) {
+    let mut authors = PageAuthors {
+        names: listings
+            .iter()
+            .map(|l| (slugify(&l.listing.author), l.listing.author.clone()))
+            .collect(),
+        profiles: profiles.collect(),
+        variants: variants
+            .iter()
+            .map(|v| (crate::text::names::fold(&v.variant), v.variant.clone()))
+            .collect(),
+        all: pages == AuthorPages::All,
+    };
+    // The title identity of the first entry with each arXiv id and DOI.
+    let mut work_of: FxHashMap<String, Arc<str>> = FxHashMap::default();
+    let mut papers = BibPapers::default();
+    let mut made = Vec::new();
+    for file in files {
+        // Owner (empty: none) → records and their identities, in file order.
+        let mut by_owner: BTreeMap<String, Vec<(Record, Arc<str>)>> = BTreeMap::new();
+        for entry in &file.entries {
+            let ids = [
+                entry.arxiv.as_deref().map(|id| format!("arxiv:{}", bare_arxiv(id))),
+                entry.doi.as_deref().map(|doi| format!("doi:{}", doi.to_lowercase())),
+            ];
+            let own: Arc<str> = paper_identity(&entry.title).into();
+            let identity = ids
+                .iter()
+                .flatten()
+                .find_map(|id| work_of.get(id).cloned())
+                .unwrap_or(own);
+            for id in ids.into_iter().flatten() {
+                work_of.entry(id).or_insert_with(|| Arc::clone(&identity));
+            }
+            papers
+                .entry(Arc::clone(&identity))
+                .or_insert_with(|| bib_paper(file, entry));
+            let mut owners: Vec<String> = entry
+                .authors
+                .iter()
+                .filter_map(|name| authors.owner(name))
+                .collect();
+            owners.sort_unstable();
+            owners.dedup();
+            if owners.is_empty() {
+                owners.push(String::new());
+            }
+            for owner in owners {
+                let records = by_owner.entry(owner).or_default();
+                let position = records.len();
+                records.push((record(entry, position), Arc::clone(&identity)));
+            }
+        }
+        if !file.entries.is_empty() && by_owner.keys().all(String::is_empty) {
+            diagnostics.push(Diagnostic::warning(
+                &file.file,
+                0,
+                format!(
+                    "expected an author with an author page among the {} entries, found none, so they are on no author's page; \
+                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml",
+                    file.entries.len()
+                ),
+            ));
+        }
+        for (owner, records) in by_owner {
+            let (records, identities): (Vec<Record>, Vec<Arc<str>>) = records.into_iter().unzip();
+            let listing = Listing {
+                author: owner,
+                author_line: 0,
+                count: None,
+                records,
+                forbidden: Vec::new(),
+            };
+            made.push(ParsedListing::with_identities(
+                file.file.clone(),
+                Arc::new(listing),
+                identities,
+            ));
+        }
+    }
+    (made, papers)
+}
+
+/// `1605.08386v2` → `1605.08386`.
+fn bare_arxiv(id: &str) -> &str {
+    id.rsplit_once('v')
+        .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(id, |(bare, _)| bare)
+}
+
+/// The record of `entry`, at `position` in its listing.
+fn record(entry: &BibEntry, position: usize) -> Record {
+    Record {
+        source: "BibTeX".to_string(),
+        year: entry.year,
+        line: entry.line,
+        position,
+        title: entry.title.clone(),
+        title_line: entry.line,
+        abstract_paragraphs: entry.abstract_paragraphs.clone(),
+        abstract_line: entry.line,
+        categories: entry.primary_class.iter().cloned().collect(),
+    }
+}
+
+/// What `entry` of `file` gives its paper.
+fn bib_paper(file: &BibFile, entry: &BibEntry) -> BibPaper {
+    BibPaper {
+        file: file.file.clone(),
+        line: entry.line,
+        key: entry.key.clone(),
+        authors: (!entry.more_authors).then(|| entry.authors.clone()),
+        doi: entry.doi.clone(),
+        url: entry.url.clone(),
+        arxiv: entry.arxiv.clone(),
+        venue: entry.venue.clone(),
+    }
+}

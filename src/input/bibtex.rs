@@ -1,0 +1,714 @@
+//! BibTeX files (`seeds/**/*.bib`), read with the `biblatex` crate
+//! (`@string` abbreviations and `#` concatenation, `crossref` and `xdata`
+//! inheritance, `@comment`, brace groups, LaTeX accents, name parts). Hands
+//! on one [`BibEntry`] per entry that is a work: it has a title, an author
+//! or editor, and a year. The mapping to papers is in `docs/bibtex.md`;
+//! [`crate::corpus::bibliography`] turns entries into the merge's records.
+//!
+//! Bad syntax is an error at its `file:line`; an entry that is no work (a
+//! control entry such as `@IEEEtranBSTCTL`, a bare `@misc`, an `@xdata`
+//! container) or repeats an earlier entry's key is skipped with a warning
+//! at its line. Unknown entry types and fields are kept or ignored.
+//!
+//! Two forms the crate does not read are rewritten first, byte for byte in
+//! place so every offset and line stays: an `@preamble` (LaTeX for the
+//! printed bibliography, nothing a page shows) is blanked, and an entry in
+//! parentheses (`@string(x = "y")`, which BibTeX allows) gets braces.
+
+use crate::diagnostics::Diagnostic;
+use crate::input::content::{is_arxiv_id, is_doi, normalise_arxiv_id, normalise_doi};
+use crate::input::listing::YEARS;
+use biblatex::{
+    Bibliography, Chunk, ChunksExt, DateValue, ParseErrorKind, PermissiveType, Person,
+    RawBibliography, Spanned,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One entry that is a work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BibEntry {
+    /// The citation key (`knuth1984`).
+    pub key: String,
+    /// 1-based line of the `@type{` that opens it.
+    pub line: usize,
+    /// The title as LaTeX source, as listings hold titles: accents
+    /// resolved, math kept in `$…$`.
+    pub title: String,
+    /// The authors in order (the editors when there is no author), each
+    /// `Given von Family, Jr.`.
+    pub authors: Vec<String>,
+    /// Whether the list ends in `and others`: more authors exist.
+    pub more_authors: bool,
+    /// The year, from `year` or `date`, within [`YEARS`].
+    pub year: u16,
+    /// The abstract's paragraphs, LaTeX source; empty when none.
+    pub abstract_paragraphs: Vec<String>,
+    /// The DOI, without a resolver prefix.
+    pub doi: Option<String>,
+    /// The `url` field, a safe link.
+    pub url: Option<String>,
+    /// The arXiv identifier (`eprint` with `archivePrefix = {arXiv}`, or an
+    /// `eprint` shaped like one).
+    pub arxiv: Option<String>,
+    /// `primaryClass` / `eprintclass`: the arXiv category.
+    pub primary_class: Option<String>,
+    /// Where it appeared: `journal`, else `booktitle`.
+    pub venue: Option<String>,
+}
+
+/// One `.bib` file, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BibFile {
+    /// Path for messages (`seeds/lab.bib`).
+    pub file: PathBuf,
+    /// Its works, in file order.
+    pub entries: Vec<BibEntry>,
+    /// Entries skipped and fields dropped, each at its line.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Whether `path` names a BibTeX file: `*.bib`, in any case.
+pub fn is_bibtex(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("bib"))
+}
+
+/// Reads the bytes of the `.bib` file shown as `file`: UTF-8 (an error at
+/// the first bad byte's line), characters no page may hold replaced with a
+/// warning ([`crate::input::chars`]), then [`parse`]d.
+pub fn read(bytes: &[u8], file: &Path) -> Result<BibFile, Diagnostic> {
+    let text = crate::input::chars::line_feeds(crate::input::utf8(bytes, file)?);
+    let (text, found) = crate::input::chars::replace_forbidden(&text);
+    let mut bib = parse(&text, file)?;
+    bib.warnings
+        .splice(0..0, crate::input::chars::warnings(file, &found));
+    Ok(bib)
+}
+
+/// Parses the text of the `.bib` file shown as `file`. Errors: the first
+/// syntax error, an undefined `@string` abbreviation, a `crossref` that
+/// cannot be resolved, each at its line.
+pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
+    let prepared = prepare(text);
+    let lines = Lines::new(&prepared);
+    let error = |at: usize, kind: &ParseErrorKind| {
+        // An entry left open is reported where it opens.
+        let line = match kind {
+            ParseErrorKind::UnexpectedEof => prepared.get(..at).and_then(|t| t.rfind('@')).unwrap_or(at),
+            _ => at,
+        };
+        Diagnostic::error(file, lines.line(line), describe(kind, &prepared, at))
+    };
+    let mut raw = RawBibliography::parse(&prepared).map_err(|e| error(e.span.start, &e.kind))?;
+    let mut warnings = Vec::new();
+    // A key given twice: the first entry wins (as BibTeX's "Repeated
+    // entry"), the repeat is skipped.
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    raw.entries.retain(|entry| {
+        let line = lines.line(entry.span.start);
+        let key = entry.v.key.v;
+        match first_line.get(&key.to_lowercase()) {
+            Some(&first) => {
+                warnings.push(Diagnostic::warning(
+                    file,
+                    line,
+                    format!(
+                        "expected each citation key once, found `{key}` again (first at line {first}); this entry is skipped: give it another key"
+                    ),
+                ));
+                false
+            }
+            None => {
+                first_line.insert(key.to_lowercase(), line);
+                true
+            }
+        }
+    });
+    let line_of: HashMap<String, usize> = raw
+        .entries
+        .iter()
+        .map(|e| (e.v.key.v.to_string(), lines.line(e.span.start)))
+        .collect();
+    let bibliography = resolve(raw, &lines, file, &mut warnings)
+        .map_err(|e| error(e.span.start, &e.kind))?;
+    let mut entries = Vec::new();
+    for entry in bibliography.iter() {
+        let line = line_of.get(&entry.key).copied().unwrap_or(0);
+        match work(entry, line, file, &mut warnings) {
+            Ok(work) => entries.push(work),
+            Err(why) => warnings.push(Diagnostic::warning(
+                file,
+                line,
+                format!("{why}; the entry `{}` is skipped", entry.key),
+            )),
+        }
+    }
+    Ok(BibFile {
+        file: file.to_path_buf(),
+        entries,
+        warnings,
+    })
+}
+
+/// Tries to resolve a parent's fields before every inheriting field is
+/// dropped ([`resolve`]).
+const RESOLVE_TRIES: usize = 8;
+
+/// `raw` with abbreviations and `crossref` / `xdata` inheritance resolved.
+/// An inheritance cycle is cut where it closes; a parent whose fields the
+/// crate cannot pass on (a `year` such as `{\noopsort{1973a}}1968`) is cut
+/// off from its children, each with a warning: its children keep their own
+/// fields. Errors: a syntax error of a field (an undefined abbreviation).
+fn resolve(
+    mut raw: RawBibliography,
+    lines: &Lines,
+    file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Bibliography, biblatex::ParseError> {
+    cut_cycles(&mut raw, lines, file, warnings);
+    for _ in 0..RESOLVE_TRIES {
+        let e = match Bibliography::from_raw(raw.clone()) {
+            Ok(bibliography) => return Ok(bibliography),
+            Err(e) => e,
+        };
+        let ParseErrorKind::ResolutionError(why) = &e.kind else {
+            return Err(e);
+        };
+        let Some(at) = raw.entries.iter().position(|entry| entry.span.contains(&e.span.start))
+        else {
+            break;
+        };
+        let key = raw.entries[at].v.key.v.to_string();
+        warnings.push(Diagnostic::warning(
+            file,
+            lines.line(raw.entries[at].span.start),
+            format!(
+                "expected the fields `{key}` passes on by `crossref` or `xdata` to be well-formed, found {why}; the entries it passes fields to keep only their own"
+            ),
+        ));
+        for (index, entry) in raw.entries.iter_mut().enumerate() {
+            entry.v.fields.retain(|pair| {
+                !(is_inheritance(pair) && (index == at || parents(pair).any(|p| p == key)))
+            });
+        }
+    }
+    for entry in &mut raw.entries {
+        entry.v.fields.retain(|pair| !is_inheritance(pair));
+    }
+    Bibliography::from_raw(raw)
+}
+
+/// Whether `pair` is a `crossref` or `xdata` field.
+fn is_inheritance(pair: &biblatex::Pair) -> bool {
+    pair.key.v.eq_ignore_ascii_case("crossref") || pair.key.v.eq_ignore_ascii_case("xdata")
+}
+
+/// The keys a `crossref` or `xdata` field names.
+fn parents<'a>(pair: &'a biblatex::Pair) -> impl Iterator<Item = &'a str> {
+    pair.value
+        .v
+        .iter()
+        .filter_map(|chunk| match chunk.v {
+            biblatex::RawChunk::Normal(text) => Some(text),
+            biblatex::RawChunk::Abbreviation(_) => None,
+        })
+        .flat_map(|text| text.split(','))
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+}
+
+/// Removes each `crossref` or `xdata` field that closes a cycle (`a` names
+/// `b`, which names `a`), with a warning: the crate would recurse forever.
+/// Linear: a depth-first walk over the entries.
+fn cut_cycles(raw: &mut RawBibliography, lines: &Lines, file: &Path, warnings: &mut Vec<Diagnostic>) {
+    let index: HashMap<String, usize> = raw
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.v.key.v.to_string(), i))
+        .collect();
+    let edges: Vec<Vec<usize>> = raw
+        .entries
+        .iter()
+        .map(|e| {
+            e.v.fields
+                .iter()
+                .filter(|pair| is_inheritance(pair))
+                .flat_map(parents)
+                .filter_map(|k| index.get(k).copied())
+                .collect()
+        })
+        .collect();
+    // 0: not seen, 1: on the walk's path, 2: done.
+    let mut state = vec![0u8; edges.len()];
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    for start in 0..edges.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&child) = edges[node].get(*next) {
+                *next += 1;
+                match state[child] {
+                    0 => {
+                        state[child] = 1;
+                        stack.push((child, 0));
+                    }
+                    1 => cut.push((node, child)),
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    for (node, child) in cut {
+        let parent = raw.entries[child].v.key.v;
+        let entry = &mut raw.entries[node];
+        warnings.push(Diagnostic::warning(
+            file,
+            lines.line(entry.span.start),
+            format!(
+                "expected `crossref` or `xdata` of `{}` to name an entry that does not lead back to it, found `{parent}`, which does; it inherits nothing from `{parent}`",
+                entry.v.key.v
+            ),
+        ));
+        entry
+            .v
+            .fields
+            .retain(|pair| !(is_inheritance(pair) && parents(pair).any(|p| p == parent)));
+    }
+}
+
+/// The work `entry` (at `line`) describes, or why it is none. Fields that
+/// cannot be links or identifiers are dropped with a warning.
+fn work(
+    entry: &biblatex::Entry,
+    line: usize,
+    file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<BibEntry, String> {
+    let title = entry
+        .title()
+        .ok()
+        .map(latex_source)
+        .filter(|t| !t.trim().is_empty())
+        .ok_or("expected a `title` field, found none")?;
+    let (people, field) = match entry.author() {
+        Ok(people) if !people.is_empty() => (people, "author"),
+        _ => match entry.editors() {
+            Ok(groups) => (
+                groups.into_iter().flat_map(|(people, _)| people).collect(),
+                "editor",
+            ),
+            Err(_) => (Vec::new(), "editor"),
+        },
+    };
+    let more_authors = people.iter().any(is_others);
+    let authors: Vec<String> = people
+        .iter()
+        .filter(|p| !is_others(p))
+        .map(display_name)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if authors.is_empty() {
+        return Err(format!(
+            "expected an `author` or `editor` field naming someone, found {}",
+            if entry.get(field).is_some() {
+                "no name in it"
+            } else {
+                "neither"
+            }
+        ));
+    }
+    let year = year(entry).ok_or_else(|| {
+        format!(
+            "expected a `year` or `date` field with a year from {} to {}, found {}",
+            YEARS.start(),
+            YEARS.end(),
+            entry
+                .get("year")
+                .or_else(|| entry.get("date"))
+                .map_or("none".to_string(), |c| format!("`{}`", c.format_verbatim()))
+        )
+    })?;
+    let mut dropped = |field: &str, value: &str, expected: &str| {
+        warnings.push(Diagnostic::warning(
+            file,
+            line,
+            format!(
+                "expected `{field}` of `{}` to be {expected}, found `{}`; it is left out",
+                entry.key,
+                value.escape_debug()
+            ),
+        ));
+    };
+    let verbatim = |name: &str| {
+        entry
+            .get(name)
+            .map(|c| c.format_verbatim().trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let doi = verbatim("doi").map(|d| normalise_doi(&d)).filter(|d| {
+        let ok = is_doi(d);
+        if !ok {
+            dropped("doi", d, "a DOI such as `10.1145/3600006.3613139`");
+        }
+        ok
+    });
+    let url = verbatim("url").filter(|u| match crate::safe_url::unsafe_reason(u) {
+        Some(reason) => {
+            dropped("url", u, &format!("a safe link, not {reason}"));
+            false
+        }
+        None => true,
+    });
+    let archive = verbatim("archiveprefix").or_else(|| verbatim("eprinttype"));
+    let arxiv = verbatim("eprint")
+        .filter(|_| archive.as_deref().is_none_or(|a| a.eq_ignore_ascii_case("arxiv")))
+        .map(|id| normalise_arxiv_id(&id))
+        .filter(|id| {
+            let ok = is_arxiv_id(id);
+            if !ok && archive.is_some() {
+                dropped("eprint", id, "an arXiv identifier such as `2405.01234`");
+            }
+            ok
+        });
+    let primary_class = arxiv
+        .as_ref()
+        .and_then(|_| verbatim("primaryclass").or_else(|| verbatim("eprintclass")))
+        .filter(|c| !c.contains(char::is_whitespace));
+    let venue = ["journal", "journaltitle", "booktitle"]
+        .iter()
+        .find_map(|name| entry.get(name).map(latex_source))
+        .map(|v| fold_spaces(&v))
+        .filter(|v| !v.is_empty());
+    let abstract_paragraphs = entry
+        .get("abstract")
+        .map(latex_source)
+        .map(|text| {
+            text.split("\n\n")
+                .map(fold_spaces)
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(BibEntry {
+        key: entry.key.clone(),
+        line,
+        title: fold_spaces(&title),
+        authors,
+        more_authors,
+        year,
+        abstract_paragraphs,
+        doi,
+        url,
+        arxiv,
+        primary_class,
+        venue,
+    })
+}
+
+/// The year of `date` (or `year`), within [`YEARS`]; a range gives its
+/// start, a literal its first four-digit number.
+fn year(entry: &biblatex::Entry) -> Option<u16> {
+    let from_date = match entry.date() {
+        Ok(PermissiveType::Typed(date)) => match date.value {
+            DateValue::At(d) | DateValue::After(d) | DateValue::Before(d) => Some(d.year),
+            DateValue::Between(d, _) => Some(d.year),
+        },
+        _ => None,
+    };
+    let literal = || {
+        let text = entry.get("year").or_else(|| entry.get("date"))?.format_verbatim();
+        let bytes = text.as_bytes();
+        (0..bytes.len().saturating_sub(3)).find_map(|i| {
+            let digits = &bytes[i..i + 4];
+            let alone = |j: Option<&u8>| j.is_none_or(|b| !b.is_ascii_digit());
+            (digits.iter().all(u8::is_ascii_digit)
+                && alone(i.checked_sub(1).and_then(|j| bytes.get(j)))
+                && alone(bytes.get(i + 4)))
+            .then(|| text[i..i + 4].parse::<i32>().ok())
+            .flatten()
+        })
+    };
+    let year = from_date.or_else(literal)?;
+    u16::try_from(year).ok().filter(|y| YEARS.contains(y))
+}
+
+/// Chunks as the LaTeX source a listing's title would hold: text as it is
+/// (the crate resolved accents and dropped grouping braces), a `$` that was
+/// text escaped, math between `$`.
+fn latex_source(chunks: &[Spanned<Chunk>]) -> String {
+    let mut out = String::new();
+    for chunk in chunks {
+        match &chunk.v {
+            Chunk::Normal(text) | Chunk::Verbatim(text) => {
+                for c in text.chars() {
+                    if c == '$' {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+            }
+            Chunk::Math(math) => {
+                out.push('$');
+                out.push_str(math);
+                out.push('$');
+            }
+        }
+    }
+    out
+}
+
+/// Whitespace runs as one space, ends trimmed.
+fn fold_spaces(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `person` is the `others` of `and others`.
+fn is_others(person: &Person) -> bool {
+    person.given_name.is_empty() && person.prefix.is_empty() && person.name == "others"
+}
+
+/// `Given von Family, Jr.`, with braces and control characters dropped.
+fn display_name(person: &Person) -> String {
+    let mut name = [&person.given_name, &person.prefix, &person.name]
+        .iter()
+        .map(|part| part.trim())
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !person.suffix.trim().is_empty() {
+        name.push_str(", ");
+        name.push_str(person.suffix.trim());
+    }
+    let clean: String = name
+        .chars()
+        .filter(|c| !matches!(c, '{' | '}') && !c.is_control())
+        .collect();
+    fold_spaces(&clean)
+}
+
+/// What a parse error says, as `expected …, found …`.
+fn describe(kind: &ParseErrorKind, text: &str, at: usize) -> String {
+    let found = || {
+        let rest = text.get(at..).unwrap_or("");
+        match rest.chars().next() {
+            None => "the end of the file".to_string(),
+            Some(c) if c.is_whitespace() => "a space or line break".to_string(),
+            Some(c) => format!("`{c}`"),
+        }
+    };
+    match kind {
+        ParseErrorKind::UnexpectedEof => {
+            "expected the entry that opens here to be closed, found the end of the file; check that its braces and quotes are balanced".to_string()
+        }
+        ParseErrorKind::Expected(token) => format!("expected {token}, found {}", found()),
+        ParseErrorKind::Unexpected(token) => format!("expected a field, found an unexpected {token}"),
+        ParseErrorKind::UnknownAbbreviation(name) => format!(
+            "expected a defined @string abbreviation, found `{name}`; define it with @string{{{name} = \"...\"}} or put the value in braces"
+        ),
+        ParseErrorKind::MalformedCommand => format!("expected a complete LaTeX command, found {}", found()),
+        ParseErrorKind::DuplicateKey(key) => {
+            format!("expected each citation key once, found `{key}` again")
+        }
+        ParseErrorKind::ResolutionError(e) => {
+            format!("expected a `crossref` or `xdata` parent whose fields fit, found {e}")
+        }
+        other => format!("expected BibTeX, found {other}"),
+    }
+}
+
+/// Byte offsets to 1-based lines, for offsets asked in any order.
+struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { starts }
+    }
+
+    fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset)
+    }
+}
+
+/// `text` with each `@preamble` blanked and each entry in parentheses
+/// given braces, every other byte and every line break where it was.
+/// Linear: one pass, each entry's body scanned once.
+fn prepare(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'@' {
+            i += 1;
+            continue;
+        }
+        let name_start = i + 1;
+        let mut j = name_start;
+        while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+            j += 1;
+        }
+        let name = String::from_utf8_lossy(&bytes[name_start..j]).to_ascii_lowercase();
+        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        let Some(&open) = bytes.get(j) else { break };
+        if name.is_empty() || !matches!(open, b'{' | b'(') || name == "comment" {
+            i = j.max(i + 1);
+            continue;
+        }
+        let close = body_end(&bytes, j);
+        if name == "preamble" {
+            let end = close.map_or(bytes.len(), |c| c + 1);
+            for b in &mut bytes[i..end] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+            i = end;
+        } else {
+            if open == b'(' {
+                if let Some(close) = close {
+                    bytes[j] = b'{';
+                    bytes[close] = b'}';
+                }
+            }
+            // The body is scanned again by the crate, not here: a nested
+            // `@` (in an e-mail address) is no entry.
+            i = close.map_or(j + 1, |c| c + 1);
+        }
+    }
+    // Only ASCII bytes were changed, each to an ASCII byte.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
+}
+
+/// The offset of the delimiter closing the body that opens at `open` (`{`
+/// or `(`): the matching one at brace depth 0, outside a quoted value.
+fn body_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let closer = if bytes[open] == b'(' { b')' } else { b'}' };
+    let (mut depth, mut quoted) = (0usize, false);
+    for (k, &b) in bytes.iter().enumerate().skip(open + 1) {
+        match b {
+            b'{' => depth += 1,
+            b'}' if depth > 0 => depth -= 1,
+            b'"' if depth == 0 && closer == b')' => quoted = !quoted,
+            _ if b == closer && depth == 0 && !quoted => return Some(k),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> Result<BibFile, Diagnostic> {
+        parse(text, Path::new("seeds/lab.bib"))
+    }
+
+    #[test]
+    fn entry_becomes_a_work_with_accents_names_and_identifiers() {
+        let bib = parse_text(
+            r#"@string{acm = "ACM"}
+@comment{ not { an entry } }
+@article{mueller1999,
+  author = {M{\"u}ller, J{\"o}rg and de la Fontaine, Jean and Knuth, Jr., Donald E.},
+  title = {The {\'E}cole of $O(n^2)$ {BibTeX}},
+  journal = acm # " Trans.",
+  year = 1999, month = jan,
+  doi = {https://doi.org/10.1145/123.456},
+  eprint = {arXiv:1605.08386v2}, archivePrefix = {arXiv}, primaryClass = {cs.DC},
+  url = {javascript:alert(1)},
+}
+"#,
+        )
+        .unwrap();
+        assert_eq!(bib.entries.len(), 1);
+        let entry = &bib.entries[0];
+        assert_eq!(entry.key, "mueller1999");
+        assert_eq!(entry.line, 3);
+        assert_eq!(entry.title, "The École of $O(n^2)$ BibTeX");
+        assert_eq!(
+            entry.authors,
+            ["Jörg Müller", "Jean de la Fontaine", "Donald E. Knuth, Jr."]
+        );
+        assert_eq!(entry.year, 1999);
+        assert_eq!(entry.venue.as_deref(), Some("ACM Trans."));
+        assert_eq!(entry.doi.as_deref(), Some("10.1145/123.456"));
+        assert_eq!(entry.arxiv.as_deref(), Some("1605.08386v2"));
+        assert_eq!(entry.primary_class.as_deref(), Some("cs.DC"));
+        assert_eq!(entry.url, None);
+        assert_eq!(bib.warnings.len(), 1);
+        assert_eq!(bib.warnings[0].line, 3);
+        assert!(bib.warnings[0].message.contains("`url` of `mueller1999`"));
+    }
+
+    #[test]
+    fn preamble_and_parentheses_are_read() {
+        let bib = parse_text(
+            "@preamble{ \"\\newcommand{\\noopsort}[1]{} \"\n   # \"\\newcommand{\\x}[2]{#1} \" }\n@string(ieee = \"IEEE\")\n@misc(a1,\n  author = \"A. Person and others\", title = \"On (parens)\", year = \"2001\", howpublished = ieee)\n",
+        )
+        .unwrap();
+        assert_eq!(bib.entries.len(), 1, "{:?}", bib.warnings);
+        assert_eq!(bib.entries[0].line, 4);
+        assert_eq!(bib.entries[0].title, "On (parens)");
+        assert_eq!(bib.entries[0].authors, ["A. Person"]);
+        assert!(bib.entries[0].more_authors);
+    }
+
+    #[test]
+    fn entries_that_are_no_work_are_skipped_at_their_line() {
+        let bib = parse_text(
+            "@IEEEtranBSTCTL{ctl,\n  CTLuse_alt_spacing = \"yes\"\n}\n@misc{bare, note = {x}}\n@book{a, title = {T}, author = {A B}, year = 2000}\n@book{A, title = {T2}, author = {C D}, year = 2001}\n@book{nodate, title = {T3}, author = {E F}}\n",
+        )
+        .unwrap();
+        let keys: Vec<&str> = bib.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["a"]);
+        let found: Vec<(usize, &str)> = bib
+            .warnings
+            .iter()
+            .map(|w| (w.line, w.message.as_str()))
+            .collect();
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(found[0].0, 6);
+        assert!(found[0].1.contains("found `A` again (first at line 5)"));
+        assert_eq!(found[1].0, 1);
+        assert!(found[1].1.starts_with("expected a `title` field, found none; the entry `ctl`"));
+        assert_eq!(found[2].0, 4);
+        assert_eq!(found[3].0, 7);
+        assert!(found[3].1.starts_with("expected a `year` or `date` field"));
+    }
+
+    #[test]
+    fn syntax_errors_are_at_their_line() {
+        let e = parse_text("@book{a, title = {T}, author = {A B}, year = 2000}\n\n@article{b,\n  title = {Open\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.message.starts_with("expected the entry that opens here to be closed"), "{}", e.message);
+        let e = parse_text("@article{b,\n  title {x},\n}\n").unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (2, "expected equals, found `{`"));
+        let e = parse_text("@article{b,\n  journal = undefinedjournal,\n}\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("`undefinedjournal`"), "{}", e.message);
+    }
+
+    #[test]
+    fn prepare_keeps_every_line_and_offset() {
+        let text = "@PREAMBLE{\"a\" # \"b\n{c}\"}\n@misc(k, title = \"(x)\" )\nZoë @ x\n";
+        let prepared = prepare(text);
+        assert_eq!(prepared.len(), text.len());
+        assert_eq!(prepared.matches('\n').count(), text.matches('\n').count());
+        assert!(prepared.contains("@misc{k, title = \"(x)\" }"));
+        assert!(!prepared.contains("PREAMBLE"));
+        assert!(prepared.ends_with("Zoë @ x\n"));
+    }
+}
