@@ -24,6 +24,7 @@ macro_rules! trials {
     };
 }
 
+mod bibtex;
 mod browser;
 mod build;
 mod common;
@@ -57,6 +58,7 @@ fn trial(name: &'static str, test: fn(), missing: Option<String>) -> Trial {
 fn main() -> std::process::ExitCode {
     let args = Arguments::from_args();
     let trials = [
+        bibtex::trials(),
         browser::trials(),
         build::trials(),
         enrich::trials(),

@@ -25,12 +25,12 @@
 
 pub mod timings;
 
-use crate::corpus::categories::Taxonomy;
 use crate::corpus::bibliography::{self, BibPapers};
+use crate::corpus::categories::Taxonomy;
 use crate::corpus::listings::{self, ParsedListing};
-use crate::input::bibtex::BibFile;
 use crate::corpus::{overrides, Corpus, NameVariant};
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
+use crate::input::bibtex::BibFile;
 use crate::input::chars;
 use crate::input::config::Config;
 use crate::input::content::{self, Content};
@@ -288,7 +288,10 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             }
             None => listings::read_all(&inputs.seeds, root, &diagnostics),
         };
-        (listings, bibliography::read_all(&inputs.bibtex, &diagnostics))
+        (
+            listings,
+            bibliography::read_all(&inputs.bibtex, &diagnostics),
+        )
     });
     for parsed in &listings {
         for warning in chars::warnings(&parsed.file, &parsed.listing.forbidden) {
@@ -316,7 +319,13 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             Some(incremental) => incremental.merge(listings, taxonomy, &variants, &diagnostics),
             None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
         };
-        overrides::apply(corpus, &content.overrides, &inputs.records, &bib_papers, &diagnostics)
+        overrides::apply(
+            corpus,
+            &content.overrides,
+            &inputs.records,
+            &bib_papers,
+            &diagnostics,
+        )
     });
     report.counts = [
         corpus.papers.len(),

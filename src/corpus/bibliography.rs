@@ -15,11 +15,11 @@ use crate::corpus::listings::{paper_identity, ParsedListing};
 use crate::corpus::NameVariant;
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::bibtex::{self, BibEntry, BibFile};
-use crate::input::InputFile;
-use rayon::prelude::*;
 use crate::input::config::AuthorPages;
 use crate::input::listing::{Listing, Record};
+use crate::input::InputFile;
 use crate::permalink::slugify;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -137,8 +137,14 @@ pub fn listings(
         let mut by_owner: BTreeMap<String, Vec<(Record, Arc<str>)>> = BTreeMap::new();
         for entry in &file.entries {
             let ids = [
-                entry.arxiv.as_deref().map(|id| format!("arxiv:{}", bare_arxiv(id))),
-                entry.doi.as_deref().map(|doi| format!("doi:{}", doi.to_lowercase())),
+                entry
+                    .arxiv
+                    .as_deref()
+                    .map(|id| format!("arxiv:{}", bare_arxiv(id))),
+                entry
+                    .doi
+                    .as_deref()
+                    .map(|doi| format!("doi:{}", doi.to_lowercase())),
             ];
             let own: Arc<str> = paper_identity(&entry.title).into();
             let identity = ids

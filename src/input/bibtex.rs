@@ -17,13 +17,16 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{is_arxiv_id, is_doi, normalise_arxiv_id, normalise_doi};
-use crate::input::listing::YEARS;
 use biblatex::{
     Bibliography, Chunk, ChunksExt, DateValue, ParseErrorKind, PermissiveType, Person,
     RawBibliography, Spanned,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// The years an entry may have, inclusive: four digits, as in a `.bib`
+/// of older works (a listing of arXiv records starts at 1900).
+pub const YEARS: std::ops::RangeInclusive<u16> = 1000..=2100;
 
 /// One entry that is a work.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +56,7 @@ pub struct BibEntry {
     pub arxiv: Option<String>,
     /// `primaryClass` / `eprintclass`: the arXiv category.
     pub primary_class: Option<String>,
-    /// Where it appeared: `journal`, else `booktitle`.
+    /// Where it appeared, as plain text: `journal`, else `booktitle`.
     pub venue: Option<String>,
 }
 
@@ -90,12 +93,14 @@ pub fn read(bytes: &[u8], file: &Path) -> Result<BibFile, Diagnostic> {
 /// syntax error, an undefined `@string` abbreviation, a `crossref` that
 /// cannot be resolved, each at its line.
 pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
-    let prepared = prepare(text);
+    let prepared = fold_case(prepare(text));
     let lines = Lines::new(&prepared);
     let error = |at: usize, kind: &ParseErrorKind| {
         // An entry left open is reported where it opens.
         let line = match kind {
-            ParseErrorKind::UnexpectedEof => prepared.get(..at).and_then(|t| t.rfind('@')).unwrap_or(at),
+            ParseErrorKind::UnexpectedEof => {
+                prepared.get(..at).and_then(|t| t.rfind('@')).unwrap_or(at)
+            }
             _ => at,
         };
         Diagnostic::error(file, lines.line(line), describe(kind, &prepared, at))
@@ -130,8 +135,8 @@ pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
         .iter()
         .map(|e| (e.v.key.v.to_string(), lines.line(e.span.start)))
         .collect();
-    let bibliography = resolve(raw, &lines, file, &mut warnings)
-        .map_err(|e| error(e.span.start, &e.kind))?;
+    let bibliography =
+        resolve(raw, &lines, file, &mut warnings).map_err(|e| error(e.span.start, &e.kind))?;
     let mut entries = Vec::new();
     for entry in bibliography.iter() {
         let line = line_of.get(&entry.key).copied().unwrap_or(0);
@@ -175,7 +180,10 @@ fn resolve(
         let ParseErrorKind::ResolutionError(why) = &e.kind else {
             return Err(e);
         };
-        let Some(at) = raw.entries.iter().position(|entry| entry.span.contains(&e.span.start))
+        let Some(at) = raw
+            .entries
+            .iter()
+            .position(|entry| entry.span.contains(&e.span.start))
         else {
             break;
         };
@@ -221,7 +229,12 @@ fn parents<'a>(pair: &'a biblatex::Pair) -> impl Iterator<Item = &'a str> {
 /// Removes each `crossref` or `xdata` field that closes a cycle (`a` names
 /// `b`, which names `a`), with a warning: the crate would recurse forever.
 /// Linear: a depth-first walk over the entries.
-fn cut_cycles(raw: &mut RawBibliography, lines: &Lines, file: &Path, warnings: &mut Vec<Diagnostic>) {
+fn cut_cycles(
+    raw: &mut RawBibliography,
+    lines: &Lines,
+    file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) {
     let index: HashMap<String, usize> = raw
         .entries
         .iter()
@@ -369,7 +382,11 @@ fn work(
     });
     let archive = verbatim("archiveprefix").or_else(|| verbatim("eprinttype"));
     let arxiv = verbatim("eprint")
-        .filter(|_| archive.as_deref().is_none_or(|a| a.eq_ignore_ascii_case("arxiv")))
+        .filter(|_| {
+            archive
+                .as_deref()
+                .is_none_or(|a| a.eq_ignore_ascii_case("arxiv"))
+        })
         .map(|id| normalise_arxiv_id(&id))
         .filter(|id| {
             let ok = is_arxiv_id(id);
@@ -385,7 +402,7 @@ fn work(
     let venue = ["journal", "journaltitle", "booktitle"]
         .iter()
         .find_map(|name| entry.get(name).map(latex_source))
-        .map(|v| fold_spaces(&v))
+        .map(|v| crate::text::Text::inline(&v, &mut Vec::new()).plain)
         .filter(|v| !v.is_empty());
     let abstract_paragraphs = entry
         .get("abstract")
@@ -424,7 +441,10 @@ fn year(entry: &biblatex::Entry) -> Option<u16> {
         _ => None,
     };
     let literal = || {
-        let text = entry.get("year").or_else(|| entry.get("date"))?.format_verbatim();
+        let text = entry
+            .get("year")
+            .or_else(|| entry.get("date"))?
+            .format_verbatim();
         let bytes = text.as_bytes();
         (0..bytes.len().saturating_sub(3)).find_map(|i| {
             let digits = &bytes[i..i + 4];
@@ -436,8 +456,10 @@ fn year(entry: &biblatex::Entry) -> Option<u16> {
             .flatten()
         })
     };
-    let year = from_date.or_else(literal)?;
-    u16::try_from(year).ok().filter(|y| YEARS.contains(y))
+    let within = |year: i32| u16::try_from(year).ok().filter(|y| YEARS.contains(y));
+    from_date
+        .and_then(within)
+        .or_else(|| literal().and_then(within))
 }
 
 /// Chunks as the LaTeX source a listing's title would hold: text as it is
@@ -591,6 +613,83 @@ fn prepare(text: &str) -> String {
     String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
 }
 
+/// `text` with the names BibTeX compares without case written as the
+/// crate, which compares them exactly, finds them, each in place (only the
+/// case of ASCII letters changes): every abbreviation name, where defined
+/// and where used, lowercased (`@string{STOC = …}` is `sToC`), and each
+/// `crossref` / `xdata` key spelled as the entry it names. Text that does
+/// not parse is handed back as it is (its error is reported later).
+fn fold_case(text: String) -> String {
+    fn chunks<'a>(
+        field: &'a biblatex::Field,
+        abbreviations: bool,
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+        field.iter().filter_map(move |chunk| match chunk.v {
+            biblatex::RawChunk::Abbreviation(_) if abbreviations => Some(chunk.span.clone()),
+            biblatex::RawChunk::Normal(_) if !abbreviations => Some(chunk.span.clone()),
+            _ => None,
+        })
+    }
+    let Ok(raw) = RawBibliography::parse(&text) else {
+        return text;
+    };
+    let keys: HashMap<String, &str> = raw
+        .entries
+        .iter()
+        .rev()
+        .map(|entry| (entry.v.key.v.to_ascii_lowercase(), entry.v.key.v))
+        .collect();
+    // (span, its new spelling)
+    let mut changes: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let defined = raw.abbreviations.iter().map(|pair| pair.key.span.clone());
+    let in_strings = raw
+        .abbreviations
+        .iter()
+        .flat_map(|pair| chunks(&pair.value.v, true));
+    let fields = || raw.entries.iter().flat_map(|entry| entry.v.fields.iter());
+    let in_entries = fields().flat_map(|pair| chunks(&pair.value.v, true));
+    for span in defined.chain(in_strings).chain(in_entries) {
+        if let Some(name) = text.get(span.clone()) {
+            changes.push((span, name.to_ascii_lowercase()));
+        }
+    }
+    for pair in fields().filter(|pair| is_inheritance(pair)) {
+        for span in chunks(&pair.value.v, false) {
+            let Some(value) = text.get(span.clone()) else {
+                continue;
+            };
+            let mut spelled = String::with_capacity(value.len());
+            for (i, part) in value.split(',').enumerate() {
+                if i > 0 {
+                    spelled.push(',');
+                }
+                let key = part.trim();
+                let at = part.find(key).unwrap_or(0);
+                let same = keys
+                    .get(&key.to_ascii_lowercase())
+                    .filter(|known| known.len() == key.len());
+                spelled.push_str(&part[..at]);
+                spelled.push_str(same.copied().unwrap_or(key));
+                spelled.push_str(&part[at + key.len()..]);
+            }
+            changes.push((span, spelled));
+        }
+    }
+    changes.retain(|(span, new)| text.get(span.clone()).is_some_and(|old| old != new));
+    if changes.is_empty() {
+        return text;
+    }
+    drop(raw);
+    let mut bytes = text.into_bytes();
+    for (span, new) in changes {
+        if new.len() == span.len() {
+            bytes[span].copy_from_slice(new.as_bytes());
+        }
+    }
+    // Only ASCII letters changed case, whole names replaced by names.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// The offset of the delimiter closing the body that opens at `open` (`{`
 /// or `(`): the matching one at brace depth 0, outside a quoted value.
 fn body_end(bytes: &[u8], open: usize) -> Option<usize> {
@@ -683,7 +782,9 @@ mod tests {
         assert_eq!(found[0].0, 6);
         assert!(found[0].1.contains("found `A` again (first at line 5)"));
         assert_eq!(found[1].0, 1);
-        assert!(found[1].1.starts_with("expected a `title` field, found none; the entry `ctl`"));
+        assert!(found[1]
+            .1
+            .starts_with("expected a `title` field, found none; the entry `ctl`"));
         assert_eq!(found[2].0, 4);
         assert_eq!(found[3].0, 7);
         assert!(found[3].1.starts_with("expected a `year` or `date` field"));
@@ -691,11 +792,22 @@ mod tests {
 
     #[test]
     fn syntax_errors_are_at_their_line() {
-        let e = parse_text("@book{a, title = {T}, author = {A B}, year = 2000}\n\n@article{b,\n  title = {Open\n").unwrap_err();
+        let e = parse_text(
+            "@book{a, title = {T}, author = {A B}, year = 2000}\n\n@article{b,\n  title = {Open\n",
+        )
+        .unwrap_err();
         assert_eq!(e.line, 3);
-        assert!(e.message.starts_with("expected the entry that opens here to be closed"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("expected the entry that opens here to be closed"),
+            "{}",
+            e.message
+        );
         let e = parse_text("@article{b,\n  title {x},\n}\n").unwrap_err();
-        assert_eq!((e.line, e.message.as_str()), (2, "expected equals, found `{`"));
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (2, "expected equals, found `{`")
+        );
         let e = parse_text("@article{b,\n  journal = undefinedjournal,\n}\n").unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("`undefinedjournal`"), "{}", e.message);

@@ -1,0 +1,305 @@
+//! BibTeX input, on real bibliographies no one here wrote (the `.bib` files
+//! of the `biblatex` crate's `tests/` and of pybtex, in
+//! `tests/fixtures/bibtex/`), and on entries of real arXiv records (the
+//! fixtures of the PyPI package `arxiv`) beside a listing of the same paper.
+
+use crate::common::*;
+use std::collections::BTreeSet;
+use std::path::Path;
+use vellum::corpus::listings::paper_identity;
+use vellum::diagnostics::Severity;
+use vellum::input::bibtex;
+use vellum::output::SiteOutput;
+
+fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(project().join("tests/fixtures/bibtex").join(name)).unwrap()
+}
+
+/// Every real bibliography (but the one of bad syntax) reads without an
+/// error, and builds: each entry with a title, an author or editor and a
+/// year is a paper (entries of one title are one), every other one is a
+/// warning at its line. The counts are the files' own, checked by hand.
+fn real_bibliographies_build_with_every_work_a_paper() {
+    // (file, entries read as works, entries skipped)
+    let expected = [
+        ("biblatex/case.bib", 1, 0),
+        ("biblatex/comments.bib", 4, 0),
+        ("biblatex/cross.bib", 5, 5),
+        ("biblatex/ds.bib", 14, 0),
+        ("biblatex/editortypes.bib", 3, 0),
+        ("biblatex/extended_name_format.bib", 3, 0),
+        ("biblatex/gral.bib", 83, 0),
+        ("biblatex/gral_rep_key.bib", 83, 1),
+        ("biblatex/incorrect_data.bib", 1, 1),
+        ("biblatex/libra.bib", 32, 3),
+        ("biblatex/polaritons.bib", 38, 0),
+        ("biblatex/rass.bib", 22, 0),
+        ("pybtex/IEEEtran.bib", 4, 1),
+        ("pybtex/cyrillic.bib", 5, 0),
+        ("pybtex/extrafields.bib", 1, 0),
+        ("pybtex/tugboat.bib", 2718, 2),
+        ("pybtex/xampl.bib", 26, 10),
+        ("pybtex/xampl_mixed.bib", 26, 10),
+    ];
+    for (name, works, skipped) in expected {
+        let shown = Path::new("seeds").join(Path::new(name).file_name().unwrap());
+        let bib = bibtex::read(&fixture(name), &shown).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let skips = bib
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("is skipped"))
+            .count();
+        assert_eq!(
+            (bib.entries.len(), skips),
+            (works, skipped),
+            "{name}: {:#?}",
+            bib.warnings
+        );
+        assert!(bib.warnings.iter().all(|w| w.line > 0), "{name}");
+        let titles: BTreeSet<String> = bib
+            .entries
+            .iter()
+            .map(|e| paper_identity(&e.title))
+            .collect();
+
+        let bytes = fixture(name);
+        let site = temp_site(
+            &[(shown.file_name().unwrap().to_str().unwrap(), &bytes)],
+            "author_pages = \"all\"\n",
+        );
+        let (report, _) = build_memory(site.path(), None);
+        assert!(
+            !report.failed(),
+            "{name}: {:?}",
+            messages(&report, Severity::Error)
+        );
+        assert_eq!(report.counts[0], titles.len(), "{name}: papers");
+    }
+}
+
+/// Names and accents as the real files write them come out right.
+fn real_names_and_accents_come_out_right() {
+    let read = |name: &str| bibtex::read(&fixture(name), Path::new(name)).unwrap();
+    let xampl = read("pybtex/xampl.bib");
+    let full = xampl
+        .entries
+        .iter()
+        .find(|e| e.key == "article-full")
+        .unwrap();
+    assert_eq!(full.authors, ["L[eslie] A. Aamport"]);
+    assert_eq!(full.title, "The Gnats and Gnus Document Preparation System");
+    assert_eq!(full.year, 1986);
+    assert_eq!(full.venue.as_deref(), Some("G-Animal’s Journal"));
+    let data = read("biblatex/incorrect_data.bib");
+    let corbalan = data
+        .entries
+        .iter()
+        .find(|e| e.key == "conigliocorbalan")
+        .unwrap();
+    assert_eq!(corbalan.authors, ["Marcelo Coniglio", "María I. Corbalán"]);
+    assert_eq!(
+        corbalan.title,
+        "Sequent Calculi for the classical fragment of Bochvar and Halldén's Nonsense Logics"
+    );
+    let cyrillic = read("pybtex/cyrillic.bib");
+    let viktorov = cyrillic
+        .entries
+        .iter()
+        .find(|e| e.key == "viktorov-metodoj")
+        .unwrap();
+    assert_eq!(viktorov.authors, ["Михаил Маркович Викторов"]);
+    assert_eq!(
+        viktorov.title,
+        "Методы вычисления физико-химических величин и прикладные расчёты"
+    );
+}
+
+/// Bad syntax is an error at its line, and the build exits non-zero.
+fn malformed_bibtex_is_an_error_at_its_line() {
+    let site = temp_site(
+        &[(
+            "incorrect_syntax.bib",
+            &fixture("biblatex/incorrect_syntax.bib"),
+        )],
+        "",
+    );
+    let (report, _) = build_memory(site.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["seeds/incorrect_syntax.bib:12: error: expected equals, found `💯`"]
+    );
+    let out = vellum(&["build", "--root", site.path().to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let unclosed = temp_site(
+        &[("lab.bib", b"@book{a, title = {T}, author = {A B}, year = 2000}\n\n@article{b,\n  title = {Open,\n  year = 2001\n")],
+        "",
+    );
+    let (report, _) = build_memory(unclosed.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["seeds/lab.bib:3: error: expected the entry that opens here to be closed, found the end of the file; check that its braces and quotes are balanced"]
+    );
+}
+
+/// Yuriy Brun's listing of arXiv:1709.03221, and a `.bib` holding it
+/// twice (the preprint and the conference version, one DOI) beside
+/// arXiv:2005.14124, whose authors have no listing.
+const LAB_BIB: &str = r#"% Real records: arXiv:1709.03221 and arXiv:2005.14124.
+@inproceedings{galhotra2017fairness,
+  author = {Galhotra, Sainyam and Brun, Yuriy and Meliou, Alexandra},
+  title = {Fairness {Testing}: Testing Software for Discrimination},
+  booktitle = {Proceedings of the 2017 11th Joint Meeting on Foundations of Software Engineering},
+  year = {2017},
+  doi = {10.1145/3106237.3106277},
+  eprint = {1709.03221}, archivePrefix = {arXiv}, primaryClass = {cs.SE},
+}
+
+@misc{fairness-preprint,
+  author = {Sainyam Galhotra and Yuriy Brun and Alexandra Meliou},
+  title = {Fairness testing},
+  year = 2017,
+  doi = {https://doi.org/10.1145/3106237.3106277},
+}
+
+@inproceedings{chen2020active,
+  author = {Chen, Yuqi and Xuan, Bohan and Poskitt, Christopher M. and Sun, Jun and Zhang, Fan},
+  title = {Active Fuzzing for Testing and Securing Cyber-Physical Systems},
+  year = 2020,
+  doi = {10.1145/3395363.3397376},
+  eprint = {2005.14124}, archivePrefix = {arXiv},
+}
+"#;
+
+fn lab_site(extra_config: &str) -> TempDir {
+    let brun = listing(
+        "Yuriy Brun",
+        &[(
+            "Fairness Testing: Testing Software for Discrimination",
+            2017,
+            "This paper defines software fairness and discrimination.",
+            "cs.SE cs.AI",
+        )],
+    );
+    temp_site(
+        &[("brun.txt", &brun), ("lab.bib", LAB_BIB.as_bytes())],
+        extra_config,
+    )
+}
+
+/// An entry and a listing record of one title are one paper, and two
+/// entries of one DOI are one too: it has the entry's key, complete author
+/// list (the listing owner linked, the others by name), DOI and arXiv
+/// links, in the page, the Scholar tags and the exports.
+fn an_entry_and_a_listing_of_one_paper_are_one() {
+    let site = lab_site("");
+    let (report, out) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(report.counts[0], 2, "papers");
+    assert_eq!(report.counts[1], 1, "authors: Yuriy Brun only");
+    let page = text(
+        &out,
+        "papers/fairness-testing-testing-software-for-discrimination/index.html",
+    );
+    assert!(page.contains(
+        "<dd>Sainyam Galhotra, <a href=\"/authors/yuriy-brun/\">Yuriy Brun</a>, Alexandra Meliou</dd>"
+    ), "{page}");
+    assert!(page.contains("href=\"https://arxiv.org/abs/1709.03221\""));
+    assert!(page.contains("href=\"https://doi.org/10.1145/3106237.3106277\""));
+    assert!(page.contains("<dd>Proceedings of the 2017 11th Joint Meeting on Foundations of Software Engineering</dd>"));
+    assert!(page.contains("<meta name=\"citation_author\" content=\"Alexandra Meliou\">"));
+    let bib = text(&out, "papers/fairness-testing-testing-software-for-discrimination/fairness-testing-testing-software-for-discrimination.bib");
+    assert!(bib.contains("{galhotra2017fairness,"), "{bib}");
+    assert!(
+        bib.contains("author = {Galhotra, Sainyam and Brun, Yuriy and Meliou, Alexandra}"),
+        "{bib}"
+    );
+    assert!(bib.contains("eprint = {1709.03221}"), "{bib}");
+    // The listing's abstract and categories stay (its record is first).
+    assert!(page.contains("This paper defines software fairness and discrimination."));
+    let author = text(&out, "authors/yuriy-brun/index.html");
+    assert_eq!(
+        author
+            .matches("href=\"/papers/fairness-testing-testing-software-for-discrimination/\"")
+            .count(),
+        1
+    );
+    // The entry whose authors have no page is a paper on no author's page.
+    let fuzzing = text(
+        &out,
+        "papers/active-fuzzing-for-testing-and-securing-cyber-physical-systems/index.html",
+    );
+    assert!(
+        fuzzing
+            .contains("<dd>Yuqi Chen, Bohan Xuan, Christopher M. Poskitt, Jun Sun, Fan Zhang</dd>"),
+        "{fuzzing}"
+    );
+    assert!(!out.keys().any(|k| k.starts_with("authors/jun-sun/")));
+}
+
+/// A profile gives its author a page; `author_pages = "all"` gives every
+/// author one.
+fn profiles_and_the_setting_give_author_pages() {
+    let site = lab_site("");
+    write(
+        site.path(),
+        "content/authors/jun-sun.md",
+        b"+++\nhomepage = \"https://example.org/~sun/\"\n+++\n",
+    );
+    let (report, out) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(report.counts[1], 2);
+    let sun = text(&out, "authors/jun-sun/index.html");
+    assert!(sun.contains(
+        "href=\"/papers/active-fuzzing-for-testing-and-securing-cyber-physical-systems/\""
+    ));
+    let all = lab_site("author_pages = \"all\"\n");
+    let (report, out) = build_memory(all.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    // Galhotra, Brun, Meliou, Chen, Xuan, Poskitt, Sun, Zhang.
+    assert_eq!(report.counts[1], 8);
+    assert!(out.contains_key("authors/alexandra-meliou/index.html"));
+    let wrong = lab_site("author_pages = \"everyone\"\n");
+    let (report, _) = build_memory(wrong.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["site.toml:3: error: expected author_pages to be \"listed\" (listing owners and authors with a profile) or \"all\", found `everyone`"]
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+    /// The BibTeX reader never panics, and every error it gives is at a
+    /// line of the file, on text made of BibTeX's own pieces.
+    fn bibtex_reader_never_panics(pieces in proptest::collection::vec(proptest::sample::select(vec![
+        "@article{", "@STRING{", "@preamble{", "@comment{", "@misc(", "@xdata{", "k1,", "k2,", " title = ",
+        " author = ", " editor = ", " year = ", " crossref = {k1}", " xdata = {k2}", " date = {2019-13}",
+        "{", "}", "(", ")", "\"", "#", ",", "=", "\\'e", "{\\\"o}", "$x^2$", " and ", "others", "jan",
+        "1999", "Knuth, Donald", "\n", " ", "%", "é", "\u{0}", "@",
+    ]), 0..60)) {
+        let text: String = pieces.concat();
+        let lines = text.matches('\n').count() + 1;
+        match bibtex::read(text.as_bytes(), Path::new("seeds/x.bib")) {
+            Ok(bib) => {
+                for w in &bib.warnings {
+                    proptest::prop_assert!(w.line <= lines, "{w}");
+                }
+            }
+            Err(e) => proptest::prop_assert!(e.line >= 1 && e.line <= lines, "{e}"),
+        }
+    }
+}
+
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    trials!(bibtex:
+        real_bibliographies_build_with_every_work_a_paper,
+        real_names_and_accents_come_out_right,
+        malformed_bibtex_is_an_error_at_its_line,
+        an_entry_and_a_listing_of_one_paper_are_one,
+        profiles_and_the_setting_give_author_pages,
+        bibtex_reader_never_panics,
+    )
+}
