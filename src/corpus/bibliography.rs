@@ -25,6 +25,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The source name of every entry's record (a listing's is its marker's:
+/// `arXiv`, `DBLP`).
+pub const SOURCE: &str = "BibTeX";
+
 /// What one entry gives its paper beyond the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BibPaper {
@@ -214,8 +218,8 @@ fn bare_arxiv(id: &str) -> &str {
 /// The record of `entry`, at `position` in its listing.
 fn record(entry: &BibEntry, position: usize) -> Record {
     Record {
-        source: "BibTeX".to_string(),
-        year: entry.year,
+        source: SOURCE.to_string(),
+        year: entry.year.unwrap_or(crate::corpus::UNDATED),
         line: entry.line,
         position,
         title: entry.title.clone(),

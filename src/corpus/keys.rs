@@ -42,7 +42,7 @@ pub fn key_suffix(mut n: usize) -> String {
 ///
 /// - `first_author_family`: family name of the first author, without particles
 ///   (any script; folded to ASCII with `deunicode`). Empty or unfoldable gives `anon`.
-/// - `year`: written in decimal.
+/// - `year`: written in decimal; left out when it is [`crate::corpus::UNDATED`].
 /// - `title_identity`: the title as lowercase words separated by spaces; the
 ///   first word that is not in the stop-word list (`a`, `an`, `the`, `on`,
 ///   `of`, `for`, `in`, `towards`, ...) is appended. No such word: nothing.
@@ -58,7 +58,10 @@ pub fn citation_key(first_author_family: &str, year: u16, title_identity: &str) 
         .map(key_part)
         .find(|w| !w.is_empty() && !STOP_WORDS.contains(&w.as_str()))
         .unwrap_or_default();
-    format!("{family}{year}{word}")
+    match year {
+        crate::corpus::UNDATED => format!("{family}{word}"),
+        year => format!("{family}{year}{word}"),
+    }
 }
 
 /// The citation key of `paper` before any override: [`citation_key`] of

@@ -2,12 +2,13 @@
 //! ordering rules of [`crate::corpus`], and the patch of the last merge
 //! that `vellum serve` makes when a few listings changed ([`Merge`]).
 
+use crate::corpus::bibliography::SOURCE;
 use crate::corpus::categories::{Taxonomy, UNKNOWN_GROUP};
 use crate::corpus::keys::{assign_keys, listed_key};
 use crate::corpus::listings::ParsedListing;
 use crate::corpus::{
     Author, AuthorId, Category, Corpus, ListingPage, NameVariant, Paper, PaperDetails, PaperId,
-    Year,
+    Year, UNDATED,
 };
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::permalink::{assign_unique_slugs, slugify};
@@ -45,7 +46,7 @@ impl Corpus {
         variants: &[NameVariant],
         diagnostics: &Diagnostics,
     ) -> Corpus {
-        listings.sort_by(|a, b| a.file.cmp(&b.file));
+        sort_listings(&mut listings);
         let (corpus, _) = merge(listings, taxonomy, variants, None, false, diagnostics);
         // Held nowhere else: not copied.
         Arc::unwrap_or_clone(corpus)
@@ -57,6 +58,16 @@ impl Corpus {
 #[derive(Debug, Default)]
 pub struct Merge {
     last: Option<Merged>,
+}
+
+/// Sorts listings by path, every `.bib` file's after every listing file's:
+/// the first record of a paper, which gives its title, year, categories
+/// and abstract, is a listing's when one holds it.
+fn sort_listings(listings: &mut [ParsedListing]) {
+    listings.sort_by(|a, b| {
+        let bib = |l: &ParsedListing| crate::input::bibtex::is_bibtex(&l.file);
+        (bib(a), &a.file).cmp(&(bib(b), &b.file))
+    });
 }
 
 /// [`Merged::author_of_listing`] of a listing with no author.
@@ -89,7 +100,7 @@ impl Merge {
         texts: &TextMemo,
         diagnostics: &Diagnostics,
     ) -> (Arc<Corpus>, bool) {
-        listings.sort_by(|a, b| a.file.cmp(&b.file));
+        sort_listings(&mut listings);
         if let Some(merged) = &mut self.last {
             if let Some(changed) = merged.changed(&listings, variants) {
                 for index in changed {
@@ -655,7 +666,9 @@ fn global_order((a, key_a): (&Paper, &str), (b, key_b): (&Paper, &str)) -> std::
 fn years_of(papers: &[Paper]) -> Vec<Year> {
     let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
     for (id, paper) in papers.iter().enumerate() {
-        years.entry(paper.year).or_default().push(id);
+        if let Some(year) = paper.known_year() {
+            years.entry(year).or_default().push(id);
+        }
     }
     years
         .into_iter()
@@ -747,18 +760,26 @@ fn check_records(
         |&(listing, record): &(usize, usize)| listings[listing].keys[record].abstract_hash;
     for pair in &draft.records[1..] {
         let (listing, record) = record_of(pair);
+        // A BibTeX entry without a year, categories or an abstract does
+        // not disagree in them: it gives none.
+        let entry = record.source == SOURCE;
+        let has_abstract = |&(l, r): &(usize, usize)| listings[l].keys[r].lead_hash.is_some();
         let mut differences = Vec::new();
-        if record.year != chosen.year {
+        if record.year != chosen.year
+            && !(entry && (record.year == UNDATED || chosen.year == UNDATED))
+        {
             differences.push(format!("year {} vs {}", record.year, chosen.year));
         }
-        if record.categories != chosen.categories {
+        if record.categories != chosen.categories && !(entry && record.categories.is_empty()) {
             differences.push(format!(
                 "categories `{}` vs `{}`",
                 record.categories.join(" "),
                 chosen.categories.join(" ")
             ));
         }
-        if abstract_hash(pair) != abstract_hash(&draft.records[0]) {
+        if abstract_hash(pair) != abstract_hash(&draft.records[0])
+            && !(entry && !has_abstract(pair))
+        {
             differences.push("abstract".to_string());
         }
         if !differences.is_empty() {
@@ -842,7 +863,13 @@ fn make_paper<'a>(
         identity: Arc::clone(&draft.identity),
         title,
         abstract_text,
-        year: chosen.year,
+        // An undated BibTeX entry takes the year of a record that has one.
+        year: draft
+            .records
+            .iter()
+            .map(|&(l, r)| listings[l].listing.records[r].year)
+            .find(|&year| year != UNDATED)
+            .unwrap_or(UNDATED),
         categories: Vec::new(),
         authors: Vec::new(),
         key: String::new(),

@@ -65,7 +65,9 @@ pub struct Paper {
     /// The abstract (possibly empty), from the chosen record; shared like
     /// the title.
     pub abstract_text: Arc<Abstract>,
-    /// Year, from the chosen record.
+    /// Year, from the chosen record; [`UNDATED`] for a BibTeX entry with
+    /// none (such a paper has no year term, no date in its metadata and
+    /// no feed entry, and sorts after every dated paper).
     pub year: u16,
     /// Categories, primary first, aliases resolved, no repeats.
     pub categories: Vec<CategoryId>,
@@ -80,6 +82,16 @@ pub struct Paper {
     /// What a per-paper override adds; without one, every paper shares
     /// one empty value ([`PaperDetails::none`]).
     pub details: Arc<PaperDetails>,
+}
+
+/// [`Paper::year`] of a paper whose year is not known.
+pub const UNDATED: u16 = 0;
+
+impl Paper {
+    /// The year, when known.
+    pub fn known_year(&self) -> Option<u16> {
+        (self.year != UNDATED).then_some(self.year)
+    }
 }
 
 /// Identifiers, links and notes of a paper from its override

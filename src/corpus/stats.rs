@@ -74,11 +74,12 @@ pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Coauthors<'_> {
     Coauthors { counts, complete }
 }
 
-/// Papers per year of `papers`, oldest first: `(year, count)`.
+/// Papers per year of `papers`, oldest first: `(year, count)`; undated
+/// papers are not counted.
 pub fn per_year(corpus: &Corpus, papers: &[PaperId]) -> Vec<(u16, usize)> {
     let mut years: BTreeMap<u16, usize> = BTreeMap::new();
-    for &p in papers {
-        *years.entry(corpus.papers[p].year).or_default() += 1;
+    for year in papers.iter().filter_map(|&p| corpus.papers[p].known_year()) {
+        *years.entry(year).or_default() += 1;
     }
     years.into_iter().collect()
 }

@@ -51,8 +51,8 @@ pub struct CiteRecord<'a> {
     pub authors: &'a [Person],
     /// `false`: `authors` holds only the authors known to the site and others exist.
     pub authors_complete: bool,
-    /// Year of the (first) version, e.g. `2024`.
-    pub year: u16,
+    /// Year of the (first) version, e.g. `2024`; `None` when not known.
+    pub year: Option<u16>,
     /// arXiv identifier without prefix or version, e.g. `"2405.01234"`.
     pub arxiv_id: Option<&'a str>,
     /// arXiv primary category code, e.g. `"cs.DC"`.
@@ -330,7 +330,7 @@ fn bib_name(p: &Person) -> String {
 /// Always `@misc`; fields in this order when present: `title` (LaTeX kept,
 /// escaped, capitals protected), `author` (`von Last, First` joined with
 /// ` and `, ending `and others` when the list is incomplete; omitted when no
-/// author is known), `year`, `eprint`/`archivePrefix`/`primaryClass` (when the
+/// author is known), `year` (when known), `eprint`/`archivePrefix`/`primaryClass` (when the
 /// arXiv id is known), `doi`, `url`, `note` (venue), `abstract`. Values are in
 /// braces with balanced braces; two-space indent, `\n` line ends, no trailing
 /// newline after the closing `}`.
@@ -343,7 +343,9 @@ pub fn bibtex(r: &CiteRecord) -> String {
         }
         fields.push(("author", names.join(" and ")));
     }
-    fields.push(("year", r.year.to_string()));
+    if let Some(year) = r.year {
+        fields.push(("year", year.to_string()));
+    }
     if let Some(id) = r.arxiv_id {
         fields.push(("eprint", bib_verbatim(id)));
         fields.push(("archivePrefix", "arXiv".to_string()));
@@ -398,7 +400,7 @@ pub fn ris(r: &CiteRecord) -> String {
     if !r.authors_complete {
         lines.push(("AU", "others".into()));
     }
-    lines.push(("PY", r.year.to_string()));
+    lines.push(("PY", r.year.map(|y| y.to_string()).unwrap_or_default()));
     lines.push(("AB", r.abstract_plain.into()));
     if let Some(venue) = r.venue {
         lines.push(("T2", venue.into()));
@@ -445,7 +447,7 @@ fn csl_name(p: &Person) -> Value {
 ///
 /// Keys: `id` (key), `type: "article"`, `title` (plain), `author` (name
 /// objects; a final `{"literal": "others"}` when the list is incomplete),
-/// `issued: {"date-parts": [[year]]}`, `URL` (site page), and when known
+/// `issued: {"date-parts": [[year]]}` (when the year is known), `URL` (site page), and when known
 /// `abstract`, `DOI`, `container-title` (venue), `keyword` (categories joined
 /// with `", "`), and for arXiv papers `genre: "Preprint"`, `publisher:
 /// "arXiv"`, `number: "arXiv:ID"`.
@@ -459,7 +461,9 @@ pub fn csl_json(r: &CiteRecord) -> Value {
     item.insert("type".into(), "article".into());
     item.insert("title".into(), one_line(r.title_plain).into());
     item.insert("author".into(), authors.into());
-    item.insert("issued".into(), json!({ "date-parts": [[r.year]] }));
+    if let Some(year) = r.year {
+        item.insert("issued".into(), json!({ "date-parts": [[year]] }));
+    }
     item.insert("URL".into(), r.url.into());
     let abstract_text = one_line(r.abstract_plain);
     if !abstract_text.is_empty() {
@@ -512,7 +516,7 @@ mod tests {
             abstract_plain: "We train\nlarge models 50% cheaper & faster.",
             authors,
             authors_complete: true,
-            year: 2024,
+            year: Some(2024),
             arxiv_id: Some("2405.01234"),
             primary_class: Some("cs.DC"),
             categories: &["cs.DC", "cs.LG"],
@@ -541,7 +545,7 @@ mod tests {
             key: "berg2023gpus",
             title_latex: HOSTILE,
             title_plain: "50% of GPUs & <5% cost_x O(n^2) Fast",
-            year: 2023,
+            year: Some(2023),
             arxiv_id: None,
             primary_class: None,
             categories: &[],

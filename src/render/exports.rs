@@ -52,7 +52,7 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
         abstract_plain: &abstract_plain,
         authors: &authors,
         authors_complete: details.complete_authors.is_some(),
-        year: paper.year,
+        year: paper.known_year(),
         arxiv_id: details.arxiv_id.as_deref(),
         primary_class: categories.first().copied(),
         categories: &categories,
@@ -89,7 +89,8 @@ struct PaperEntry<'a> {
     title_latex: &'a str,
     #[serde(rename = "abstract")]
     abstract_text: std::borrow::Cow<'a, str>,
-    year: u16,
+    /// `null` when the year is not known.
+    year: Option<u16>,
     categories: Vec<&'a str>,
     authors: Vec<&'a str>,
     authors_complete: bool,
@@ -263,7 +264,7 @@ fn paper_entry<'a>(
         title: &p.title.plain,
         title_latex: &p.title.source,
         abstract_text,
-        year: p.year,
+        year: p.known_year(),
         categories: corpus.category_codes(p),
         authors: corpus.author_names(p),
         authors_complete: p.details.complete_authors.is_some(),

@@ -54,23 +54,27 @@ fn feed_page(site: &Site, kind: FeedKind) -> (Route, String) {
     }
 }
 
-/// The papers of a feed: at most `feed_limit`, in global order.
+/// The papers of a feed: at most `feed_limit`, in global order; an
+/// undated paper has no date to give its entry and is left out.
 fn feed_papers(site: &Site, kind: FeedKind) -> Vec<PaperId> {
     let corpus = site.corpus;
     let limit = site.config.feed_limit;
+    let dated = |id: &PaperId| corpus.papers[*id].known_year().is_some();
     match kind {
-        FeedKind::Site => (0..corpus.papers.len().min(limit)).collect(),
+        FeedKind::Site => (0..corpus.papers.len()).filter(dated).take(limit).collect(),
         FeedKind::Author(id) => {
             let mut ids = corpus.authors[id].papers.clone();
             ids.sort_unstable();
+            ids.retain(dated);
             ids.truncate(limit);
             ids
         }
         FeedKind::Category(id) => corpus.categories[id]
             .papers
             .iter()
-            .take(limit)
             .copied()
+            .filter(dated)
+            .take(limit)
             .collect(),
     }
 }

@@ -146,7 +146,13 @@ impl<'a> Pages<'a> {
                             .take_while(|&&p| corpus.papers[p].year == year)
                             .count();
                     let mut group = tera::Map::new();
-                    group.insert("year".into(), Value::from(year));
+                    // Undated papers (BibTeX entries without a year) last.
+                    let (year, heading) = match year {
+                        crate::corpus::UNDATED => (Value::from("undated"), "Undated".to_string()),
+                        year => (Value::from(year), year.to_string()),
+                    };
+                    group.insert("year".into(), year);
+                    group.insert("heading".into(), Value::from(heading));
                     group.insert("papers".into(), views.papers(&slice[start..end]));
                     groups.push(Value::from(group));
                     start = end;

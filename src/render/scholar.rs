@@ -48,10 +48,9 @@ pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<Me
         .submitted
         .as_ref()
         .map(|d| d.replace('-', "/"));
-    tags.push(tag(
-        "citation_publication_date",
-        date.unwrap_or_else(|| paper.year.to_string()),
-    ));
+    if let Some(date) = date.or_else(|| paper.known_year().map(|y| y.to_string())) {
+        tags.push(tag("citation_publication_date", date));
+    }
     if !paper.abstract_text.is_empty() {
         tags.push(tag("citation_abstract", abstract_plain));
     }
@@ -136,10 +135,13 @@ pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
         "headline": paper.title.plain,
         "name": paper.title.plain,
         "author": authors,
-        "datePublished": paper.details.submitted.clone().unwrap_or_else(|| paper.year.to_string()),
         "keywords": keywords,
         "url": site.urls.permalink(&paper_route(paper)),
     });
+    let published = paper.details.submitted.clone();
+    if let Some(date) = published.or_else(|| paper.known_year().map(|y| y.to_string())) {
+        article["datePublished"] = Value::from(date);
+    }
     if !paper.abstract_text.is_empty() {
         article["abstract"] = Value::from(abstract_plain);
     }

@@ -35,8 +35,9 @@ struct PaperView<'a> {
     url: String,
     title: &'a str,
     title_html: &'a str,
-    year: u16,
-    year_url: String,
+    /// `None` for an undated paper.
+    year: Option<u16>,
+    year_url: Option<String>,
     authors: Vec<PersonLink<'a>>,
     /// The byline as lists show it: the first [`LIST_AUTHORS`] names and
     /// the listing owners named later, then `more_authors` left out.
@@ -225,11 +226,10 @@ impl<'a> Views<'a> {
             }),
             title: &paper.title.plain,
             title_html: &paper.title.html,
-            year: paper.year,
-            year_url: urls.url(&Route::Year {
-                year: paper.year,
-                page: 1,
-            }),
+            year: paper.known_year(),
+            year_url: paper
+                .known_year()
+                .map(|year| urls.url(&Route::Year { year, page: 1 })),
             authors: paper
                 .authors
                 .iter()
