@@ -778,7 +778,7 @@ fn check_records(
             ));
         }
         if abstract_hash(pair) != abstract_hash(&draft.records[0])
-            && !(entry && !has_abstract(pair))
+            && (!entry || has_abstract(pair))
         {
             differences.push("abstract".to_string());
         }
