@@ -407,7 +407,7 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
 /// the data files until after the commit), and, for comparison, afresh
 /// without them; the two must be byte-identical. Returns the files the
 /// rebuild rendered (the others were carried over).
-fn cached_equals_fresh(
+pub(crate) fn cached_equals_fresh(
     root: &std::path::Path,
     cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
     cached: &mut vellum::output::MemorySink,
@@ -417,7 +417,7 @@ fn cached_equals_fresh(
 
 /// [`cached_equals_fresh`], the rebuild told which input paths changed
 /// (relative to `root`), as `vellum serve`'s watcher tells it.
-fn told_equals_fresh(
+pub(crate) fn told_equals_fresh(
     root: &std::path::Path,
     cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
     cached: &mut vellum::output::MemorySink,

@@ -259,7 +259,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     if let Some(incremental) = incremental {
         incremental.found_listings(read.as_ref().ok().map(|i| Arc::clone(&i.seeds)));
     }
-    let inputs = match read {
+    let mut inputs = match read {
         Ok(inputs) => inputs,
         Err(d) => {
             report.diagnostics = vec![d];
@@ -288,10 +288,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             }
             None => listings::read_all(&inputs.seeds, root, &diagnostics),
         };
-        (
-            listings,
-            bibliography::read_all(&inputs.bibtex, &diagnostics),
-        )
+        let bib_files = std::mem::take(&mut inputs.bibtex);
+        (listings, bibliography::read_all(bib_files, &diagnostics))
     });
     for parsed in &listings {
         for warning in chars::warnings(&parsed.file, &parsed.listing.forbidden) {
@@ -306,7 +304,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     // Merge: one corpus, with the per-paper overrides applied.
     let variants = name_variants(&inputs.config, &content);
     let bib_papers = add_bibliographies(
-        &bib_files,
+        bib_files,
         &mut listings,
         &variants,
         &inputs.config,
@@ -613,7 +611,7 @@ pub fn name_variants(config: &Config, content: &Content) -> Vec<NameVariant> {
 /// ([`bibliography::listings`]), with the authors given pages by the
 /// `author_pages` setting; hands back what each paper's entry gives it.
 pub fn add_bibliographies(
-    bib_files: &[BibFile],
+    bib_files: Vec<BibFile>,
     listings: &mut Vec<ParsedListing>,
     variants: &[NameVariant],
     config: &Config,

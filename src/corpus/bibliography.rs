@@ -19,6 +19,7 @@ use crate::input::config::AuthorPages;
 use crate::input::listing::{Listing, Record};
 use crate::input::InputFile;
 use crate::permalink::slugify;
+use crate::text::names::{fold, same_name, NameParts};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -66,18 +67,31 @@ struct PageAuthors {
     variants: FxHashMap<String, String>,
     /// Every author has a page ([`AuthorPages::All`]).
     all: bool,
+    /// Listing owners by folded family name, for names written with
+    /// initials (`Y. Brun`).
+    owners: FxHashMap<String, Vec<String>>,
 }
 
 impl PageAuthors {
     /// The name to file `name`'s records under, or `None` when `name` has
     /// no author page.
     fn owner(&mut self, name: &str) -> Option<String> {
-        if let Some(variant) = self.variants.get(&crate::text::names::fold(name)) {
+        if let Some(variant) = self.variants.get(&fold(name)) {
             return Some(variant.clone());
         }
         let slug = slugify(name);
         if let Some(known) = self.names.get(&slug) {
             return Some(known.clone());
+        }
+        let family = family_key(name);
+        let mut can = self.owners.get(&family).into_iter().flatten();
+        let can: Vec<&String> = can
+            .by_ref()
+            .filter(|o| same_name(o, name).is_some())
+            .take(2)
+            .collect();
+        if let [only] = can[..] {
+            return Some(only.clone());
         }
         if self.all || self.profiles.remove(&slug) {
             self.names.insert(slug, name.to_string());
@@ -87,12 +101,12 @@ impl PageAuthors {
     }
 }
 
-/// Parses every `.bib` file of `files` in parallel; errors and warnings
-/// go to `diagnostics`.
-pub fn read_all(files: &[InputFile], diagnostics: &Diagnostics) -> Vec<BibFile> {
+/// Parses every `.bib` file of `files` in parallel, each file's bytes
+/// dropped once it is parsed; errors and warnings go to `diagnostics`.
+pub fn read_all(files: Vec<InputFile>, diagnostics: &Diagnostics) -> Vec<BibFile> {
     files
-        .par_iter()
-        .filter_map(|(_, shown, bytes)| match bibtex::read(bytes, shown) {
+        .into_par_iter()
+        .filter_map(|(_, shown, bytes)| match bibtex::read(bytes, &shown) {
             Ok(mut bib) => {
                 for warning in std::mem::take(&mut bib.warnings) {
                     diagnostics.push(warning);
@@ -112,8 +126,12 @@ pub fn read_all(files: &[InputFile], diagnostics: &Diagnostics) -> Vec<BibFile> 
 /// authors have pages: the listing owners, the name variants, the authors
 /// with a profile (`profiles`, their slugs) and, with
 /// [`AuthorPages::All`], every author.
+///
+/// Memory: an entry filed under several authors is one record each, and
+/// only the paper's first record (the one the merge keeps) holds the
+/// abstract, the first one any entry of the paper gives.
 pub fn listings(
-    files: &[BibFile],
+    files: Vec<BibFile>,
     listings: &[ParsedListing],
     variants: &[NameVariant],
     profiles: impl Iterator<Item = String>,
@@ -128,18 +146,28 @@ pub fn listings(
         profiles: profiles.collect(),
         variants: variants
             .iter()
-            .map(|v| (crate::text::names::fold(&v.variant), v.variant.clone()))
+            .map(|v| (fold(&v.variant), v.variant.clone()))
             .collect(),
         all: pages == AuthorPages::All,
+        owners: FxHashMap::default(),
     };
+    for parsed in listings {
+        let owner = &parsed.listing.author;
+        let same = authors.owners.entry(family_key(owner)).or_default();
+        if !same.contains(owner) {
+            same.push(owner.clone());
+        }
+    }
     // The title identity of the first entry with each arXiv id and DOI.
     let mut work_of: FxHashMap<String, Arc<str>> = FxHashMap::default();
     let mut papers = BibPapers::default();
-    let mut made = Vec::new();
+    // (file, owner, records with their identities), in the merge's order.
+    let mut made: Vec<(PathBuf, String, Vec<(Record, Arc<str>)>)> = Vec::new();
     for file in files {
         // Owner (empty: none) → records and their identities, in file order.
         let mut by_owner: BTreeMap<String, Vec<(Record, Arc<str>)>> = BTreeMap::new();
-        for entry in &file.entries {
+        let count = file.entries.len();
+        for entry in file.entries {
             let ids = [
                 entry
                     .arxiv
@@ -161,7 +189,7 @@ pub fn listings(
             }
             papers
                 .entry(Arc::clone(&identity))
-                .or_insert_with(|| bib_paper(file, entry));
+                .or_insert_with(|| bib_paper(&file.file, &entry));
             let mut owners: Vec<String> = entry
                 .authors
                 .iter()
@@ -172,24 +200,38 @@ pub fn listings(
             if owners.is_empty() {
                 owners.push(String::new());
             }
+            let mut record = record(entry);
+            // The first owner's record, first in the merge's order, holds it.
+            let mut paragraphs = Some(std::mem::take(&mut record.abstract_paragraphs));
             for owner in owners {
                 let records = by_owner.entry(owner).or_default();
                 let position = records.len();
-                records.push((record(entry, position), Arc::clone(&identity)));
+                let copy = Record {
+                    position,
+                    abstract_paragraphs: paragraphs.take().unwrap_or_default(),
+                    ..record.clone()
+                };
+                records.push((copy, Arc::clone(&identity)));
             }
         }
-        if !file.entries.is_empty() && by_owner.keys().all(String::is_empty) {
+        if count > 0 && by_owner.keys().all(String::is_empty) {
             diagnostics.push(Diagnostic::warning(
                 &file.file,
                 0,
                 format!(
-                    "expected an author with an author page among the {} entries, found none, so they are on no author's page; \
-                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml",
-                    file.entries.len()
+                    "expected an author with an author page among the {count} entries, found none, so they are on no author's page; \
+                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml"
                 ),
             ));
         }
         for (owner, records) in by_owner {
+            made.push((file.file.clone(), owner, records));
+        }
+    }
+    keep_first_abstracts(&mut made);
+    let made = made
+        .into_iter()
+        .map(|(file, owner, records)| {
             let (records, identities): (Vec<Record>, Vec<Arc<str>>) = records.into_iter().unzip();
             let listing = Listing {
                 author: owner,
@@ -198,14 +240,32 @@ pub fn listings(
                 records,
                 forbidden: Vec::new(),
             };
-            made.push(ParsedListing::with_identities(
-                file.file.clone(),
-                Arc::new(listing),
-                identities,
-            ));
+            ParsedListing::with_identities(file, Arc::new(listing), identities)
+        })
+        .collect();
+    (made, papers)
+}
+
+/// Leaves each paper's abstract in its first record only, moving the first
+/// abstract any of its records holds there.
+fn keep_first_abstracts(made: &mut [(PathBuf, String, Vec<(Record, Arc<str>)>)]) {
+    let mut first: FxHashMap<Arc<str>, (usize, usize)> = FxHashMap::default();
+    for listing in 0..made.len() {
+        for record in 0..made[listing].2.len() {
+            let identity = Arc::clone(&made[listing].2[record].1);
+            let paragraphs = std::mem::take(&mut made[listing].2[record].0.abstract_paragraphs);
+            let (at_listing, at_record) = *first.entry(identity).or_insert((listing, record));
+            let kept = &mut made[at_listing].2[at_record].0.abstract_paragraphs;
+            if kept.is_empty() {
+                *kept = paragraphs;
+            }
         }
     }
-    (made, papers)
+}
+
+/// The key owners are looked up by: the family name, folded.
+fn family_key(name: &str) -> String {
+    fold(&NameParts::split(name).family).replace(' ', "")
 }
 
 /// `1605.08386v2` → `1605.08386`.
@@ -215,25 +275,25 @@ fn bare_arxiv(id: &str) -> &str {
         .map_or(id, |(bare, _)| bare)
 }
 
-/// The record of `entry`, at `position` in its listing.
-fn record(entry: &BibEntry, position: usize) -> Record {
+/// The record of `entry`, its position in its listing still to be set.
+fn record(entry: BibEntry) -> Record {
     Record {
         source: SOURCE.to_string(),
         year: entry.year.unwrap_or(crate::corpus::UNDATED),
         line: entry.line,
-        position,
-        title: entry.title.clone(),
+        position: 0,
+        title: entry.title,
         title_line: entry.line,
-        abstract_paragraphs: entry.abstract_paragraphs.clone(),
+        abstract_paragraphs: entry.abstract_paragraphs,
         abstract_line: entry.line,
-        categories: entry.primary_class.iter().cloned().collect(),
+        categories: entry.primary_class.into_iter().collect(),
     }
 }
 
 /// What `entry` of `file` gives its paper.
-fn bib_paper(file: &BibFile, entry: &BibEntry) -> BibPaper {
+fn bib_paper(file: &std::path::Path, entry: &BibEntry) -> BibPaper {
     BibPaper {
-        file: file.file.clone(),
+        file: file.to_path_buf(),
         line: entry.line,
         key: entry.key.clone(),
         authors: (!entry.more_authors).then(|| entry.authors.clone()),

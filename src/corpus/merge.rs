@@ -777,8 +777,7 @@ fn check_records(
                 chosen.categories.join(" ")
             ));
         }
-        if abstract_hash(pair) != abstract_hash(&draft.records[0])
-            && (!entry || has_abstract(pair))
+        if abstract_hash(pair) != abstract_hash(&draft.records[0]) && (!entry || has_abstract(pair))
         {
             differences.push("abstract".to_string());
         }

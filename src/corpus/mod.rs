@@ -41,6 +41,7 @@ pub mod merge;
 pub mod overrides;
 pub mod stats;
 
+use crate::text::names::same_name;
 use crate::text::{Abstract, Text};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -228,14 +229,20 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// The listing owner of `paper` named `name` (a name of its complete
-    /// author list), who has an author page.
+    /// The author of `paper` with a page (a listing owner) named `name` (a
+    /// name of its complete author list): the one of that name, else the
+    /// only one the name can be written for (`Y. Brun` for Yuriy Brun,
+    /// [`crate::text::names::same_name`]).
     pub fn listed_author(&self, paper: &Paper, name: &str) -> Option<AuthorId> {
-        paper
-            .authors
-            .iter()
-            .copied()
+        let authors = || paper.authors.iter().copied();
+        authors()
             .find(|&a| self.authors[a].name == name)
+            .or_else(|| {
+                let mut can =
+                    authors().filter(|&a| same_name(&self.authors[a].name, name).is_some());
+                let first = can.next()?;
+                can.next().is_none().then_some(first)
+            })
     }
 
     /// A paper's author names for citing and searching: the complete list

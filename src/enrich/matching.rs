@@ -13,7 +13,7 @@
 //! candidates are reported.
 
 use crate::enrich::record::{ArxivRecord, RecordAuthor};
-use crate::text::names::{fold, is_particle};
+use crate::text::names::fold;
 
 /// A paper as listed, what matching reads of it.
 #[derive(Debug, Clone)]
@@ -80,60 +80,23 @@ pub fn title_key(title: &str) -> String {
     }
 }
 
-/// How well a name found among a record's authors names a person.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Naming {
-    /// Family name and initials agree, given names are not both written.
-    Initials,
-    /// Family name and the first given name agree in full.
-    Full,
-}
+pub use crate::text::names::Naming;
 
 /// Whether `author` of a record can be the person `name` (a display name
-/// from a listing), and how surely. Family names must be equal, folded
-/// (accents, case, hyphens, spaces and particles: `Bal\'azs`, `Balázs`,
-/// `BALAZS`);
-/// given names must agree initial by initial as far as both go, and in
-/// full where both write their first one in full.
+/// from a listing), and how surely ([`crate::text::names::naming`]): by
+/// the source's parts, or by the name model's split of the whole name
+/// (sources split `李 Wei` or `Sean van der Merwe` their own way).
 pub fn same_person(name: &str, author: &RecordAuthor) -> Option<Naming> {
     let listed = RecordAuthor::from_name(name);
-    // The source's parts, or the name model's split of the whole name
-    // (sources split `李 Wei` or `Sean van der Merwe` their own way).
     let again = RecordAuthor::from_name(&author.name);
-    compare(&listed, author).max(compare(&listed, &again))
+    let parts = |a: &RecordAuthor| (a.family.clone(), a.given.clone());
+    let (listed, author, again) = (parts(&listed), parts(author), parts(&again));
+    naming(&listed, &author).max(naming(&listed, &again))
 }
 
-/// [`same_person`] for one split of each name.
-fn compare(listed: &RecordAuthor, author: &RecordAuthor) -> Option<Naming> {
-    // Particles (`van der`) are left out on both sides: sources put them
-    // with the family name or the given names.
-    // A name that is all particle words (`Das`) keeps them.
-    let words = |text: &str| -> Vec<String> {
-        let folded = fold(text);
-        let all: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
-        let kept: Vec<&str> = all.iter().copied().filter(|w| !is_particle(w)).collect();
-        match kept.is_empty() {
-            true => all.into_iter().map(str::to_string).collect(),
-            false => kept.into_iter().map(str::to_string).collect(),
-        }
-    };
-    let family = words(&listed.family).concat();
-    if family.is_empty() || family != words(&author.family).concat() {
-        return None;
-    }
-    let (a, b) = (words(&listed.given), words(&author.given));
-    let initials =
-        |w: &[String]| -> Vec<char> { w.iter().filter_map(|w| w.chars().next()).collect() };
-    let (ia, ib) = (initials(&a), initials(&b));
-    let shared = ia.len().min(ib.len());
-    if ia[..shared] != ib[..shared] {
-        return None;
-    }
-    match (a.first(), b.first()) {
-        (Some(x), Some(y)) if x.len() > 1 && y.len() > 1 => (x == y).then_some(Naming::Full),
-        (None, None) => Some(Naming::Full),
-        _ => Some(Naming::Initials),
-    }
+/// [`crate::text::names::naming`] of two (family, given) pairs.
+fn naming(a: &(String, String), b: &(String, String)) -> Option<Naming> {
+    crate::text::names::naming((&a.0, &a.1), (&b.0, &b.1))
 }
 
 /// Words of three letters or more in an abstract, folded: the abstract

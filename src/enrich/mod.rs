@@ -111,7 +111,7 @@ fn read_site(
     records: Option<&Records>,
     diagnostics: &Diagnostics,
 ) -> Option<(Site, Records)> {
-    let inputs = match crate::input::read(root, None, None) {
+    let mut inputs = match crate::input::read(root, None, None) {
         Ok(inputs) => inputs,
         Err(d) => {
             diagnostics.push(d);
@@ -119,11 +119,12 @@ fn read_site(
         }
     };
     let mut parsed = listings::read_all(&inputs.seeds, root, diagnostics);
-    let bib_files = crate::corpus::bibliography::read_all(&inputs.bibtex, diagnostics);
+    let bib_files = std::mem::take(&mut inputs.bibtex);
+    let bib_files = crate::corpus::bibliography::read_all(bib_files, diagnostics);
     let content = crate::input::content::load(&inputs.content, false, diagnostics);
     let variants = crate::build::name_variants(&inputs.config, &content);
     let bib_papers = crate::build::add_bibliographies(
-        &bib_files,
+        bib_files,
         &mut parsed,
         &variants,
         &inputs.config,

@@ -21,6 +21,7 @@ use biblatex::{
     Bibliography, Chunk, ChunksExt, DateValue, ParseErrorKind, PermissiveType, Person,
     RawBibliography, Spanned,
 };
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -81,10 +82,26 @@ pub fn is_bibtex(path: &Path) -> bool {
 /// Reads the bytes of the `.bib` file shown as `file`: UTF-8 (an error at
 /// the first bad byte's line), characters no page may hold replaced with a
 /// warning ([`crate::input::chars`]), then [`parse`]d.
-pub fn read(bytes: &[u8], file: &Path) -> Result<BibFile, Diagnostic> {
-    let text = crate::input::chars::line_feeds(crate::input::utf8(bytes, file)?);
-    let (text, found) = crate::input::chars::replace_forbidden(&text);
-    let mut bib = parse(&text, file)?;
+///
+/// Memory: the bytes become the text the crate reads, copied only when a
+/// byte-order mark, a lone carriage return or a forbidden character must
+/// go.
+pub fn read(bytes: Vec<u8>, file: &Path) -> Result<BibFile, Diagnostic> {
+    let bom = crate::input::utf8(&bytes, file)?.len() < bytes.len();
+    let mut text = String::from_utf8(bytes).unwrap_or_default();
+    if bom {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    let fed = match crate::input::chars::line_feeds(&text) {
+        std::borrow::Cow::Borrowed(_) => None,
+        std::borrow::Cow::Owned(fed) => Some(fed),
+    };
+    let text = fed.unwrap_or(text);
+    let (replaced, found) = match crate::input::chars::replace_forbidden(&text) {
+        (std::borrow::Cow::Borrowed(_), found) => (None, found),
+        (std::borrow::Cow::Owned(replaced), found) => (Some(replaced), found),
+    };
+    let mut bib = parse_text(replaced.unwrap_or(text), file)?;
     bib.warnings
         .splice(0..0, crate::input::chars::warnings(file, &found));
     Ok(bib)
@@ -94,7 +111,47 @@ pub fn read(bytes: &[u8], file: &Path) -> Result<BibFile, Diagnostic> {
 /// syntax error, an undefined `@string` abbreviation, a `crossref` that
 /// cannot be resolved, each at its line.
 pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
-    let prepared = fold_case(prepare(text));
+    parse_text(text.to_string(), file)
+}
+
+/// [`parse`] of a text it may change in place.
+fn parse_text(text: String, file: &Path) -> Result<BibFile, Diagnostic> {
+    // Names compared without case ([`fold_case`]) cost a parse more: done
+    // first when the file inherits fields, else only when an abbreviation
+    // is not found as written (`month = JAN`, `@string{STOC = …}`).
+    let prepared = prepare(text);
+    let inherits =
+        contains_ignoring_case(&prepared, "crossref") || contains_ignoring_case(&prepared, "xdata");
+    let prepared = match inherits {
+        true => fold_case(prepared),
+        false => prepared,
+    };
+    match parse_prepared(prepared, file) {
+        Err((_, Some(prepared))) if !inherits => {
+            parse_prepared(fold_case(prepared), file).map_err(|(e, _)| e)
+        }
+        done => done.map_err(|(e, _)| e),
+    }
+}
+
+/// Whether `text` holds `word` (lowercase ASCII) in any case.
+fn contains_ignoring_case(text: &str, word: &str) -> bool {
+    let (bytes, word) = (text.as_bytes(), word.as_bytes());
+    let first = [word[0], word[0].to_ascii_uppercase()];
+    let mut from = 0;
+    while let Some(at) = bytes[from..].iter().position(|b| first.contains(b)) {
+        let at = from + at;
+        if bytes.len() >= at + word.len() && bytes[at..at + word.len()].eq_ignore_ascii_case(word) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// [`parse`] of the text [`prepare`] made, dropped once the crate has read
+/// it; an error for an abbreviation not found hands the text back.
+fn parse_prepared(prepared: String, file: &Path) -> Result<BibFile, (Diagnostic, Option<String>)> {
     let lines = Lines::new(&prepared);
     let error = |at: usize, kind: &ParseErrorKind| {
         // An entry left open is reported where it opens.
@@ -106,7 +163,11 @@ pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
         };
         Diagnostic::error(file, lines.line(line), describe(kind, &prepared, at))
     };
-    let mut raw = RawBibliography::parse(&prepared).map_err(|e| error(e.span.start, &e.kind))?;
+    let unknown = |kind: &ParseErrorKind| matches!(kind, ParseErrorKind::UnknownAbbreviation(_));
+    let mut raw = match RawBibliography::parse(&prepared) {
+        Ok(raw) => raw,
+        Err(e) => return Err((error(e.span.start, &e.kind), None)),
+    };
     let mut warnings = Vec::new();
     // A key given twice: the first entry wins (as BibTeX's "Repeated
     // entry"), the repeat is skipped.
@@ -136,12 +197,67 @@ pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
         .iter()
         .map(|e| (e.v.key.v.to_string(), lines.line(e.span.start)))
         .collect();
-    let bibliography =
-        resolve(raw, &lines, file, &mut warnings).map_err(|e| error(e.span.start, &e.kind))?;
+    let inherits = raw
+        .entries
+        .iter()
+        .any(|e| e.v.fields.iter().any(is_inheritance));
+    let resolved: Vec<Result<Works, biblatex::ParseError>> = if inherits {
+        let whole = resolve(raw, &lines, file, &mut warnings);
+        vec![whole.map(|bibliography| works(bibliography, &line_of, file))]
+    } else {
+        // Each entry resolves alone: batches in parallel, so only a
+        // batch's resolved fields are in memory at once.
+        let RawBibliography {
+            entries,
+            abbreviations,
+            ..
+        } = raw;
+        entries
+            .par_chunks(RESOLVE_BATCH)
+            .map(|batch| {
+                let raw = RawBibliography {
+                    preamble: String::new(),
+                    entries: batch.to_vec(),
+                    abbreviations: abbreviations.clone(),
+                };
+                Bibliography::from_raw(raw).map(|b| works(b, &line_of, file))
+            })
+            .collect()
+    };
     let mut entries = Vec::new();
-    for entry in bibliography.iter() {
+    for result in resolved {
+        match result {
+            Ok((made, found)) => {
+                entries.extend(made);
+                warnings.extend(found);
+            }
+            Err(e) => {
+                let found = error(e.span.start, &e.kind);
+                return Err((found, unknown(&e.kind).then_some(prepared)));
+            }
+        }
+    }
+    Ok(BibFile {
+        file: file.to_path_buf(),
+        entries,
+        warnings,
+    })
+}
+
+/// Entries resolved at once when no entry inherits fields.
+const RESOLVE_BATCH: usize = 1024;
+
+/// The works of a resolved bibliography, and the warnings of the entries
+/// skipped or of their fields left out.
+type Works = (Vec<BibEntry>, Vec<Diagnostic>);
+
+/// The works of `bibliography`, each entry at its line in `line_of`, each
+/// entry dropped as its work is made.
+fn works(bibliography: Bibliography, line_of: &HashMap<String, usize>, file: &Path) -> Works {
+    let (mut entries, mut warnings) = (Vec::new(), Vec::new());
+    for entry in bibliography.into_vec() {
         let line = line_of.get(&entry.key).copied().unwrap_or(0);
-        match work(entry, line, file, &mut warnings) {
+        match work(&entry, line, file, &mut warnings) {
             Ok(work) => entries.push(work),
             Err(why) => warnings.push(Diagnostic::warning(
                 file,
@@ -150,11 +266,7 @@ pub fn parse(text: &str, file: &Path) -> Result<BibFile, Diagnostic> {
             )),
         }
     }
-    Ok(BibFile {
-        file: file.to_path_buf(),
-        entries,
-        warnings,
-    })
+    (entries, warnings)
 }
 
 /// Tries to resolve a parent's fields before every inheriting field is
@@ -603,8 +715,8 @@ impl Lines {
 /// `text` with each `@preamble` blanked and each entry in parentheses
 /// given braces, every other byte and every line break where it was.
 /// Linear: one pass, each entry's body scanned once.
-fn prepare(text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
+fn prepare(text: String) -> String {
+    let mut bytes = text.into_bytes();
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] != b'@' {
@@ -647,7 +759,7 @@ fn prepare(text: &str) -> String {
         }
     }
     // Only ASCII bytes were changed, each to an ASCII byte.
-    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// `text` with the names BibTeX compares without case written as the
@@ -855,7 +967,7 @@ mod tests {
     #[test]
     fn prepare_keeps_every_line_and_offset() {
         let text = "@PREAMBLE{\"a\" # \"b\n{c}\"}\n@misc(k, title = \"(x)\" )\nZoë @ x\n";
-        let prepared = prepare(text);
+        let prepared = prepare(text.to_string());
         assert_eq!(prepared.len(), text.len());
         assert_eq!(prepared.matches('\n').count(), text.matches('\n').count());
         assert!(prepared.contains("@misc{k, title = \"(x)\" }"));

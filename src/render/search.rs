@@ -501,7 +501,9 @@ struct Entry<'a> {
     authors_of: AuthorShards,
     metadata: Packs,
     authors: AuthorFiles,
-    years: Vec<(u16, usize)>,
+    /// Each year with its first document; the undated papers (last) as
+    /// `null`.
+    years: Vec<(Option<u16>, usize)>,
     categories: Vec<(&'a str, &'a str)>,
     urls: Urls,
 }
@@ -757,7 +759,7 @@ pub fn build_index(
                     serde_json::to_vec(&serde_json::json!([
                         paper.slug,
                         paper.title.plain,
-                        paper.year,
+                        paper.known_year(),
                         corpus.author_names(paper),
                         corpus.category_codes(paper),
                         paper.abstract_text.summary(settings.excerpt_chars),
@@ -781,8 +783,11 @@ pub fn build_index(
     let mut years = Vec::new();
     let mut start = 0;
     for year in &corpus.years {
-        years.push((year.year, start));
+        years.push((Some(year.year), start));
         start += year.papers.len();
+    }
+    if start < documents.len() {
+        years.push((None, start));
     }
     let papers_url = urls.url(&Route::Paper {
         slug: String::new(),

@@ -129,6 +129,67 @@ pub fn is_particle(word: &str) -> bool {
     PARTICLES.contains(&word)
 }
 
+/// How surely two spellings of a name name one person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Naming {
+    /// Family name and initials agree, given names are not both written.
+    Initials,
+    /// Family name and the first given name agree in full.
+    Full,
+}
+
+/// Whether the person written `a` can be the one written `b`, each as
+/// (family name with its particles, given names), and how surely. Family
+/// names must be equal, folded (accents, case, hyphens, spaces; particles
+/// such as `van der` are left out on both sides, as sources put them with
+/// either part, unless the name is all particles: `Das`); given names must
+/// agree initial by initial as far as both go, and in full where both
+/// write their first one in full (`X. Chu` and `Xiaowen Chu`, not `Xiang
+/// Chu` and `Xiaowen Chu`).
+pub fn naming(a: (&str, &str), b: (&str, &str)) -> Option<Naming> {
+    let words = |text: &str| -> Vec<String> {
+        let folded = fold(text);
+        let all: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+        let kept: Vec<&str> = all.iter().copied().filter(|w| !is_particle(w)).collect();
+        match kept.is_empty() {
+            true => all.into_iter().map(str::to_string).collect(),
+            false => kept.into_iter().map(str::to_string).collect(),
+        }
+    };
+    let family = words(a.0).concat();
+    if family.is_empty() || family != words(b.0).concat() {
+        return None;
+    }
+    let (a, b) = (words(a.1), words(b.1));
+    let initials =
+        |w: &[String]| -> Vec<char> { w.iter().filter_map(|w| w.chars().next()).collect() };
+    let (ia, ib) = (initials(&a), initials(&b));
+    let shared = ia.len().min(ib.len());
+    if ia[..shared] != ib[..shared] {
+        return None;
+    }
+    match (a.first(), b.first()) {
+        (Some(x), Some(y)) if x.len() > 1 && y.len() > 1 => (x == y).then_some(Naming::Full),
+        (None, None) => Some(Naming::Full),
+        _ => Some(Naming::Initials),
+    }
+}
+
+/// [`naming`] of two display names, each split by the name model
+/// ([`NameParts::split`]).
+pub fn same_name(a: &str, b: &str) -> Option<Naming> {
+    let parts = |name: &str| {
+        let p = NameParts::split(name);
+        let family = match p.particles.is_empty() {
+            true => p.family,
+            false => format!("{} {}", p.particles, p.family),
+        };
+        (family, p.given)
+    };
+    let (a, b) = (parts(a), parts(b));
+    naming((&a.0, &a.1), (&b.0, &b.1))
+}
+
 fn is_cjk(word: &str) -> bool {
     word.chars().next().is_some_and(|c| {
         matches!(c as u32,

@@ -620,7 +620,7 @@ export class SearchIndex {
 
     // A selected value is always listed (so that it can be unselected).
     const facetYears = years
-      .filter(([y]) => yearCounts.has(y) || y === filters.year)
+      .filter(([y]) => y !== null && (yearCounts.has(y) || y === filters.year))
       .map(([y]) => ({ value: y, count: yearCounts.get(y) ?? 0 }));
     if (filters.year !== null && !facetYears.some((f) => f.value === filters.year)) {
       facetYears.push({ value: filters.year, count: 0 });
