@@ -99,6 +99,9 @@ def main():
     parser.add_argument("--vellum", default=str(ROOT / "target/release/vellum"))
     parser.add_argument("--work", default=str(ROOT / "bench/work"))
     parser.add_argument("--fresh", action="store_true", help="make the corpus and the .bib again")
+    parser.add_argument("--out", help="the output folder (default WORK/out); on a tmpfs such as "
+                        "/dev/shm/out, the disk's cost of making files where many were just removed "
+                        "stays out of the figures")
     args = parser.parse_args()
     work = pathlib.Path(args.work) / f"bibtex-{args.papers}"
     listed, bib = work / "listings", work / "bibtex"
@@ -121,7 +124,8 @@ def main():
     print(f"papers: {args.papers}; corpus.bib: {size / 1e6:.1f} MB")
     for _ in range(2):
         for label, site in (("listings", listed), ("bibtex", bib)):
-            wall, peak, code, summary = build(args.vellum, site, work / "out")
+            out = pathlib.Path(args.out) if args.out else work / "out"
+            wall, peak, code, summary = build(args.vellum, site, out)
             print(f"build {label}: {wall:.1f} s wall, peak RSS {peak:.0f} MiB, exit {code}: {summary}")
 
 

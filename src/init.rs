@@ -115,6 +115,9 @@ home_recent = 10
 feed_limit = 50
 # URLs per sitemap file before it is split under a sitemap index.
 sitemap_max_urls = 50000
+# Who of a BibTeX entry's authors (seeds/*.bib) gets an author page:
+# "listed" (listing owners and authors with content/authors/<slug>.md) or "all".
+author_pages = "listed"
 "#;
 
 const HOME: &str = r#"+++
