@@ -54,6 +54,14 @@ pub struct BibPaper {
 /// The first entry of each paper, by the paper's title identity.
 pub type BibPapers = FxHashMap<Arc<str>, BibPaper>;
 
+/// One `.bib` file's records filed under one author (none: empty), with
+/// their papers' identities.
+struct Filed {
+    file: PathBuf,
+    owner: String,
+    records: Vec<(Record, Arc<str>)>,
+}
+
 /// Who of an entry's authors has an author page, and under which name
 /// their records are filed (a listing owner's as listed).
 struct PageAuthors {
@@ -161,8 +169,8 @@ pub fn listings(
     // The title identity of the first entry with each arXiv id and DOI.
     let mut work_of: FxHashMap<String, Arc<str>> = FxHashMap::default();
     let mut papers = BibPapers::default();
-    // (file, owner, records with their identities), in the merge's order.
-    let mut made: Vec<(PathBuf, String, Vec<(Record, Arc<str>)>)> = Vec::new();
+    // In the merge's order.
+    let mut made: Vec<Filed> = Vec::new();
     for file in files {
         // Owner (empty: none) → records and their identities, in file order.
         let mut by_owner: BTreeMap<String, Vec<(Record, Arc<str>)>> = BTreeMap::new();
@@ -225,37 +233,49 @@ pub fn listings(
             ));
         }
         for (owner, records) in by_owner {
-            made.push((file.file.clone(), owner, records));
+            made.push(Filed {
+                file: file.file.clone(),
+                owner,
+                records,
+            });
         }
     }
     keep_first_abstracts(&mut made);
     let made = made
         .into_iter()
-        .map(|(file, owner, records)| {
-            let (records, identities): (Vec<Record>, Vec<Arc<str>>) = records.into_iter().unzip();
-            let listing = Listing {
-                author: owner,
-                author_line: 0,
-                count: None,
-                records,
-                forbidden: Vec::new(),
-            };
-            ParsedListing::with_identities(file, Arc::new(listing), identities)
-        })
+        .map(
+            |Filed {
+                 file,
+                 owner,
+                 records,
+             }| {
+                let (records, identities): (Vec<Record>, Vec<Arc<str>>) =
+                    records.into_iter().unzip();
+                let listing = Listing {
+                    author: owner,
+                    author_line: 0,
+                    count: None,
+                    records,
+                    forbidden: Vec::new(),
+                };
+                ParsedListing::with_identities(file, Arc::new(listing), identities)
+            },
+        )
         .collect();
     (made, papers)
 }
 
 /// Leaves each paper's abstract in its first record only, moving the first
 /// abstract any of its records holds there.
-fn keep_first_abstracts(made: &mut [(PathBuf, String, Vec<(Record, Arc<str>)>)]) {
+fn keep_first_abstracts(made: &mut [Filed]) {
     let mut first: FxHashMap<Arc<str>, (usize, usize)> = FxHashMap::default();
     for listing in 0..made.len() {
-        for record in 0..made[listing].2.len() {
-            let identity = Arc::clone(&made[listing].2[record].1);
-            let paragraphs = std::mem::take(&mut made[listing].2[record].0.abstract_paragraphs);
+        for record in 0..made[listing].records.len() {
+            let (filed, identity) = &mut made[listing].records[record];
+            let identity = Arc::clone(identity);
+            let paragraphs = std::mem::take(&mut filed.abstract_paragraphs);
             let (at_listing, at_record) = *first.entry(identity).or_insert((listing, record));
-            let kept = &mut made[at_listing].2[at_record].0.abstract_paragraphs;
+            let kept = &mut made[at_listing].records[at_record].0.abstract_paragraphs;
             if kept.is_empty() {
                 *kept = paragraphs;
             }

@@ -770,7 +770,16 @@ fn check_records(
         {
             differences.push(format!("year {} vs {}", record.year, chosen.year));
         }
-        if record.categories != chosen.categories && !(entry && record.categories.is_empty()) {
+        // An entry's one category (its `primaryClass`) is compared with the
+        // chosen record's primary.
+        let categories_differ = match entry {
+            true => record
+                .categories
+                .first()
+                .is_some_and(|c| chosen.categories.first() != Some(c)),
+            false => record.categories != chosen.categories,
+        };
+        if categories_differ {
             differences.push(format!(
                 "categories `{}` vs `{}`",
                 record.categories.join(" "),
