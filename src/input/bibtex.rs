@@ -119,7 +119,18 @@ fn parse_text(text: String, file: &Path) -> Result<BibFile, Diagnostic> {
     // Names compared without case ([`fold_case`]) cost a parse more: done
     // first when the file inherits fields, else only when an abbreviation
     // is not found as written (`month = JAN`, `@string{STOC = …}`).
-    let prepared = prepare(text);
+    let (prepared, shape) = prepare(text);
+    if let Some(shape) = shape {
+        let (at, message) = match shape {
+            Shape::Unclosed(at) => (at, "expected the entry that opens here to be closed, found the end of the file; check that its braces and quotes are balanced".to_string()),
+            Shape::TooDeep(at) => (at, format!("expected braces nested at most {MAX_BRACE_DEPTH} deep in an entry, found deeper ones in the entry that opens here")),
+        };
+        return Err(Diagnostic::error(
+            file,
+            Lines::new(&prepared).line(at),
+            message,
+        ));
+    }
     let inherits =
         contains_ignoring_case(&prepared, "crossref") || contains_ignoring_case(&prepared, "xdata");
     let prepared = match inherits {
@@ -168,6 +179,9 @@ fn parse_prepared(prepared: String, file: &Path) -> Result<BibFile, (Diagnostic,
         Ok(raw) => raw,
         Err(e) => return Err((error(e.span.start, &e.kind), None)),
     };
+    if let Err(e) = check_abbreviations(&raw, &lines, file) {
+        return Err((e, None));
+    }
     let mut warnings = Vec::new();
     // A key given twice: the first entry wins (as BibTeX's "Repeated
     // entry"), the repeat is skipped.
@@ -244,6 +258,107 @@ fn parse_prepared(prepared: String, file: &Path) -> Result<BibFile, (Diagnostic,
     })
 }
 
+/// The most characters one `@string` abbreviation, or one field, may
+/// expand to, and the deepest chain of abbreviations naming others.
+const MAX_EXPANSION: u64 = 1 << 20;
+const MAX_ABBREVIATION_DEPTH: usize = 64;
+
+/// Errors, at the `@string` or entry's line, for abbreviations the crate
+/// would expand forever or past any use (it expands each use anew,
+/// recursively): one that names itself through others, a chain deeper
+/// than [`MAX_ABBREVIATION_DEPTH`], an abbreviation or a field expanding
+/// to more than [`MAX_EXPANSION`] characters (`@string{b = a # a}`,
+/// doubled forty times, is a terabyte). Linear: each definition is
+/// sized once.
+fn check_abbreviations(
+    raw: &RawBibliography,
+    lines: &Lines,
+    file: &Path,
+) -> Result<(), Diagnostic> {
+    let defined = &raw.abbreviations;
+    let index: HashMap<&str, usize> = defined
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| (pair.key.v, i))
+        .collect();
+    let uses = |field: &biblatex::Field| -> (u64, Vec<usize>) {
+        let mut own = 0u64;
+        let mut names = Vec::new();
+        for chunk in field {
+            match chunk.v {
+                biblatex::RawChunk::Normal(text) => own += text.len() as u64,
+                biblatex::RawChunk::Abbreviation(name) => names.extend(index.get(name)),
+            }
+        }
+        (own, names)
+    };
+    let graph: Vec<(u64, Vec<usize>)> = defined.iter().map(|pair| uses(&pair.value.v)).collect();
+    // Sizes and depths, post-order; 0: not seen, 1: on the path, 2: done.
+    let mut size = vec![0u64; graph.len()];
+    let mut depth = vec![0usize; graph.len()];
+    let mut state = vec![0u8; graph.len()];
+    let too_big = |i: usize, what: String| {
+        Diagnostic::error(file, lines.line(defined[i].key.span.start), what)
+    };
+    for start in 0..graph.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&child) = graph[node].1.get(*next) {
+                *next += 1;
+                match state[child] {
+                    0 => {
+                        state[child] = 1;
+                        stack.push((child, 0));
+                    }
+                    1 => {
+                        let name = defined[node].key.v;
+                        return Err(too_big(node, format!(
+                            "expected @string `{name}` to be defined by text and other abbreviations, found it defined through itself (by `{}`); define it by text",
+                            defined[child].key.v
+                        )));
+                    }
+                    _ => {}
+                }
+            } else {
+                let (own, children) = &graph[node];
+                size[node] = children
+                    .iter()
+                    .fold(*own, |s, &c| s.saturating_add(size[c]));
+                depth[node] = 1 + children.iter().map(|&c| depth[c]).max().unwrap_or(0);
+                if size[node] > MAX_EXPANSION || depth[node] > MAX_ABBREVIATION_DEPTH {
+                    return Err(too_big(node, format!(
+                        "expected @string `{}` to expand to at most {MAX_EXPANSION} characters through at most {MAX_ABBREVIATION_DEPTH} abbreviations, found more",
+                        defined[node].key.v
+                    )));
+                }
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    for entry in &raw.entries {
+        for pair in &entry.v.fields {
+            let (own, names) = uses(&pair.value.v);
+            let total = names.iter().fold(own, |s, &c| s.saturating_add(size[c]));
+            if total > MAX_EXPANSION {
+                return Err(Diagnostic::error(
+                    file,
+                    lines.line(pair.key.span.start),
+                    format!(
+                        "expected `{}` of `{}` to expand to at most {MAX_EXPANSION} characters, found more",
+                        pair.key.v, entry.v.key.v
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Entries resolved at once when no entry inherits fields.
 const RESOLVE_BATCH: usize = 1024;
 
@@ -288,6 +403,7 @@ fn resolve(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Bibliography, biblatex::ParseError> {
     cut_cycles(&mut raw, lines, file, warnings);
+    limit_inheritance(&mut raw, lines, file, warnings);
     // The entries that lost a field, whose own fields are read apart.
     let mut parents: Vec<String> = Vec::new();
     let own = |mut raw: RawBibliography| {
@@ -370,23 +486,15 @@ fn parents<'a>(pair: &'a biblatex::Pair) -> impl Iterator<Item = &'a str> {
         .filter(|k| !k.is_empty())
 }
 
-/// Removes each `crossref` or `xdata` field that closes a cycle (`a` names
-/// `b`, which names `a`), with a warning: the crate would recurse forever.
-/// Linear: a depth-first walk over the entries.
-fn cut_cycles(
-    raw: &mut RawBibliography,
-    lines: &Lines,
-    file: &Path,
-    warnings: &mut Vec<Diagnostic>,
-) {
-    let index: HashMap<String, usize> = raw
+/// Each entry's parents (by `crossref` and `xdata`), as entry indexes.
+fn inheritance(raw: &RawBibliography) -> Vec<Vec<usize>> {
+    let index: HashMap<&str, usize> = raw
         .entries
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.v.key.v.to_string(), i))
+        .map(|(i, e)| (e.v.key.v, i))
         .collect();
-    let edges: Vec<Vec<usize>> = raw
-        .entries
+    raw.entries
         .iter()
         .map(|e| {
             e.v.fields
@@ -396,7 +504,79 @@ fn cut_cycles(
                 .filter_map(|k| index.get(k).copied())
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// The most entries one entry's resolution may pass through: the crate
+/// resolves every parent anew for every child, so a chain of 5,000 took
+/// 109 s and a crossref and an xdata to the same parent, repeated forty
+/// times, would take forever.
+const MAX_INHERITED: u64 = 32;
+
+/// Cuts the inheritance of each entry whose resolution would pass through
+/// more than [`MAX_INHERITED`] entries, with a warning; `raw` has no cycle
+/// ([`cut_cycles`]). Linear: each entry is counted once, children after
+/// parents.
+fn limit_inheritance(
+    raw: &mut RawBibliography,
+    lines: &Lines,
+    file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    let edges = inheritance(raw);
+    let mut work = vec![0u64; edges.len()];
+    let mut done = vec![false; edges.len()];
+    let mut cut = Vec::new();
+    for start in 0..edges.len() {
+        if done[start] {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&parent) = edges[node].get(*next) {
+                *next += 1;
+                if !done[parent] {
+                    stack.push((parent, 0));
+                }
+                continue;
+            }
+            let total = edges[node]
+                .iter()
+                .fold(1u64, |w, &p| w.saturating_add(work[p]));
+            work[node] = if total > MAX_INHERITED {
+                cut.push(node);
+                1
+            } else {
+                total
+            };
+            done[node] = true;
+            stack.pop();
+        }
+    }
+    for node in cut {
+        let entry = &mut raw.entries[node];
+        warnings.push(Diagnostic::warning(
+            file,
+            lines.line(entry.span.start),
+            format!(
+                "expected `crossref` and `xdata` of `{}` to lead through at most {MAX_INHERITED} entries, found more; it inherits nothing",
+                entry.v.key.v
+            ),
+        ));
+        entry.v.fields.retain(|pair| !is_inheritance(pair));
+    }
+}
+
+/// Removes each `crossref` or `xdata` field that closes a cycle (`a` names
+/// `b`, which names `a`), with a warning: the crate would recurse forever.
+/// Linear: a depth-first walk over the entries.
+fn cut_cycles(
+    raw: &mut RawBibliography,
+    lines: &Lines,
+    file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    let edges = inheritance(raw);
     // 0: not seen, 1: on the walk's path, 2: done.
     let mut state = vec![0u8; edges.len()];
     let mut cut: Vec<(usize, usize)> = Vec::new();
@@ -715,8 +895,9 @@ impl Lines {
 /// `text` with each `@preamble` blanked and each entry in parentheses
 /// given braces, every other byte and every line break where it was.
 /// Linear: one pass, each entry's body scanned once.
-fn prepare(text: String) -> String {
+fn prepare(text: String) -> (String, Option<Shape>) {
     let mut bytes = text.into_bytes();
+    let mut shape = None;
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] != b'@' {
@@ -737,7 +918,14 @@ fn prepare(text: String) -> String {
             i = j.max(i + 1);
             continue;
         }
-        let close = body_end(&bytes, j);
+        let (close, deepest) = body_end(&bytes, j);
+        if shape.is_none() {
+            shape = match close {
+                None => Some(Shape::Unclosed(i)),
+                Some(_) if deepest > MAX_BRACE_DEPTH => Some(Shape::TooDeep(i)),
+                Some(_) => None,
+            };
+        }
         if name == "preamble" {
             let end = close.map_or(bytes.len(), |c| c + 1);
             for b in &mut bytes[i..end] {
@@ -759,7 +947,22 @@ fn prepare(text: String) -> String {
         }
     }
     // Only ASCII bytes were changed, each to an ASCII byte.
-    String::from_utf8(bytes).unwrap_or_default()
+    (String::from_utf8(bytes).unwrap_or_default(), shape)
+}
+
+/// Braces nested deeper than this in an entry are an error: the crate's
+/// parse takes time quadratic in the depth, and no bibliography nests
+/// groups this deep.
+const MAX_BRACE_DEPTH: usize = 100;
+
+/// What [`prepare`] finds wrong with the first entry it cannot hand on,
+/// at the offset of its `@`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Its braces or parentheses never close.
+    Unclosed(usize),
+    /// Its braces nest deeper than [`MAX_BRACE_DEPTH`].
+    TooDeep(usize),
 }
 
 /// `text` with the names BibTeX compares without case written as the
@@ -840,20 +1043,24 @@ fn fold_case(text: String) -> String {
 }
 
 /// The offset of the delimiter closing the body that opens at `open` (`{`
-/// or `(`): the matching one at brace depth 0, outside a quoted value.
-fn body_end(bytes: &[u8], open: usize) -> Option<usize> {
+/// or `(`): the matching one at brace depth 0, outside a quoted value;
+/// and the deepest brace nesting inside it.
+fn body_end(bytes: &[u8], open: usize) -> (Option<usize>, usize) {
     let closer = if bytes[open] == b'(' { b')' } else { b'}' };
-    let (mut depth, mut quoted) = (0usize, false);
+    let (mut depth, mut deepest, mut quoted) = (0usize, 0usize, false);
     for (k, &b) in bytes.iter().enumerate().skip(open + 1) {
         match b {
-            b'{' => depth += 1,
+            b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
             b'}' if depth > 0 => depth -= 1,
             b'"' if depth == 0 && closer == b')' => quoted = !quoted,
-            _ if b == closer && depth == 0 && !quoted => return Some(k),
+            _ if b == closer && depth == 0 && !quoted => return (Some(k), deepest),
             _ => {}
         }
     }
-    None
+    (None, deepest)
 }
 
 #[cfg(test)]
@@ -965,9 +1172,110 @@ mod tests {
     }
 
     #[test]
+    fn abbreviations_that_never_end_are_errors() {
+        let e = parse_text(
+            "@string{x = x}\n@article{k, title = {T}, author = {A B}, year = 2000, journal = x}\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(
+            e.message.contains("defined through itself"),
+            "{}",
+            e.message
+        );
+        let e = parse_text(
+            "@string{a = b}\n@string{b = a}\n@misc{k, title = {T}, author = {A B}, journal = a}\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("defined through itself"),
+            "{}",
+            e.message
+        );
+        // Doubled forty times: a terabyte, refused at once.
+        let mut text = String::from("@string{s0 = \"ab\"}\n");
+        for i in 1..=40 {
+            text.push_str(&format!("@string{{s{i} = s{} # s{}}}\n", i - 1, i - 1));
+        }
+        text.push_str("@misc{k, title = {T}, author = {A B}, note = s40}\n");
+        let started = std::time::Instant::now();
+        let e = parse_text(&text).unwrap_err();
+        assert!(started.elapsed().as_secs() < 2);
+        assert_eq!(e.line, 21, "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("expected @string `s20` to expand to at most"),
+            "{}",
+            e.message
+        );
+        // A chain deeper than the crate's stack.
+        let mut text = String::from("@string{s0 = \"x\"}\n");
+        for i in 1..=100_000 {
+            text.push_str(&format!("@string{{s{i} = s{}}}\n", i - 1));
+        }
+        let e = parse_text(&text).unwrap_err();
+        assert_eq!(e.line, 65, "{}", e.message);
+    }
+
+    #[test]
+    fn inheritance_that_would_take_forever_is_cut() {
+        let mut text =
+            String::from("@book{e0, title={Base}, author={A B}, year=2000, publisher={P}}\n");
+        for i in 1..=40 {
+            text.push_str(&format!("@inbook{{e{i}, title={{T{i}}}, author={{A B}}, crossref={{e{}}}, xdata={{e{}}}}}\n", i - 1, i - 1));
+        }
+        let started = std::time::Instant::now();
+        let bib = parse_text(&text).unwrap();
+        assert!(started.elapsed().as_secs() < 2);
+        assert_eq!(bib.entries.len(), 41);
+        // e1..e4 inherit (2, 6, 14, 30 entries passed through), e5 is cut.
+        assert_eq!(bib.entries[4].year, Some(2000));
+        assert_eq!(bib.entries[5].year, None);
+        assert!(bib
+            .warnings
+            .iter()
+            .any(|w| w.line == 6 && w.message.contains("`e5` to lead through at most 32")));
+        let mut chain = String::from("@book{c0, title={Base}, author={A B}, year=2000}\n");
+        for i in 1..=5000 {
+            chain.push_str(&format!(
+                "@book{{c{i}, title={{T{i}}}, author={{A B}}, crossref={{c{}}}}}\n",
+                i - 1
+            ));
+        }
+        let started = std::time::Instant::now();
+        let bib = parse_text(&chain).unwrap();
+        assert!(started.elapsed().as_secs() < 5);
+        assert_eq!(bib.entries.len(), 5001);
+    }
+
+    #[test]
+    fn entries_left_open_or_nested_too_deep_are_errors_where_they_open() {
+        let e = parse_text("@article{a, title = {T}, author = {A B}, year = 2000\n").unwrap_err();
+        assert_eq!(e.line, 1, "{}", e.message);
+        assert!(e
+            .message
+            .starts_with("expected the entry that opens here to be closed"));
+        let e = parse_text("@article{a, title = {Unbalanced {brace, author = {A B}, year = 2000}\n\n@article{b, title = {T}, author = {A B}, year = 2000}\n\n@article{c, title = {T}, author = {A B}, year = 2000}\n").unwrap_err();
+        assert_eq!(e.line, 1, "{}", e.message);
+        let deep = format!(
+            "@misc{{k, author = {{A B}},\n title = {{{}x{}}}}}\n",
+            "{".repeat(100_000),
+            "}".repeat(100_000)
+        );
+        let started = std::time::Instant::now();
+        let e = parse_text(&deep).unwrap_err();
+        assert!(started.elapsed().as_secs() < 2);
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (1, "expected braces nested at most 100 deep in an entry, found deeper ones in the entry that opens here")
+        );
+    }
+
+    #[test]
     fn prepare_keeps_every_line_and_offset() {
         let text = "@PREAMBLE{\"a\" # \"b\n{c}\"}\n@misc(k, title = \"(x)\" )\nZoë @ x\n";
-        let prepared = prepare(text.to_string());
+        let (prepared, shape) = prepare(text.to_string());
+        assert_eq!(shape, None);
         assert_eq!(prepared.len(), text.len());
         assert_eq!(prepared.matches('\n').count(), text.matches('\n').count());
         assert!(prepared.contains("@misc{k, title = \"(x)\" }"));
