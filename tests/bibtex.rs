@@ -352,6 +352,19 @@ fn serve_rebuilds_with_bibtex_equal_full_builds() {
     assert!(!sink.site.keys().any(|k| k.contains("active-fuzzing")));
 }
 
+/// A key two `.bib` files give two papers is kept by the first paper; the
+/// other gets the next free suffix, so no export holds a key twice.
+fn a_key_given_twice_stays_unique() {
+    let a = b"@misc{m1, title = {First Paper}, author = {Zoe Chen}, year = 2001}\n";
+    let b = b"@misc{m1, title = {Second Paper}, author = {Zoe Chen}, year = 2000}\n";
+    let site = temp_site(&[("a.bib", a), ("b.bib", b)], "author_pages = \"all\"\n");
+    let (report, out) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let bib = text(&out, "authors/zoe-chen/zoe-chen.bib");
+    assert_eq!(bib.matches("@misc{m1,").count(), 1, "{bib}");
+    assert_eq!(bib.matches("@misc{m1a,").count(), 1, "{bib}");
+}
+
 /// An entry without a year (libra.bib's `bitmexresearchBriefHistoryStablecoins`,
 /// an `@online` post) is an undated paper: no year row, date tag, feed
 /// entry or `year` in its exports, under "Undated" on its author's page.
@@ -434,6 +447,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         profiles_and_the_setting_give_author_pages,
         initials_name_a_listing_owner,
         an_entry_without_a_year_is_an_undated_paper,
+        a_key_given_twice_stays_unique,
         serve_rebuilds_with_bibtex_equal_full_builds,
         bibtex_reader_never_panics,
     )

@@ -232,8 +232,29 @@ fn make_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
         })
         .collect();
     let all: Vec<PaperId> = (0..bases.len()).collect();
-    let pinned = |id: PaperId| pinned[id].is_some();
-    assign_keys(&mut corpus.papers, |id| &bases[id], pinned, &all);
+    let is_pinned = |id: PaperId| pinned[id].is_some();
+    assign_keys(&mut corpus.papers, |id| &bases[id], is_pinned, &all);
+    // A key given twice (by two `.bib` files, or a `.bib` key equal to one
+    // made with a suffix): the first pinned use keeps it, then the papers
+    // in order; every later one gets the next free suffix.
+    let mut taken: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+    let mut keeps = vec![false; corpus.papers.len()];
+    for id in all.iter().copied().filter(|&id| is_pinned(id)) {
+        keeps[id] = taken.insert(corpus.papers[id].key.clone());
+    }
+    for (id, paper) in corpus.papers.iter_mut().enumerate() {
+        if keeps[id] || (!is_pinned(id) && taken.insert(paper.key.clone())) {
+            continue;
+        }
+        let mut n = 0;
+        paper.key = loop {
+            n += 1;
+            let next = format!("{}{}", paper.key, crate::corpus::keys::key_suffix(n));
+            if taken.insert(next.clone()) {
+                break next;
+            }
+        };
+    }
 }
 
 /// Removes the papers marked in `hidden`, renumbering paper and category
