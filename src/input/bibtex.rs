@@ -629,6 +629,9 @@ fn work(
     file: &Path,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<BibEntry, String> {
+    if entry.key.trim().is_empty() {
+        return Err("expected a citation key after `{`, found none".to_string());
+    }
     let title = entry
         .title()
         .ok()
@@ -786,9 +789,11 @@ fn year(entry: &biblatex::Entry) -> Option<u16> {
         })
     };
     let within = |year: i32| u16::try_from(year).ok().filter(|y| YEARS.contains(y));
-    from_date
-        .and_then(within)
-        .or_else(|| literal().and_then(within))
+    // A date read as one (`-2000-01-01` is 2001 BC) is not read again as text.
+    match from_date {
+        Some(year) => within(year),
+        None => literal().and_then(within),
+    }
 }
 
 /// Chunks as the LaTeX source a listing's title would hold: text as it is
@@ -1146,6 +1151,21 @@ mod tests {
             .1
             .starts_with("expected a `title` field, found none; the entry `ctl`"));
         assert_eq!(found[2].0, 4);
+        let odd = parse_text("@misc{, title = {No key}, author = {A B}, year = 2000}\n@misc{bc, title = {T}, author = {A B}, date = {-2000-01-01}}\n").unwrap();
+        assert_eq!(odd.entries.len(), 1);
+        assert_eq!(odd.entries[0].year, None);
+        assert!(
+            odd.warnings[0]
+                .message
+                .starts_with("expected a citation key after `{`, found none"),
+            "{:?}",
+            odd.warnings
+        );
+        assert!(
+            odd.warnings[1].message.contains("the paper is undated"),
+            "{:?}",
+            odd.warnings
+        );
     }
 
     #[test]
