@@ -9,11 +9,6 @@ use std::path::Path;
 use vellum::corpus::listings::paper_identity;
 use vellum::diagnostics::Severity;
 use vellum::input::bibtex;
-use vellum::output::SiteOutput;
-
-fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
-    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
-}
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(project().join("tests/fixtures/bibtex").join(name)).unwrap()

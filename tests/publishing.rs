@@ -8,10 +8,6 @@ use vellum::output::SiteOutput;
 
 const BASE: &str = "https://example.org/sub/dir/";
 
-fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
-    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
-}
-
 /// An Atom feed of the site, parsed back with atom_syndication's reader.
 fn feed(site: &SiteOutput, file: &str) -> atom_syndication::Feed {
     atom_syndication::Feed::read_from(site.get(file).unwrap().as_slice())

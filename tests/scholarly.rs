@@ -5,11 +5,6 @@
 use crate::common::*;
 use std::collections::BTreeSet;
 use vellum::diagnostics::Severity;
-use vellum::output::SiteOutput;
-
-fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
-    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
-}
 
 /// Two authors sharing one paper, one author with two more.
 fn two_author_site() -> crate::common::TempDir {

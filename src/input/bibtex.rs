@@ -292,54 +292,36 @@ fn check_abbreviations(
         }
         (own, names)
     };
-    let graph: Vec<(u64, Vec<usize>)> = defined.iter().map(|pair| uses(&pair.value.v)).collect();
-    // Sizes and depths, post-order; 0: not seen, 1: on the path, 2: done.
-    let mut size = vec![0u64; graph.len()];
-    let mut depth = vec![0usize; graph.len()];
-    let mut state = vec![0u8; graph.len()];
-    let too_big = |i: usize, what: String| {
+    let (own, edges): (Vec<u64>, Vec<Vec<usize>>) =
+        defined.iter().map(|pair| uses(&pair.value.v)).unzip();
+    let mut size = vec![0u64; edges.len()];
+    let mut depth = vec![0usize; edges.len()];
+    let at = |i: usize, what: String| {
         Diagnostic::error(file, lines.line(defined[i].key.span.start), what)
     };
-    for start in 0..graph.len() {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut stack = vec![(start, 0usize)];
-        state[start] = 1;
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if let Some(&child) = graph[node].1.get(*next) {
-                *next += 1;
-                match state[child] {
-                    0 => {
-                        state[child] = 1;
-                        stack.push((child, 0));
-                    }
-                    1 => {
-                        let name = defined[node].key.v;
-                        return Err(too_big(node, format!(
-                            "expected @string `{name}` to be defined by text and other abbreviations, found it defined through itself (by `{}`); define it by text",
-                            defined[child].key.v
-                        )));
-                    }
-                    _ => {}
-                }
-            } else {
-                let (own, children) = &graph[node];
-                size[node] = children
-                    .iter()
-                    .fold(*own, |s, &c| s.saturating_add(size[c]));
-                depth[node] = 1 + children.iter().map(|&c| depth[c]).max().unwrap_or(0);
-                if size[node] > MAX_EXPANSION || depth[node] > MAX_ABBREVIATION_DEPTH {
-                    return Err(too_big(node, format!(
-                        "expected @string `{}` to expand to at most {MAX_EXPANSION} characters through at most {MAX_ABBREVIATION_DEPTH} abbreviations, found more",
-                        defined[node].key.v
-                    )));
-                }
-                state[node] = 2;
-                stack.pop();
+    depth_first(
+        &edges,
+        |node, child| {
+            Err(at(node, format!(
+                "expected @string `{}` to be defined by text and other abbreviations, found it defined through itself (by `{}`); define it by text",
+                defined[node].key.v, defined[child].key.v
+            )))
+        },
+        |node| {
+            let children = &edges[node];
+            size[node] = children
+                .iter()
+                .fold(own[node], |s, &c| s.saturating_add(size[c]));
+            depth[node] = 1 + children.iter().map(|&c| depth[c]).max().unwrap_or(0);
+            if size[node] > MAX_EXPANSION || depth[node] > MAX_ABBREVIATION_DEPTH {
+                return Err(at(node, format!(
+                    "expected @string `{}` to expand to at most {MAX_EXPANSION} characters through at most {MAX_ABBREVIATION_DEPTH} abbreviations, found more",
+                    defined[node].key.v
+                )));
             }
-        }
-    }
+            Ok(())
+        },
+    )?;
     for entry in &raw.entries {
         for pair in &entry.v.fields {
             let (own, names) = uses(&pair.value.v);
@@ -486,6 +468,44 @@ fn parents<'a>(pair: &'a biblatex::Pair) -> impl Iterator<Item = &'a str> {
         .filter(|k| !k.is_empty())
 }
 
+/// Walks `edges` depth first from every node in turn, without recursion:
+/// `closes(node, child)` for each edge to a node on the walk's path (it
+/// closes a cycle; the edge is not followed), `done(node)` once every node
+/// it leads to is done (post-order). Linear; stops at the first error.
+fn depth_first<E>(
+    edges: &[Vec<usize>],
+    mut closes: impl FnMut(usize, usize) -> Result<(), E>,
+    mut done: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    // 0: not seen, 1: on the walk's path, 2: done.
+    let mut state = vec![0u8; edges.len()];
+    for start in 0..edges.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&child) = edges[node].get(*next) {
+                *next += 1;
+                match state[child] {
+                    0 => {
+                        state[child] = 1;
+                        stack.push((child, 0));
+                    }
+                    1 => closes(node, child)?,
+                    _ => {}
+                }
+            } else {
+                done(node)?;
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Each entry's parents (by `crossref` and `xdata`), as entry indexes.
 fn inheritance(raw: &RawBibliography) -> Vec<Vec<usize>> {
     let index: HashMap<&str, usize> = raw
@@ -525,21 +545,12 @@ fn limit_inheritance(
 ) {
     let edges = inheritance(raw);
     let mut work = vec![0u64; edges.len()];
-    let mut done = vec![false; edges.len()];
     let mut cut = Vec::new();
-    for start in 0..edges.len() {
-        if done[start] {
-            continue;
-        }
-        let mut stack = vec![(start, 0usize)];
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if let Some(&parent) = edges[node].get(*next) {
-                *next += 1;
-                if !done[parent] {
-                    stack.push((parent, 0));
-                }
-                continue;
-            }
+    // No cycle is left, so no edge closes one.
+    let Ok(()) = depth_first::<std::convert::Infallible>(
+        &edges,
+        |_, _| Ok(()),
+        |node| {
             let total = edges[node]
                 .iter()
                 .fold(1u64, |w, &p| w.saturating_add(work[p]));
@@ -549,10 +560,9 @@ fn limit_inheritance(
             } else {
                 total
             };
-            done[node] = true;
-            stack.pop();
-        }
-    }
+            Ok(())
+        },
+    );
     for node in cut {
         let entry = &mut raw.entries[node];
         warnings.push(Diagnostic::warning(
@@ -577,32 +587,15 @@ fn cut_cycles(
     warnings: &mut Vec<Diagnostic>,
 ) {
     let edges = inheritance(raw);
-    // 0: not seen, 1: on the walk's path, 2: done.
-    let mut state = vec![0u8; edges.len()];
     let mut cut: Vec<(usize, usize)> = Vec::new();
-    for start in 0..edges.len() {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut stack = vec![(start, 0usize)];
-        state[start] = 1;
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if let Some(&child) = edges[node].get(*next) {
-                *next += 1;
-                match state[child] {
-                    0 => {
-                        state[child] = 1;
-                        stack.push((child, 0));
-                    }
-                    1 => cut.push((node, child)),
-                    _ => {}
-                }
-            } else {
-                state[node] = 2;
-                stack.pop();
-            }
-        }
-    }
+    let Ok(()) = depth_first::<std::convert::Infallible>(
+        &edges,
+        |node, child| {
+            cut.push((node, child));
+            Ok(())
+        },
+        |_| Ok(()),
+    );
     for (node, child) in cut {
         let parent = raw.entries[child].v.key.v;
         let entry = &mut raw.entries[node];

@@ -147,6 +147,12 @@ pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, SiteOu
     (report, std::sync::Arc::unwrap_or_clone(sink.site))
 }
 
+/// The text of the built file `file` of `site`; panics naming it when it
+/// is missing.
+pub fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+    std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
+}
+
 /// The report's diagnostics of `severity`, each as printed
 /// (`file:line: error: …`).
 pub fn messages(report: &BuildReport, severity: vellum::diagnostics::Severity) -> Vec<String> {
