@@ -57,11 +57,18 @@ pub struct Records {
     pub lines: BTreeMap<String, usize>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// The file as read: each record with its span, for its line.
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     #[serde(default)]
-    papers: BTreeMap<String, PaperRecord>,
+    papers: BTreeMap<String, toml::Spanned<PaperRecord>>,
+}
+
+/// The file as written.
+#[derive(Serialize)]
+struct FileOut<'a> {
+    papers: &'a BTreeMap<String, PaperRecord>,
 }
 
 impl Records {
@@ -102,16 +109,11 @@ impl Records {
         })?;
         // Each table's line, the newlines counted once over the text
         // (counting from the start for each would be quadratic).
-        let mut starts: Vec<(usize, String)> = Vec::new();
-        if let Ok(table) = toml::de::DeTable::parse(text) {
-            if let Some(papers) = table.get_ref().get("papers") {
-                if let Some(papers) = papers.get_ref().as_table() {
-                    for (slug, _) in papers.iter() {
-                        starts.push((slug.span().start, slug.get_ref().to_string()));
-                    }
-                }
-            }
-        }
+        let mut starts: Vec<(usize, &str)> = file
+            .papers
+            .iter()
+            .map(|(slug, record)| (record.span().start, slug.as_str()))
+            .collect();
         starts.sort_unstable();
         let mut lines = BTreeMap::new();
         let (mut line, mut counted) = (1, 0);
@@ -122,9 +124,14 @@ impl Records {
                 .filter(|&&b| b == b'\n')
                 .count();
             counted = offset;
-            lines.insert(slug, line);
+            lines.insert(slug.to_string(), line);
         }
-        for (slug, record) in &file.papers {
+        let papers: BTreeMap<String, PaperRecord> = file
+            .papers
+            .into_iter()
+            .map(|(slug, record)| (slug, record.into_inner()))
+            .collect();
+        for (slug, record) in &papers {
             let line = lines.get(slug).copied().unwrap_or(0);
             let wrong = |what: &str, found: &str| {
                 Diagnostic::error(
@@ -157,19 +164,13 @@ impl Records {
                 return Err(wrong("a non-empty `authors` list", "[]"));
             }
         }
-        Ok(Records {
-            papers: file.papers,
-            lines,
-        })
+        Ok(Records { papers, lines })
     }
 
     /// The text of the file holding `papers`: the header, then one table
     /// per paper, sorted by slug.
     pub fn to_text(papers: &BTreeMap<String, PaperRecord>) -> String {
-        let body = toml::to_string(&File {
-            papers: papers.clone(),
-        })
-        .unwrap_or_default();
+        let body = toml::to_string(&FileOut { papers }).unwrap_or_default();
         format!("{HEADER}\n{body}")
     }
 }
