@@ -6,91 +6,107 @@ use std::io;
 use std::path::Path;
 
 /// Files of the default theme, embedded at compile time: (path under
-/// `themes/default/`, contents). A test keeps it equal to the directory.
-pub const DEFAULT_THEME: &[(&str, &str)] = &[
+/// `themes/default/`, bytes). A test keeps it equal to the directory.
+pub const DEFAULT_THEME: &[(&str, &[u8])] = &[
+    (
+        "static/authors.js",
+        include_bytes!("../themes/default/static/authors.js"),
+    ),
     (
         "static/cite.js",
-        include_str!("../themes/default/static/cite.js"),
+        include_bytes!("../themes/default/static/cite.js"),
+    ),
+    (
+        "static/favicon.svg",
+        include_bytes!("../themes/default/static/favicon.svg"),
+    ),
+    (
+        "static/math-font-LICENSE.txt",
+        include_bytes!("../themes/default/static/math-font-LICENSE.txt"),
+    ),
+    (
+        "static/math.woff2",
+        include_bytes!("../themes/default/static/math.woff2"),
     ),
     (
         "static/search-engine.js",
-        include_str!("../themes/default/static/search-engine.js"),
+        include_bytes!("../themes/default/static/search-engine.js"),
     ),
     (
         "static/search-ui.js",
-        include_str!("../themes/default/static/search-ui.js"),
+        include_bytes!("../themes/default/static/search-ui.js"),
     ),
     (
         "static/style.css",
-        include_str!("../themes/default/static/style.css"),
+        include_bytes!("../themes/default/static/style.css"),
     ),
     (
         "templates/404.html",
-        include_str!("../themes/default/templates/404.html"),
+        include_bytes!("../themes/default/templates/404.html"),
     ),
     (
         "templates/author.html",
-        include_str!("../themes/default/templates/author.html"),
+        include_bytes!("../themes/default/templates/author.html"),
     ),
     (
         "templates/authors.html",
-        include_str!("../themes/default/templates/authors.html"),
+        include_bytes!("../themes/default/templates/authors.html"),
     ),
     (
         "templates/base.html",
-        include_str!("../themes/default/templates/base.html"),
+        include_bytes!("../themes/default/templates/base.html"),
     ),
     (
         "templates/categories.html",
-        include_str!("../themes/default/templates/categories.html"),
+        include_bytes!("../themes/default/templates/categories.html"),
     ),
     (
         "templates/category.html",
-        include_str!("../themes/default/templates/category.html"),
+        include_bytes!("../themes/default/templates/category.html"),
     ),
     (
         "templates/index.html",
-        include_str!("../themes/default/templates/index.html"),
+        include_bytes!("../themes/default/templates/index.html"),
     ),
     (
         "templates/page.html",
-        include_str!("../themes/default/templates/page.html"),
+        include_bytes!("../themes/default/templates/page.html"),
     ),
     (
         "templates/paper.html",
-        include_str!("../themes/default/templates/paper.html"),
+        include_bytes!("../themes/default/templates/paper.html"),
     ),
     (
         "templates/partials/paginator.html",
-        include_str!("../themes/default/templates/partials/paginator.html"),
+        include_bytes!("../themes/default/templates/partials/paginator.html"),
     ),
     (
         "templates/partials/paper_item.html",
-        include_str!("../themes/default/templates/partials/paper_item.html"),
+        include_bytes!("../themes/default/templates/partials/paper_item.html"),
     ),
     (
         "templates/partials/paper_list.html",
-        include_str!("../themes/default/templates/partials/paper_list.html"),
+        include_bytes!("../themes/default/templates/partials/paper_list.html"),
     ),
     (
         "templates/redirect.html",
-        include_str!("../themes/default/templates/redirect.html"),
+        include_bytes!("../themes/default/templates/redirect.html"),
     ),
     (
         "templates/search.html",
-        include_str!("../themes/default/templates/search.html"),
+        include_bytes!("../themes/default/templates/search.html"),
     ),
     (
         "templates/section.html",
-        include_str!("../themes/default/templates/section.html"),
+        include_bytes!("../themes/default/templates/section.html"),
     ),
     (
         "templates/year.html",
-        include_str!("../themes/default/templates/year.html"),
+        include_bytes!("../themes/default/templates/year.html"),
     ),
     (
         "templates/years.html",
-        include_str!("../themes/default/templates/years.html"),
+        include_bytes!("../themes/default/templates/years.html"),
     ),
 ];
 
@@ -165,15 +181,15 @@ pub fn init(dir: &Path) -> io::Result<()> {
             ),
         ));
     }
-    let mut files: Vec<(String, &str)> = vec![
-        ("site.toml".into(), SITE_TOML),
-        ("content/_index.md".into(), HOME),
-        ("seeds/ana-lima.txt".into(), EXAMPLE_LISTING),
+    let mut files: Vec<(String, &[u8])> = vec![
+        ("site.toml".into(), SITE_TOML.as_bytes()),
+        ("content/_index.md".into(), HOME.as_bytes()),
+        ("seeds/ana-lima.txt".into(), EXAMPLE_LISTING.as_bytes()),
     ];
     files.extend(
         DEFAULT_THEME
             .iter()
-            .map(|(path, text)| (format!("themes/default/{path}"), *text)),
+            .map(|(path, bytes)| (format!("themes/default/{path}"), *bytes)),
     );
     for (relative, text) in files {
         let path = dir.join(relative);
@@ -194,19 +210,19 @@ mod tests {
     #[test]
     fn embedded_theme_equals_the_theme_directory() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/default");
-        let mut on_disk: Vec<(String, String)> = walkdir::WalkDir::new(&dir)
+        let mut on_disk: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(&dir)
             .into_iter()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
             .map(|e| {
                 let rel = crate::input::slash_path(e.path(), &dir);
-                (rel, std::fs::read_to_string(e.path()).unwrap())
+                (rel, std::fs::read(e.path()).unwrap())
             })
             .collect();
         on_disk.sort();
-        let embedded: Vec<(String, String)> = DEFAULT_THEME
+        let embedded: Vec<(String, Vec<u8>)> = DEFAULT_THEME
             .iter()
-            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .map(|(p, b)| (p.to_string(), b.to_vec()))
             .collect();
         assert_eq!(embedded, on_disk, "update DEFAULT_THEME in src/init.rs");
     }

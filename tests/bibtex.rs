@@ -201,11 +201,11 @@ fn an_entry_and_a_listing_of_one_paper_are_one() {
         "papers/fairness-testing-testing-software-for-discrimination/index.html",
     );
     assert!(page.contains(
-        "<dd>Sainyam Galhotra, <a href=\"/authors/yuriy-brun/\">Yuriy Brun</a>, Alexandra Meliou</dd>"
+        "<span class=\"visually-hidden\">Authors: </span>Sainyam Galhotra, <a href=\"/authors/yuriy-brun/\">Yuriy Brun</a>, Alexandra Meliou</p>"
     ), "{page}");
     assert!(page.contains("href=\"https://arxiv.org/abs/1709.03221\""));
     assert!(page.contains("href=\"https://doi.org/10.1145/3106237.3106277\""));
-    assert!(page.contains("<dd>Proceedings of the 2017 11th Joint Meeting on Foundations of Software Engineering</dd>"));
+    assert!(page.contains("<span class=\"venue\">Proceedings of the 2017 11th Joint Meeting on Foundations of Software Engineering</span>"));
     assert!(page.contains("<meta name=\"citation_author\" content=\"Alexandra Meliou\">"));
     let bib = text(&out, "papers/fairness-testing-testing-software-for-discrimination/fairness-testing-testing-software-for-discrimination.bib");
     assert!(bib.contains("{galhotra2017fairness,"), "{bib}");
@@ -229,8 +229,9 @@ fn an_entry_and_a_listing_of_one_paper_are_one() {
         "papers/active-fuzzing-for-testing-and-securing-cyber-physical-systems/index.html",
     );
     assert!(
-        fuzzing
-            .contains("<dd>Yuqi Chen, Bohan Xuan, Christopher M. Poskitt, Jun Sun, Fan Zhang</dd>"),
+        fuzzing.contains(
+            "</span>Yuqi Chen, Bohan Xuan, Christopher M. Poskitt, Jun Sun, Fan Zhang</p>"
+        ),
         "{fuzzing}"
     );
     assert!(!out.keys().any(|k| k.starts_with("authors/jun-sun/")));
@@ -291,7 +292,7 @@ fn initials_name_a_listing_owner() {
         &out,
         "papers/evaluating-human-trajectory-prediction-with-metamorphic-testing/index.html",
     );
-    assert!(page.contains("<dd><a href=\"/authors/helge-spieker/\">H. Spieker</a>, N. Belmecheri, A. Gotlieb, N. Lazaar</dd>"), "{page}");
+    assert!(page.contains("</span><a href=\"/authors/helge-spieker/\">H. Spieker</a>, N. Belmecheri, A. Gotlieb, N. Lazaar</p>"), "{page}");
     // A second owner whose name the initial also fits: the entry's name is
     // neither's.
     let other = listing("Hans Spieker", &[("Another Paper", 2020, "Text.", "cs.SE")]);
@@ -303,7 +304,7 @@ fn initials_name_a_listing_owner() {
         "papers/evaluating-human-trajectory-prediction-with-metamorphic-testing/index.html",
     );
     assert!(
-        page.contains("<dd>H. Spieker, N. Belmecheri, A. Gotlieb, N. Lazaar</dd>"),
+        page.contains("</span>H. Spieker, N. Belmecheri, A. Gotlieb, N. Lazaar</p>"),
         "{page}"
     );
 }
@@ -373,10 +374,14 @@ fn an_entry_without_a_year_is_an_undated_paper() {
     let dir = "papers/a-brief-history-of-stablecoins-part-1";
     let page = text(&out, &format!("{dir}/index.html"));
     assert!(
-        page.contains("<dd><a href=\"/authors/bitmex-research/\">BitMEX Research</a></dd>"),
+        page.contains("</span><a href=\"/authors/bitmex-research/\">BitMEX Research</a></p>"),
         "{page}"
     );
-    assert!(!page.contains("<dt>Year</dt>"));
+    let meta = page.split("<p class=\"paper-meta\">").nth(1).unwrap();
+    assert!(
+        !meta.split("</p>").next().unwrap().contains("/years/"),
+        "{meta}"
+    );
     assert!(!page.contains("citation_publication_date"));
     assert!(!page.contains("datePublished"));
     assert!(page.contains(
@@ -392,7 +397,7 @@ fn an_entry_without_a_year_is_an_undated_paper() {
     );
     assert!(!bib.contains("year ="), "{bib}");
     let author = text(&out, "authors/bitmex-research/index.html");
-    assert!(author.contains("<h2 id=\"year-undated\">Undated</h2>"));
+    assert!(author.contains("<h2 class=\"group-heading\" id=\"year-undated\">Undated</h2>"));
     assert!(!text(&out, "atom.xml").contains("a-brief-history-of-stablecoins-part-1"));
     let corpus: serde_json::Value = serde_json::from_str(text(&out, "corpus.json")).unwrap();
     let entry = corpus["papers"]

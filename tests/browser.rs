@@ -1,6 +1,6 @@
 //! The bundled site is valid HTML (Nu Html Checker, `vnu-jar` on the
-//! machine's Java) and has no axe-core violations in headless Debian
-//! chromium, in light and dark schemes. The tools come from
+//! machine's Java), has no axe-core violations in headless Debian
+//! chromium, in light and dark schemes, and keeps the theme's layout. The tools come from
 //! `tests/browser/package.json` (`npm ci` there) and Debian's `chromium`;
 //! `.ci/run` installs them. Without them the tests are skipped, the
 //! reason shown in the summary, except in CI (`CI` set), where a missing
@@ -10,8 +10,23 @@ use crate::common::{bundled_copy, project, tools, vellum};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The bundled site, with one more listing whose abstract holds display
+/// math (a fraction in stretched brackets).
 fn built_site() -> (crate::common::TempDir, PathBuf) {
     let site = bundled_copy();
+    crate::common::write(
+        site.path(),
+        "seeds/ana-lima.txt",
+        &crate::common::listing(
+            "Ana Lima",
+            &[(
+                "Rates of Convergence for Sparse Training",
+                2023,
+                "The error falls as $$\\left(\\frac{\\log n}{n}\\right)^{1/2}$$ for $n$ samples, as $\\Theta(\\sqrt{n})$ bounds predict.",
+                "cs.LG",
+            )],
+        ),
+    );
     let out = vellum(
         &["build", "--root", site.path().to_str().unwrap(), "--quiet"],
         &[],
@@ -66,24 +81,39 @@ fn axe(script: &Path, dir: &Path, pages: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn key_pages_have_no_axe_violations_in_chromium() {
+/// A page of every kind of the site of [`built_site`]: home, the term
+/// indexes and a term of each, a paper (one with math), search with
+/// results, a content page and the 404 page.
+const EVERY_KIND: [&str; 12] = [
+    "/",
+    "/authors/",
+    "/authors/chuan-wu/",
+    "/years/",
+    "/years/2024/",
+    "/categories/",
+    "/categories/cs-dc/",
+    "/papers/echo-simulating-distributed-training-at-scale/",
+    "/papers/rates-of-convergence-for-sparse-training/",
+    "/search/?q=training",
+    "/about/",
+    "/no-such-page/",
+];
+
+fn every_page_kind_has_no_axe_violations_in_chromium() {
     let script = project().join("tests/browser/axe.mjs");
     let (_site, public) = built_site();
-    let pages = [
-        "/",
-        "/authors/chuan-wu/",
-        "/years/2024/",
-        "/categories/cs-dc/",
-        "/papers/echo-simulating-distributed-training-at-scale/",
-    ];
-    let out = axe(&script, &public, &pages);
+    let out = axe(&script, &public, &EVERY_KIND);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(stdout.matches(": 0 violations").count(), 10, "{stdout}");
+    assert_eq!(
+        stdout.matches(": 0 violations").count(),
+        2 * EVERY_KIND.len(),
+        "{stdout}"
+    );
 
     // axe does report a page with violations.
     let bad = crate::common::tempdir();
@@ -96,10 +126,40 @@ fn key_pages_have_no_axe_violations_in_chromium() {
     assert!(!axe(&script, bad.path(), &["/"]).status.success());
 }
 
+/// The theme's layout in chromium ([`tests/browser/layout.mjs`]): the
+/// header is one row at 1280 px on every page kind, the first paper of an
+/// author page is on a phone's first screen, the papers-per-year table is
+/// a table, and display math stretches its brackets.
+fn the_theme_keeps_its_layout_in_chromium() {
+    let (_site, public) = built_site();
+    let out = Command::new("node")
+        .arg(project().join("tests/browser/layout.mjs"))
+        .arg(&public)
+        .args([
+            "/authors/chuan-wu/",
+            "/papers/rates-of-convergence-for-sparse-training/",
+        ])
+        .args(EVERY_KIND)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.matches("ok: ").count(),
+        EVERY_KIND.len() + 4,
+        "{stdout}"
+    );
+}
+
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(browser:
         every_page_passes_the_nu_html_checker needs tools::vnu(),
-        key_pages_have_no_axe_violations_in_chromium needs tools::chromium(),
+        every_page_kind_has_no_axe_violations_in_chromium needs tools::chromium(),
+        the_theme_keeps_its_layout_in_chromium needs tools::chromium(),
     )
 }

@@ -48,7 +48,7 @@ fn bundled_site_has_the_expected_corpus_and_pages() {
         ("cs.CE", "cs-ce", 1),
     ] {
         let noun = if count == 1 { "paper" } else { "papers" };
-        let fragment = format!("<code>{code}</code> <span class=\"count\">{count} {noun}</span>");
+        let fragment = format!("<span class=\"count\">{code} · {count} {noun}</span>");
         assert!(categories.contains(&fragment), "{fragment}");
         assert!(site.contains_key(format!("categories/{slug}/index.html").as_str()));
     }
@@ -59,7 +59,7 @@ fn bundled_site_has_the_expected_corpus_and_pages() {
     let author = page(&site, "authors/chuan-wu/index.html");
     assert!(author.contains("18 of at least 55 records are listed here."));
     assert!(author.contains(r#"<a href="/authors/chuan-wu/page/2/" rel="next">"#));
-    assert!(author.contains("<h2 id=\"year-2025\">2025</h2>"));
+    assert!(author.contains("<h2 class=\"group-heading\" id=\"year-2025\">2025</h2>"));
     let second = page(&site, "authors/chuan-wu/page/2/index.html");
     assert!(second.contains("Papers 11–18 of 18"));
     assert!(!site.contains_key("authors/chuan-wu/page/3/index.html"));
@@ -71,16 +71,19 @@ fn bundled_site_has_the_expected_corpus_and_pages() {
 
     let paper = page(&site, "papers/optimizing-distributed-deployment-of-mixture-of-experts-model-inference-in/index.html");
     assert!(paper.contains("<title>Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing · Distributed ML Publications</title>"));
-    assert!(paper
-        .contains("<dt>Listed by</dt>\n    <dd><a href=\"/authors/chuan-wu/\">Chuan Wu</a></dd>"));
+    assert!(paper.contains(
+        "<p class=\"byline\">Listed by <a href=\"/authors/chuan-wu/\">Chuan Wu</a> <span class=\"muted\">(co-authors not listed)</span></p>"
+    ));
     assert!(paper.contains("<a href=\"/years/2025/\">2025</a>"));
-    assert!(paper.contains("<a href=\"/categories/cs-dc/\">Distributed, Parallel, and Cluster Computing</a> <code>cs.DC</code>"));
+    assert!(paper.contains(
+        "<a href=\"/categories/cs-dc/\">Distributed, Parallel, and Cluster Computing</a> (cs.DC)"
+    ));
     assert!(paper.contains("at least 75.67% compared to CPU clusters"));
     assert!(paper.contains("<link rel=\"canonical\" href=\"https://example.org/papers/optimizing-distributed-deployment-of-mixture-of-experts-model-inference-in/\">"));
 
     let home = page(&site, "index.html");
     assert!(home.contains("<html lang=\"en\">"));
-    assert!(home.contains("<strong>36</strong> papers"));
+    assert!(home.contains("· 36 papers</p>"));
     assert!(home.contains("This site lists papers from the arXiv listings"));
     assert_eq!(home.matches("<li class=\"paper\">").count(), 10);
     let about = page(&site, "about/index.html");
@@ -314,7 +317,7 @@ fn content_pages_sections_drafts_and_profiles() {
         1,
         "a profile is not a page of its own"
     );
-    assert!(author.contains("<a href=\"https://orcid.org/0000-0002-1825-0097\">"));
+    assert!(author.contains("<a class=\"chip\" href=\"https://orcid.org/0000-0002-1825-0097\">"));
 
     let mut sink = vellum::output::MemorySink::default();
     let options = vellum::build::BuildOptions {
@@ -435,10 +438,7 @@ fn generated_corpus_builds_every_paper_and_author() {
         let year = sample["year"].as_u64().unwrap();
         assert!(html.contains(&format!(">{year}</a>")), "{file}: year");
         assert!(
-            html.contains(&format!(
-                "<code>{}</code>",
-                sample["category"].as_str().unwrap()
-            )),
+            html.contains(&format!("</a> ({})", sample["category"].as_str().unwrap())),
             "{file}: category"
         );
         for author in sample["authors"].as_array().unwrap() {

@@ -297,7 +297,7 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
     assert!(!page.contains("Find on arXiv"), "{page}");
     for fragment in [
         "<dt>Submitted</dt>\n    <dd><time datetime=\"2008-04-07\">2008-04-07</time> (v1)</dd>",
-        "<dt>Venue</dt>\n    <dd>Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239</dd>",
+        "<span class=\"venue\">Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239</span>",
         "<meta name=\"citation_publication_date\" content=\"2008/04/07\">",
         "<meta name=\"citation_journal_title\" content=\"Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239\">",
         "\"datePublished\":\"2008-04-07\"",
@@ -309,12 +309,12 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
         String::from_utf8_lossy(&built["authors/marie-claude-gaudel/index.html"]).into_owned();
     assert!(
         author.contains(
-            "<div class=\"paper-links-small\"><a href=\"https://arxiv.org/abs/0804.0970\">arXiv</a> <a href=\"https://arxiv.org/pdf/0804.0970\">PDF</a></div>"
+            "<a class=\"chip\" href=\"https://arxiv.org/abs/0804.0970\">arXiv</a><a class=\"chip\" href=\"https://arxiv.org/pdf/0804.0970\">PDF</a>"
         ),
         "{author}"
     );
     assert!(
-        author.contains(">Marie-Claude Gaudel</a>, Pascale Le Gall</span>"),
+        author.contains("<strong>Marie-Claude Gaudel</strong>, Pascale Le Gall</p>"),
         "{author}"
     );
     let feed = String::from_utf8_lossy(&built["authors/marie-claude-gaudel/atom.xml"]).into_owned();
@@ -364,7 +364,7 @@ fn the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv() {
     }
     let page = &built["papers/3d-question-answering-for-city-scene-understanding/index.html"];
     assert!(String::from_utf8_lossy(page).contains(
-        "<a href=\"https://arxiv.org/search/?query=3D%20Question%20Answering%20for%20City%20Scene%20Understanding&amp;searchtype=title\">Find on arXiv</a>"
+        "<a class=\"chip\" href=\"https://arxiv.org/search/?query=3D%20Question%20Answering%20for%20City%20Scene%20Understanding&amp;searchtype=title\">Find on arXiv</a>"
     ));
 }
 
@@ -683,15 +683,17 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
     let owner_slug = vellum::permalink::slugify(owner);
     let list = String::from_utf8_lossy(&built[format!("authors/{owner_slug}/index.html").as_str()])
         .into_owned();
-    let byline = list.split("<span class=\"paper-authors\">").nth(1).unwrap();
-    let byline = byline.split("</span>").next().unwrap();
+    let byline = list.split("<p class=\"byline\">").nth(1).unwrap();
+    let byline = byline.split("</p>").next().unwrap();
     let names: Vec<&str> = record.authors[..8]
         .iter()
         .map(|a| a.name.as_str())
         .collect();
     assert!(byline.starts_with(&names.join(", ")), "{byline}");
     assert!(
-        byline.contains(&format!(">{owner}</a>, <a href=")),
+        byline.contains(&format!(
+            "<strong>{owner}</strong>, <a class=\"more-authors\" href="
+        )),
         "{byline}"
     );
     assert!(byline.ends_with(">+25 more</a>"), "{byline}");
@@ -727,7 +729,7 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
     assert_eq!(coauthors.matches("<li>").count(), 20, "{coauthors}");
     assert!(
         coauthors.contains(&format!(
-            "<li>{} <span class=\"count\">1 paper</span></li>",
+            "<li><span>{}</span> <span class=\"count\">1<span class=\"visually-hidden\"> paper</span></span></li>",
             others[0]
         )),
         "{coauthors}"

@@ -1,14 +1,11 @@
 //! Term statistics for the first page of each term: an author's
-//! co-authors, papers per year (with a small server-rendered SVG bar
-//! chart) and categories; a category's most frequent authors; a year's
+//! co-authors, papers per year and categories; a category's most frequent authors; a year's
 //! papers per category. Pure functions over the frozen corpus, called by
 //! [`crate::render`] per page; each costs time linear in the term's papers
 //! and their authors or categories.
 
 use crate::corpus::{AuthorId, CategoryId, Corpus, PaperId};
-use crate::text::escape_html;
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// Most frequent authors shown on a category page.
 pub const TOP_AUTHORS: usize = 10;
@@ -117,56 +114,6 @@ fn count_by(ids: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
     counts
 }
 
-/// Bar width and gap, chart height and label band, in SVG user units (px).
-const BAR: usize = 28;
-const GAP: usize = 8;
-const HEIGHT: usize = 80;
-const LABEL: usize = 16;
-
-/// An accessible inline SVG bar chart of papers per year (`years` oldest
-/// first, as from [`per_year`]): `role="img"`, a `<title>` and a `<desc>`
-/// naming every number, the count above each bar and the year below it.
-/// Years without papers between the first and last get an empty slot, so
-/// the x axis is even. The page shows the same numbers as a table.
-pub fn year_chart(title: &str, years: &[(u16, usize)]) -> String {
-    let (Some(&(first, _)), Some(&(last, _))) = (years.first(), years.last()) else {
-        return String::new();
-    };
-    let slots = usize::from(last - first) + 1;
-    let max = years.iter().map(|&(_, n)| n).max().unwrap_or(1).max(1);
-    let width = slots * (BAR + GAP) + GAP;
-    let total_height = HEIGHT + 2 * LABEL;
-    let description = years
-        .iter()
-        .map(|(y, n)| format!("{y}: {n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        "<svg class=\"year-chart\" role=\"img\" aria-labelledby=\"chart-title chart-desc\" viewBox=\"0 0 {width} {total_height}\" width=\"{width}\" height=\"{total_height}\" xmlns=\"http://www.w3.org/2000/svg\">\
-<title id=\"chart-title\">{}</title><desc id=\"chart-desc\">Papers per year: {description}.</desc>",
-        escape_html(title)
-    );
-    for &(year, n) in years {
-        let x = GAP + usize::from(year - first) * (BAR + GAP);
-        let bar = n * HEIGHT / max;
-        let top = LABEL + HEIGHT - bar;
-        let _ = write!(
-            svg,
-            "<g><rect x=\"{x}\" y=\"{top}\" width=\"{BAR}\" height=\"{bar}\"></rect>\
-<text x=\"{cx}\" y=\"{ny}\" text-anchor=\"middle\">{n}</text>\
-<text x=\"{cx}\" y=\"{yy}\" text-anchor=\"middle\">{short}</text></g>",
-            cx = x + BAR / 2,
-            ny = top - 4,
-            yy = total_height - 3,
-            short = year,
-        );
-    }
-    svg.push_str("</svg>");
-    svg
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,17 +124,5 @@ mod tests {
             count_by([3, 1, 3, 2, 1, 3].into_iter()),
             [(3, 3), (1, 2), (2, 1)]
         );
-    }
-
-    #[test]
-    fn chart_has_a_bar_per_year_and_names_the_numbers() {
-        let svg = year_chart("Papers of A & B", &[(2019, 1), (2021, 4)]);
-        assert_eq!(svg.matches("<rect").count(), 2);
-        assert!(svg.contains("<title id=\"chart-title\">Papers of A &amp; B</title>"));
-        assert!(svg.contains("<desc id=\"chart-desc\">Papers per year: 2019: 1, 2021: 4.</desc>"));
-        // 2021 is the third slot; the tallest bar is the full height.
-        assert!(svg.contains("<rect x=\"80\" y=\"16\" width=\"28\" height=\"80\">"));
-        assert!(svg.contains("<rect x=\"8\" y=\"76\" width=\"28\" height=\"20\">"));
-        assert_eq!(year_chart("t", &[]), "");
     }
 }

@@ -57,6 +57,12 @@ impl<'a> Pages<'a> {
                 cite_script: urls.url(&Route::Static {
                     path: "cite.js".into(),
                 }),
+                favicon: urls.url(&Route::Static {
+                    path: "favicon.svg".into(),
+                }),
+                authors_script: urls.url(&Route::Static {
+                    path: "authors.js".into(),
+                }),
                 search_url: config.search.then(|| urls.url(&Route::Search)),
                 search_index: urls.url(&Route::Static {
                     path: "search/index.json".into(),
@@ -110,7 +116,7 @@ impl<'a> Pages<'a> {
             Job::Home => {
                 let recent: Vec<PaperId> =
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
-                context.insert_value("recent", views.papers(&recent));
+                context.insert_value("recent", views.papers(&recent, Abstract::Included));
                 let intro = site.content.home.as_ref();
                 let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
                 context.insert("intro", &intro_html);
@@ -121,7 +127,9 @@ impl<'a> Pages<'a> {
                 ("index.html", title, description)
             }
             Job::AuthorIndex => {
-                context.insert_value("authors", Value::from(views.all_authors()));
+                let authors = views.all_authors();
+                context.insert_value("letters", letters(site, &authors));
+                context.insert_value("authors", Value::from(authors));
                 (
                     "authors.html",
                     "Authors".to_string(),
@@ -153,7 +161,10 @@ impl<'a> Pages<'a> {
                     };
                     group.insert("year".into(), year);
                     group.insert("heading".into(), Value::from(heading));
-                    group.insert("papers".into(), views.papers(&slice[start..end]));
+                    group.insert(
+                        "papers".into(),
+                        views.papers(&slice[start..end], Abstract::Included),
+                    );
                     groups.push(Value::from(group));
                     start = end;
                 }
@@ -203,17 +214,15 @@ impl<'a> Pages<'a> {
                 } else {
                     Vec::new()
                 };
-                context.insert(
-                    "year_chart",
-                    &stats::year_chart(&format!("Papers of {} per year", author.name), &years),
-                );
-                let year_counts: Vec<CountedLink> = years
+                let most = years.iter().map(|&(_, count)| count).max().unwrap_or(1);
+                let year_counts: Vec<YearCount> = years
                     .iter()
-                    .map(|&(year, count)| CountedLink {
+                    .rev()
+                    .map(|&(year, count)| YearCount {
                         name: year.to_string(),
-                        code: String::new(),
                         url: site.urls.url(&Route::Year { year, page: 1 }),
                         count,
+                        share: (count * 100).div_ceil(most),
                     })
                     .collect();
                 context.insert("year_counts", &year_counts);
@@ -241,7 +250,7 @@ impl<'a> Pages<'a> {
                 let year = &corpus.years[index];
                 let range = self.page_range(year.papers.len(), page);
                 context.insert_value("year", views.years()[index].clone());
-                context.insert_value("papers", views.papers(&year.papers[range]));
+                context.insert_value("papers", views.papers(&year.papers[range], Abstract::Left));
                 self.insert_category_counts(context, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
@@ -284,7 +293,10 @@ impl<'a> Pages<'a> {
                 let category = &corpus.categories[id];
                 let range = self.page_range(category.papers.len(), page);
                 context.insert_value("category", views.categories()[id].clone());
-                context.insert_value("papers", views.papers(&category.papers[range]));
+                context.insert_value(
+                    "papers",
+                    views.papers(&category.papers[range], Abstract::Left),
+                );
                 let top: Vec<CountedLink> = if page == 1 {
                     stats::top_authors(corpus, &category.papers)
                         .into_iter()
@@ -307,7 +319,7 @@ impl<'a> Pages<'a> {
             }
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
-                context.insert_value("paper", views.paper(id));
+                context.insert_value("paper", views.paper(id, Abstract::Left));
                 context.insert("abstract_html", &paper.abstract_text.html);
                 let abstract_plain = paper.abstract_text.plain();
                 let description = if paper.abstract_text.is_empty() {
@@ -357,7 +369,8 @@ impl<'a> Pages<'a> {
                 .query_papers(query)
                 .map_err(|message| Diagnostic::error(&page.file, query.line, message))?;
             let mut context = Context::new();
-            context.insert_value("papers", self.views.papers(&ids));
+            context.insert_value("papers", self.views.papers(&ids, Abstract::Left));
+            context.insert("page", &ShortcodePage { kind: "shortcode" });
             let list = self
                 .templates
                 .render("partials/paper_list.html", &context)?;
@@ -581,6 +594,8 @@ struct SiteView<'a> {
     urls: SiteUrls,
     stylesheet: String,
     cite_script: String,
+    favicon: String,
+    authors_script: String,
     search_url: Option<String>,
     search_index: String,
     search_script: String,
@@ -593,6 +608,66 @@ struct SiteUrls {
     authors: String,
     years: String,
     categories: String,
+}
+
+/// The authors index's groups, in author order: one per initial letter of
+/// the family name (A to Z, accents folded; `#` for any other), each
+/// `{letter, id, authors}`.
+fn letters(site: &Site, authors: &[Value]) -> Value {
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    for (author, view) in site.corpus.authors.iter().zip(authors) {
+        let family = crate::text::names::NameParts::split(&author.name).family;
+        let letter = crate::text::names::fold(&family)
+            .chars()
+            .next()
+            .filter(char::is_ascii_lowercase)
+            .map_or("#".to_string(), |c| c.to_ascii_uppercase().to_string());
+        match groups.last_mut() {
+            Some((last, members)) if *last == letter => members.push(view.clone()),
+            _ => groups.push((letter, vec![view.clone()])),
+        }
+    }
+    Value::from(
+        groups
+            .into_iter()
+            .map(|(letter, members)| {
+                let id = if letter == "#" {
+                    "other".to_string()
+                } else {
+                    letter.to_ascii_lowercase()
+                };
+                Value::from_serializable(&Letter {
+                    letter: &letter,
+                    id: &id,
+                    authors: Value::from(members),
+                })
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// One initial letter of the authors index.
+#[derive(Serialize)]
+struct Letter<'a> {
+    letter: &'a str,
+    id: &'a str,
+    authors: Value,
+}
+
+/// The `page` of a `{{ papers(...) }}` shortcode's list.
+#[derive(Serialize)]
+struct ShortcodePage {
+    kind: &'static str,
+}
+
+/// One row of an author's papers-per-year table.
+#[derive(Serialize)]
+struct YearCount {
+    name: String,
+    url: String,
+    count: usize,
+    /// Percent of the busiest year's count, for the row's bar.
+    share: usize,
 }
 
 #[derive(Serialize)]

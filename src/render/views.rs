@@ -4,6 +4,8 @@
 
 use crate::corpus::{AuthorId, CategoryId, Paper, PaperId};
 use crate::permalink::Route;
+use crate::render::exports::Abstract;
+use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -47,6 +49,11 @@ struct PaperView<'a> {
     categories: Vec<CategoryLink<'a>>,
     /// arXiv, PDF and DOI, where known (al-folio's small links).
     links: Vec<LinkView>,
+    /// The paper's BibTeX file, when per-paper exports are written.
+    bib_url: Option<String>,
+    /// The abstract's HTML, in lists asked for with [`Abstract::Included`]
+    /// (author pages and the home page) when the paper has one.
+    abstract_html: Option<&'a str>,
 }
 
 /// A small link of a paper in a list.
@@ -202,8 +209,9 @@ impl<'a> Views<'a> {
             .collect()
     }
 
-    /// The template value of paper `id`.
-    pub fn paper(&self, id: PaperId) -> Value {
+    /// The template value of paper `id`, with its abstract when `with` is
+    /// [`Abstract::Included`].
+    pub fn paper(&self, id: PaperId, with: Abstract) -> Value {
         let site = &self.site;
         let urls = site.urls;
         let paper = &site.corpus.papers[id];
@@ -244,12 +252,23 @@ impl<'a> Views<'a> {
                 .map(|&c| category_link(site, c))
                 .collect(),
             links: paper_links(paper),
+            bib_url: site
+                .config
+                .paper_exports
+                .then(|| urls.url(&site.route(&Job::PaperExport(id, Export::Bibtex)))),
+            abstract_html: (with == Abstract::Included && !paper.abstract_text.html.is_empty())
+                .then_some(paper.abstract_text.html.as_str()),
         })
     }
 
-    /// The template values of papers `ids`, as one list.
-    pub fn papers(&self, ids: &[PaperId]) -> Value {
-        Value::from(ids.iter().map(|&id| self.paper(id)).collect::<Vec<_>>())
+    /// The template values of papers `ids`, as one list, with their
+    /// abstracts when `with` is [`Abstract::Included`].
+    pub fn papers(&self, ids: &[PaperId], with: Abstract) -> Value {
+        Value::from(
+            ids.iter()
+                .map(|&id| self.paper(id, with))
+                .collect::<Vec<_>>(),
+        )
     }
 }
 

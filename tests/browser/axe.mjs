@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 const require = createRequire(import.meta.url);
 const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
 const [root, ...pages] = process.argv.slice(2);
-const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.xml': 'application/xml', '.js': 'text/javascript' };
+const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.xml': 'application/xml', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.woff2': 'font/woff2' };
 
 const server = createServer(async (req, res) => {
   let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
@@ -40,6 +40,8 @@ try {
     const page = await browser.newPage({ colorScheme: scheme });
     for (const path of pages) {
       await page.goto(origin + path);
+      // The search page is checked with its results shown.
+      if (path.includes('?q=')) await page.waitForSelector('.search-result', { timeout: 10000 });
       await page.addScriptTag({ content: axeSource });
       const result = await page.evaluate(() => window.axe.run(document));
       for (const v of result.violations) {

@@ -22,6 +22,8 @@ const types = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
   '.css': 'text/css; charset=utf-8',
   '.bin': 'application/octet-stream',
 };

@@ -1,0 +1,102 @@
+// Checks the default theme's layout in headless Debian chromium (driven by
+// playwright-core) on a built site served on loopback:
+//   node layout.mjs SITE_DIR AUTHOR_PATH MATH_PAGE_PATH PAGE_PATH...
+// - at 1280x800 the header (site title, sections, search field) is one row
+//   on every PAGE_PATH;
+// - at 390x844 the first paper of AUTHOR_PATH starts on the first screen;
+// - the papers-per-year table (`table.counts`) is laid out as a table, at
+//   both widths;
+// - on MATH_PAGE_PATH, a bracket stretched around a display fraction is
+//   taller than a line of text (the theme's math font has a MATH table).
+// Prints one line per check and exits 1 when any fails.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { join, extname, normalize } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [root, authorPath, mathPath, ...pages] = process.argv.slice(2);
+const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.json': 'application/json' };
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+  let file = join(root, path);
+  try {
+    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+    res.end(await readFile(file));
+  } catch {
+    res.writeHead(404, { 'content-type': types['.html'] });
+    res.end(await readFile(join(root, '404.html')).catch(() => 'not found'));
+  }
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+let failures = 0;
+const check = (ok, what) => {
+  console.log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
+  if (!ok) failures += 1;
+};
+
+try {
+  const desktop = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  for (const path of pages) {
+    await desktop.goto(origin + path);
+    // One row: every child of the header's bar is centred within the
+    // first child's vertical extent.
+    const rows = await desktop.evaluate(() => {
+      const bar = document.querySelector('.site-header .wrap');
+      const boxes = [...bar.children].filter((c) => c.offsetParent !== null).map((c) => c.getBoundingClientRect());
+      const first = boxes[0];
+      return boxes.filter((b) => {
+        const middle = (b.top + b.bottom) / 2;
+        return middle < first.top || middle > first.bottom;
+      }).length;
+    });
+    check(rows === 0, `${path} at 1280 px: the header is one row (${rows} item(s) below it)`);
+  }
+
+  const tables = async (page, width) => {
+    await page.goto(origin + authorPath);
+    const display = await page.evaluate(() => {
+      document.querySelectorAll('details.panel').forEach((d) => { d.open = true; });
+      const table = document.querySelector('table.counts');
+      if (!table) return null;
+      const row = table.querySelector('tbody tr');
+      return [getComputedStyle(table).display, getComputedStyle(row).display, table.getBoundingClientRect().height > 0];
+    });
+    check(JSON.stringify(display) === '["table","table-row",true]', `${authorPath} at ${width} px: table.counts is laid out as a table (${JSON.stringify(display)})`);
+  };
+  await tables(desktop, 1280);
+
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(origin + authorPath);
+  const top = await phone.evaluate(() => {
+    const title = document.querySelector('.paper .paper-title');
+    return title ? title.getBoundingClientRect().bottom + window.scrollY : null;
+  });
+  check(top !== null && top <= 844, `${authorPath} at 390x844: the first paper's title ends ${Math.round(top)} px down, on the first screen`);
+  await tables(phone, 390);
+
+  await desktop.goto(origin + mathPath);
+  const heights = await desktop.evaluate(async () => {
+    // The math font loads when the page first lays out math; measure once
+    // it has loaded and the page is laid out again.
+    await document.fonts.load('16px "Vellum Math"', '(');
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const math = [...document.querySelectorAll('math[display="block"]')].find((m) => m.querySelector('mfrac'));
+    if (!math) return null;
+    const bracket = [...math.querySelectorAll('mo')].find((mo) => mo.textContent.trim() === '(');
+    const line = parseFloat(getComputedStyle(math.closest('p') ?? math.parentElement).lineHeight);
+    return { bracket: bracket.getBoundingClientRect().height, line };
+  });
+  check(heights !== null && heights.bracket > heights.line,
+    `${mathPath}: a bracket around a display fraction is ${heights && heights.bracket.toFixed(1)} px tall, a text line ${heights && heights.line.toFixed(1)} px`);
+} finally {
+  await browser.close();
+  server.close();
+}
+process.exit(failures ? 1 : 0);
