@@ -201,7 +201,7 @@ fn an_entry_and_a_listing_of_one_paper_are_one() {
         "papers/fairness-testing-testing-software-for-discrimination/index.html",
     );
     assert!(page.contains(
-        "<span class=\"visually-hidden\">Authors: </span>Sainyam Galhotra, <a href=\"/authors/yuriy-brun/\">Yuriy Brun</a>, Alexandra Meliou</p>"
+        "<p class=\"byline\">Sainyam Galhotra, <a href=\"/authors/yuriy-brun/\">Yuriy Brun</a>, Alexandra Meliou</p>"
     ), "{page}");
     assert!(page.contains("href=\"https://arxiv.org/abs/1709.03221\""));
     assert!(page.contains("href=\"https://doi.org/10.1145/3106237.3106277\""));
@@ -230,7 +230,7 @@ fn an_entry_and_a_listing_of_one_paper_are_one() {
     );
     assert!(
         fuzzing.contains(
-            "</span>Yuqi Chen, Bohan Xuan, Christopher M. Poskitt, Jun Sun, Fan Zhang</p>"
+            "<p class=\"byline\">Yuqi Chen, Bohan Xuan, Christopher M. Poskitt, Jun Sun, Fan Zhang</p>"
         ),
         "{fuzzing}"
     );
@@ -292,7 +292,7 @@ fn initials_name_a_listing_owner() {
         &out,
         "papers/evaluating-human-trajectory-prediction-with-metamorphic-testing/index.html",
     );
-    assert!(page.contains("</span><a href=\"/authors/helge-spieker/\">H. Spieker</a>, N. Belmecheri, A. Gotlieb, N. Lazaar</p>"), "{page}");
+    assert!(page.contains("<p class=\"byline\"><a href=\"/authors/helge-spieker/\">H. Spieker</a>, N. Belmecheri, A. Gotlieb, N. Lazaar</p>"), "{page}");
     // A second owner whose name the initial also fits: the entry's name is
     // neither's.
     let other = listing("Hans Spieker", &[("Another Paper", 2020, "Text.", "cs.SE")]);
@@ -304,7 +304,7 @@ fn initials_name_a_listing_owner() {
         "papers/evaluating-human-trajectory-prediction-with-metamorphic-testing/index.html",
     );
     assert!(
-        page.contains("</span>H. Spieker, N. Belmecheri, A. Gotlieb, N. Lazaar</p>"),
+        page.contains("<p class=\"byline\">H. Spieker, N. Belmecheri, A. Gotlieb, N. Lazaar</p>"),
         "{page}"
     );
 }
@@ -374,7 +374,9 @@ fn an_entry_without_a_year_is_an_undated_paper() {
     let dir = "papers/a-brief-history-of-stablecoins-part-1";
     let page = text(&out, &format!("{dir}/index.html"));
     assert!(
-        page.contains("</span><a href=\"/authors/bitmex-research/\">BitMEX Research</a></p>"),
+        page.contains(
+            "<p class=\"byline\"><a href=\"/authors/bitmex-research/\">BitMEX Research</a></p>"
+        ),
         "{page}"
     );
     let meta = page.split("<p class=\"paper-meta\">").nth(1).unwrap();

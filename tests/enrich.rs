@@ -309,7 +309,7 @@ fn enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it() {
         String::from_utf8_lossy(&built["authors/marie-claude-gaudel/index.html"]).into_owned();
     assert!(
         author.contains(
-            "<a class=\"chip\" href=\"https://arxiv.org/abs/0804.0970\">arXiv</a><a class=\"chip\" href=\"https://arxiv.org/pdf/0804.0970\">PDF</a>"
+            "<a href=\"https://arxiv.org/abs/0804.0970\">arXiv</a><a href=\"https://arxiv.org/pdf/0804.0970\">PDF</a>"
         ),
         "{author}"
     );
@@ -364,7 +364,7 @@ fn the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv() {
     }
     let page = &built["papers/3d-question-answering-for-city-scene-understanding/index.html"];
     assert!(String::from_utf8_lossy(page).contains(
-        "<a class=\"chip\" href=\"https://arxiv.org/search/?query=3D%20Question%20Answering%20for%20City%20Scene%20Understanding&amp;searchtype=title\">Find on arXiv</a>"
+        "<a href=\"https://arxiv.org/search/?query=3D%20Question%20Answering%20for%20City%20Scene%20Understanding&amp;searchtype=title\">Find on arXiv</a>"
     ));
 }
 

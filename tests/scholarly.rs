@@ -134,13 +134,11 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     );
     assert_eq!(article["identifier"][0]["value"], "2405.01234");
     assert_eq!(article["identifier"][1]["propertyID"], "DOI");
-    assert!(page.contains("<span class=\"visually-hidden\">Authors: </span>"));
+    assert!(!page.contains("Listed by"));
     assert!(page.contains("Carla Souza"));
     assert!(!page.contains("co-authors not listed"));
-    assert!(page.contains(
-        "<a class=\"chip\" href=\"https://arxiv.org/abs/2405.01234\">arXiv:2405.01234</a>"
-    ));
-    assert!(page.contains("<a class=\"chip\" href=\"https://github.com/lab/shared\">Code</a>"));
+    assert!(page.contains("<a href=\"https://arxiv.org/abs/2405.01234\">arXiv:2405.01234</a>"));
+    assert!(page.contains("<a href=\"https://github.com/lab/shared\">Code</a>"));
     assert!(page.contains("<p>The <em>artifact</em> won a badge.</p>"));
 }
 
@@ -258,6 +256,14 @@ fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
     let page = text(&site, "papers/fast-graphs/index.html");
     assert!(page.contains("@misc{lima2023fast,"));
     assert!(!page.contains(".bib\" download"));
+    // Lists offer a paper's [BibTeX] only when its file is written.
+    let author = text(&site, "authors/ana-lima/index.html");
+    assert!(author.contains("<summary>Abstract</summary>"), "{author}");
+    assert!(!author.contains(">BibTeX</a>"), "{author}");
+    let with_files = fast_graphs_site("");
+    let (_, site) = build_memory(with_files.path(), None);
+    assert!(text(&site, "authors/ana-lima/index.html")
+        .contains("<a href=\"/papers/fast-graphs/fast-graphs.bib\" download>BibTeX</a>"));
 }
 
 fn every_export_file_can_be_switched_off_keeping_the_cite_block() {
