@@ -42,6 +42,19 @@ fn both_readers_agree_on_the_real_records() {
     let snapshot = snapshot();
     assert_eq!(api.len(), 105);
     assert_eq!(snapshot.len(), 108, "105 records and 3 decoys");
+    // The recorded answers hold UTF-8 read as Latin-1 (`ClÃ©ment`): the
+    // readers read it again.
+    assert_eq!(api["2106.13414"].authors[0].name, "Clément L. Canonne");
+    assert!(api["2106.13414"]
+        .abstract_text
+        .contains("complexity is $Θ(\\sqrt{n})$"));
+    for record in api.values().chain(&snapshot) {
+        let text = format!(
+            "{} {} {:?}",
+            record.title, record.abstract_text, record.authors
+        );
+        assert!(!text.contains('Ã') && !text.contains('Î'), "{text}");
+    }
     for record in snapshot.iter().filter(|r| !r.id.starts_with("decoy/")) {
         let from_api = &api[&record.id];
         let names = |r: &ArxivRecord| r.authors.iter().map(|a| a.name.clone()).collect::<Vec<_>>();

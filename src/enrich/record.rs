@@ -73,9 +73,13 @@ impl ArxivRecord {
 }
 
 /// Runs of whitespace (an Atom title's line breaks) as one space, ends
-/// trimmed.
+/// trimmed, and UTF-8 that was read as Latin-1 read again
+/// ([`crate::text::undo_latin1_reading`]).
 pub fn fold_space(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::text::undo_latin1_reading(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `1605.08386v2` → (`1605.08386`, 2); no version → 1.

@@ -130,6 +130,50 @@ pub fn summarise(plain: &str, max_chars: usize) -> String {
     format!("{}…", cut[..at_word].trim_end())
 }
 
+/// Undoes UTF-8 read as Latin-1 (`ClÃ©ment` for `Clément`, `Î˜` for
+/// `Θ`, as some recorded arXiv answers hold it): each run of characters
+/// U+00C2–U+00F4 followed by the one to three U+0080–U+00BF a UTF-8
+/// sequence of that lead byte needs is replaced by the character those
+/// bytes encode. Anything else is left as it is; one pass, linear.
+pub fn undo_latin1_reading(text: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let continuation = |c: char| ('\u{80}'..='\u{bf}').contains(&c);
+    let needed = |c: char| match c {
+        '\u{c2}'..='\u{df}' => 1,
+        '\u{e0}'..='\u{ef}' => 2,
+        '\u{f0}'..='\u{f4}' => 3,
+        _ => 0,
+    };
+    let mut out: Option<String> = None;
+    let mut i = 0;
+    let mut copied = 0;
+    while i < chars.len() {
+        let n = needed(chars[i].1);
+        if n > 0 && chars.len() - i > n {
+            let run = &chars[i..=i + n];
+            if run[1..].iter().all(|&(_, c)| continuation(c)) {
+                let bytes: Vec<u8> = run.iter().map(|&(_, c)| c as u8).collect();
+                if let Ok(decoded) = std::str::from_utf8(&bytes) {
+                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                    out.push_str(&text[copied..chars[i].0]);
+                    out.push_str(decoded);
+                    copied = chars.get(i + n + 1).map_or(text.len(), |&(at, _)| at);
+                    i += n + 1;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    match out {
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(out)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 /// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
@@ -219,6 +263,29 @@ fn get_or_make<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf8_read_as_latin1_is_read_again() {
+        // As the recorded arXiv answers of the PyPI package `arxiv` hold them.
+        assert_eq!(
+            undo_latin1_reading("ClÃ©ment L. Canonne"),
+            "Clément L. Canonne"
+        );
+        assert_eq!(undo_latin1_reading("Oliver WeiÃ\u{9f}l"), "Oliver Weißl");
+        assert_eq!(
+            undo_latin1_reading("$\\tilde Î\u{98}(\\sqrt n)$"),
+            "$\\tilde Θ(\\sqrt n)$"
+        );
+        assert_eq!(undo_latin1_reading("itâ\u{80}\u{99}s"), "it’s");
+        // Text that is no such reading stays as it is.
+        for kept in ["Clément", "Ã alone", "Â", "Ã", "naïve café"] {
+            assert_eq!(undo_latin1_reading(kept), kept);
+        }
+        assert!(matches!(
+            undo_latin1_reading("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn memoised_texts_equal_fresh_ones_and_replay_their_problems() {

@@ -1,19 +1,21 @@
 // Screenshots of every page kind of a built site, at 1280x800 (desktop)
 // and 390x844 (phone), as a reader's first screen shows them:
 //
-//   node tests/browser/screenshots.mjs PUBLIC_DIR OUT_DIR [PREFIX] [--dark]
+//   node tests/browser/screenshots.mjs PUBLIC_DIR OUT_DIR [PREFIX] [KIND=PATH...] [--dark]
 //
 // writes OUT_DIR/PREFIX<kind>-<desktop|phone>.png for the home page, the
 // authors index, the first author, the first paper, the first year and
 // category, the search page with results for the site's most common title
-// word, the first content page and the 404 page. Uses Debian's chromium
+// word, the first content page and the 404 page; KIND=PATH shoots PATH as
+// KIND instead (`paper=/papers/x/`) or as well (a new KIND). Uses Debian's chromium
 // through playwright-core (tests/browser/node_modules, `npm ci` there).
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--') && !a.includes('='));
+const chosen = process.argv.slice(2).filter((a) => a.includes('=')).map((a) => a.split('='));
 const dark = process.argv.includes('--dark');
 const [root, out, prefix = ''] = args;
 if (!root || !out) {
@@ -62,7 +64,7 @@ const pages = [
   ['search', `/search/?q=${word}`],
   ['content', content ? `/${content}/` : null],
   ['404', '/no-such-page/'],
-].filter(([, url]) => url);
+].filter(([kind]) => !chosen.some(([k]) => k === kind)).concat(chosen).filter(([, url]) => url);
 
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
 fs.mkdirSync(out, { recursive: true });
