@@ -32,8 +32,15 @@ const MAX_SLUG_LEN: usize = 80;
 pub enum Route {
     /// The home page.
     Home,
-    /// `/authors/`: every author.
+    /// `/authors/`: every author, or those of the first initial letter
+    /// when the index is split by letter.
     AuthorIndex,
+    /// `/authors/letter/b/`: the authors of one initial letter after the
+    /// first, when the index is split by letter.
+    AuthorLetter {
+        /// The letter's id: `b`, or `other`.
+        id: String,
+    },
     /// One author's page `page` of papers.
     Author {
         /// The author's slug.
@@ -198,6 +205,9 @@ fn push_site_path(route: &Route, out: &mut String) {
     match route {
         Route::Home => {}
         Route::AuthorIndex => out.push_str("authors/"),
+        Route::AuthorLetter { id } => {
+            let _ = write!(out, "authors/letter/{id}/");
+        }
         Route::Author { slug, page } => {
             let _ = write!(out, "authors/{slug}/");
             paged(out, *page);

@@ -421,6 +421,55 @@ fn generated_corpus_builds_every_paper_and_author() {
         count_pages(&site, "authors/") as u64,
         manifest["authors"].as_u64().unwrap()
     );
+    // Past 1,000 authors the authors index is one page per initial letter:
+    // `/authors/` holds the first, `/authors/letter/x/` each other; every
+    // author is on exactly one, and the A-Z bar of each links them all.
+    let mut index_pages: Vec<&str> = site
+        .keys()
+        .map(|k| &**k)
+        .filter(|k| k.starts_with("authors/letter/"))
+        .collect();
+    assert!(index_pages.len() >= 15, "{index_pages:?}");
+    index_pages.push("authors/index.html");
+    let mut listed = Vec::new();
+    for file in &index_pages {
+        let html = text(&site, file);
+        for link in html.split("<li><a href=\"/authors/").skip(1) {
+            if let Some(slug) = link
+                .split(['/', '"'])
+                .next()
+                .filter(|s| !s.is_empty() && *s != "letter")
+            {
+                listed.push(slug.to_string());
+            }
+        }
+        for file in &index_pages {
+            let url = format!("/{}", file.trim_end_matches("index.html"));
+            assert!(
+                html.contains(&format!("href=\"{url}\"")),
+                "{url} from {file}"
+            );
+        }
+        assert!(html.len() < 150_000, "{file}: {} bytes", html.len());
+    }
+    listed.sort();
+    let twice: Vec<&String> = listed
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| &w[0])
+        .collect();
+    assert!(twice.is_empty(), "on two index pages: {twice:?}");
+    listed.dedup();
+    let mut pages: Vec<String> = site
+        .keys()
+        .filter(|k| k.starts_with("authors/") && k.ends_with("/index.html"))
+        .filter(|k| k.matches('/').count() == 2 && !k.starts_with("authors/letter/"))
+        .map(|k| k.split('/').nth(1).unwrap().to_string())
+        .collect();
+    pages.sort();
+    assert_eq!(listed, pages);
+    assert!(text(&site, "authors/index.html")
+        .contains("<a href=\"/authors/\" aria-current=\"page\">A</a>"));
     assert_eq!(
         report.counts[0] as u64,
         manifest["papers"].as_u64().unwrap()

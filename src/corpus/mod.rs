@@ -228,7 +228,60 @@ pub struct Corpus {
     pub years: Vec<Year>,
 }
 
+/// Authors an authors index shows on one page; past this the index is
+/// split into one page per initial letter ([`Corpus::initials`]), so it
+/// stays usable at tens of thousands of authors.
+pub const AUTHORS_ON_ONE_INDEX: usize = 1000;
+
+/// One initial letter of the authors index: the authors whose family
+/// name starts with it, in author (family-name) order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Initial {
+    /// `A` to `Z` (accents folded), or `#` for any other start.
+    pub letter: char,
+    /// The authors.
+    pub authors: Vec<AuthorId>,
+}
+
+/// The id of an initial `letter` as a path segment and anchor: `a`, or
+/// `other` for `#`.
+pub fn initial_id(letter: char) -> String {
+    if letter == '#' {
+        "other".to_string()
+    } else {
+        letter.to_ascii_lowercase().to_string()
+    }
+}
+
 impl Corpus {
+    /// The authors index's letters, `A` to `Z` then `#`, those that have
+    /// authors; time linear in the authors.
+    pub fn initials(&self) -> Vec<Initial> {
+        let mut by_letter: std::collections::BTreeMap<char, Vec<AuthorId>> = Default::default();
+        for (id, author) in self.authors.iter().enumerate() {
+            // `sort_name` is `Family, Given`; a family name is one word.
+            let family = author.sort_name.split(", ").next().unwrap_or_default();
+            let letter = crate::text::names::fold(family)
+                .chars()
+                .next()
+                .filter(char::is_ascii_lowercase)
+                .map_or('#', |c| c.to_ascii_uppercase());
+            by_letter.entry(letter).or_default().push(id);
+        }
+        // `#` sorts before `A`; it goes last, as in most indexes.
+        let other = by_letter.remove(&'#');
+        by_letter
+            .into_iter()
+            .chain(other.map(|authors| ('#', authors)))
+            .map(|(letter, authors)| Initial { letter, authors })
+            .collect()
+    }
+
+    /// Whether the authors index is one page per initial letter.
+    pub fn authors_by_letter(&self) -> bool {
+        self.authors.len() > AUTHORS_ON_ONE_INDEX
+    }
+
     /// The author of `paper` with a page (a listing owner) named `name` (a
     /// name of its complete author list): the one of that name, else the
     /// only one the name can be written for (`Y. Brun` for Yuriy Brun,

@@ -13,6 +13,9 @@ pub enum Job {
     Home,
     /// `/authors/`.
     AuthorIndex,
+    /// One initial letter's page of the authors index after the first
+    /// (a letter of [`crate::corpus::Corpus::initials`]).
+    AuthorLetter(char),
     /// One page of one author's papers.
     Author(AuthorId, usize),
     /// `/years/`.

@@ -4,7 +4,7 @@
 //! with their shortcodes expanded, 404, search and redirects. The values
 //! each template receives are documented in `docs/templates.md`.
 
-use crate::corpus::{stats, AuthorId, PaperId};
+use crate::corpus::{initial_id, stats, AuthorId, Initial, PaperId};
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage, PaperQuery};
 use crate::permalink::Route;
@@ -126,13 +126,61 @@ impl<'a> Pages<'a> {
                 let description = intro.and_then(|p| p.front.description.clone());
                 ("index.html", title, description)
             }
-            Job::AuthorIndex => {
-                let authors = views.all_authors();
-                context.insert_value("letters", letters(site, &authors));
+            Job::AuthorIndex | Job::AuthorLetter(_) => {
+                let initials = corpus.initials();
+                let by_letter = corpus.authors_by_letter();
+                let shown: Vec<&Initial> = match *job {
+                    Job::AuthorLetter(letter) => {
+                        initials.iter().filter(|i| i.letter == letter).collect()
+                    }
+                    _ if by_letter => initials.first().into_iter().collect(),
+                    _ => initials.iter().collect(),
+                };
+                let current = shown.first().filter(|_| by_letter).map(|i| i.letter);
+                let bar: Vec<InitialLink> = initials
+                    .iter()
+                    .enumerate()
+                    .map(|(n, initial)| {
+                        let id = initial_id(initial.letter);
+                        let url = match (by_letter, n) {
+                            (false, _) => format!("#letter-{id}"),
+                            (true, 0) => site.urls.url(&Route::AuthorIndex),
+                            (true, _) => site.urls.url(&Route::AuthorLetter { id: id.clone() }),
+                        };
+                        InitialLink {
+                            letter: initial.letter.to_string(),
+                            id,
+                            count: initial.authors.len(),
+                            url,
+                            current: current == Some(initial.letter),
+                        }
+                    })
+                    .collect();
+                let mut authors = Vec::new();
+                let groups: Vec<Value> = shown
+                    .iter()
+                    .map(|initial| {
+                        let members: Vec<Value> =
+                            initial.authors.iter().map(|&a| views.author(a)).collect();
+                        authors.extend(members.iter().cloned());
+                        Value::from_serializable(&Letter {
+                            letter: &initial.letter.to_string(),
+                            id: &initial_id(initial.letter),
+                            authors: Value::from(members),
+                        })
+                    })
+                    .collect();
+                context.insert("initials", &bar);
+                context.insert("letter", &current.map(String::from));
+                context.insert_value("letters", Value::from(groups));
                 context.insert_value("authors", Value::from(authors));
+                let title = match current {
+                    Some(letter) => format!("Authors: {letter}"),
+                    None => "Authors".to_string(),
+                };
                 (
                     "authors.html",
-                    "Authors".to_string(),
+                    title,
                     Some(format!(
                         "{} and their publications.",
                         count(corpus.authors.len(), "author")
@@ -610,48 +658,24 @@ struct SiteUrls {
     categories: String,
 }
 
-/// The authors index's groups, in author order: one per initial letter of
-/// the family name (A to Z, accents folded; `#` for any other), each
-/// `{letter, id, authors}`.
-fn letters(site: &Site, authors: &[Value]) -> Value {
-    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
-    for (author, view) in site.corpus.authors.iter().zip(authors) {
-        let family = crate::text::names::NameParts::split(&author.name).family;
-        let letter = crate::text::names::fold(&family)
-            .chars()
-            .next()
-            .filter(char::is_ascii_lowercase)
-            .map_or("#".to_string(), |c| c.to_ascii_uppercase().to_string());
-        match groups.last_mut() {
-            Some((last, members)) if *last == letter => members.push(view.clone()),
-            _ => groups.push((letter, vec![view.clone()])),
-        }
-    }
-    Value::from(
-        groups
-            .into_iter()
-            .map(|(letter, members)| {
-                let id = if letter == "#" {
-                    "other".to_string()
-                } else {
-                    letter.to_ascii_lowercase()
-                };
-                Value::from_serializable(&Letter {
-                    letter: &letter,
-                    id: &id,
-                    authors: Value::from(members),
-                })
-            })
-            .collect::<Vec<_>>(),
-    )
-}
-
-/// One initial letter of the authors index.
+/// One initial letter's group of the authors index.
 #[derive(Serialize)]
 struct Letter<'a> {
     letter: &'a str,
     id: &'a str,
     authors: Value,
+}
+
+/// One letter of the authors index's A–Z bar.
+#[derive(Serialize)]
+struct InitialLink {
+    letter: String,
+    id: String,
+    count: usize,
+    /// The letter's page, or its anchor on a one-page index.
+    url: String,
+    /// Whether this page is the letter's.
+    current: bool,
 }
 
 /// The `page` of a `{{ papers(...) }}` shortcode's list.

@@ -37,6 +37,10 @@ pub fn plan(
         Job::CategoryIndex,
         Job::NotFound,
     ];
+    if corpus.authors_by_letter() {
+        let initials = corpus.initials();
+        jobs.extend(initials[1..].iter().map(|i| Job::AuthorLetter(i.letter)));
+    }
     for (id, author) in corpus.authors.iter().enumerate() {
         jobs.extend((1..=site.pages_for(author.papers.len())).map(|p| Job::Author(id, p)));
     }
@@ -281,6 +285,7 @@ fn describe(site: &Site, job: &Job) -> String {
         Job::Sitemap => "sitemap".to_string(),
         Job::Robots => "file telling crawlers what to index".to_string(),
         Job::Alias(..) => "alias".to_string(),
+        Job::AuthorLetter(letter) => format!("authors index of letter {letter}"),
         Job::Home | Job::AuthorIndex | Job::YearIndex | Job::CategoryIndex => {
             "index page".to_string()
         }

@@ -26,6 +26,9 @@ impl Site<'_> {
         match *job {
             Job::Home => Route::Home,
             Job::AuthorIndex => Route::AuthorIndex,
+            Job::AuthorLetter(letter) => Route::AuthorLetter {
+                id: crate::corpus::initial_id(letter),
+            },
             Job::Author(id, page) => Route::Author {
                 slug: self.corpus.authors[id].slug.clone(),
                 page,

@@ -7,7 +7,6 @@ use crate::permalink::Route;
 use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
-use rayon::prelude::*;
 use serde::Serialize;
 use tera::Value;
 
@@ -199,14 +198,6 @@ impl<'a> Views<'a> {
             })
         };
         self.authors[id].get_or_init(made).clone()
-    }
-
-    /// The template values of every author, in author order, made in parallel.
-    pub fn all_authors(&self) -> Vec<Value> {
-        (0..self.authors.len())
-            .into_par_iter()
-            .map(|id| self.author(id))
-            .collect()
     }
 
     /// The template value of paper `id`, with its abstract when `with` is

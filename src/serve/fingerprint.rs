@@ -200,7 +200,9 @@ impl<'a> Fingerprints<'a> {
                     self.templates.hash("partials/paper_list.html"),
                 )),
             ),
-            Job::AuthorIndex => (Some("authors.html"), hash_of(&self.authors)),
+            Job::AuthorIndex | Job::AuthorLetter(_) => {
+                (Some("authors.html"), hash_of(&self.authors))
+            }
             Job::Author(id, page) => (
                 Some("author.html"),
                 hash_of((
