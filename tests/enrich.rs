@@ -754,6 +754,63 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
     assert!(!list.contains("Counted from what is known"), "{list}");
 }
 
+/// A real record whose authors write their particles capitalised
+/// (1309.0683: Patrizio Angelini, Giordano Da Lozzo, Giuseppe Di Battista,
+/// Fabrizio Frati), listed by Giuseppe Di Battista with a second paper no
+/// record has: `Da Lozzo` and `Di Battista` are family names in the
+/// authors index, BibTeX, RIS, CSL-JSON and citation keys.
+fn capitalised_particles_stay_with_the_family_name() {
+    use crate::common::*;
+    let records = snapshot();
+    let record = records.iter().find(|r| r.id == "1309.0683").unwrap();
+    let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let seed = listing(
+        "Giuseppe Di Battista",
+        &[
+            (
+                &one_line(&record.title),
+                record.published_year().unwrap(),
+                &one_line(&record.abstract_text),
+                &record.categories[0],
+            ),
+            ("Upward Drawings of Trees", 2012, "Drawings.", "cs.CG"),
+        ],
+    );
+    let site = temp_site(&[("owner.txt", &seed)], "");
+    let out = vellum(
+        &[
+            "enrich",
+            "--root",
+            site.path().to_str().unwrap(),
+            "--arxiv-snapshot",
+            fixtures().join("snapshot.jsonl").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("matched 1 of 2 papers"));
+    let (report, built) = build_memory(site.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let file = |path: &str| String::from_utf8_lossy(&built[path]).into_owned();
+    let bib = file("authors/giuseppe-di-battista/giuseppe-di-battista.bib");
+    assert!(
+        bib.contains("author = {Angelini, Patrizio and {Da Lozzo}, Giordano and {Di Battista}, Giuseppe and Frati, Fabrizio},"),
+        "{bib}"
+    );
+    assert!(bib.contains("@misc{dibattista2012upward,"), "{bib}");
+    let slug = "upward-drawings-of-trees";
+    let ris = file(&format!("papers/{slug}/{slug}.ris"));
+    assert!(ris.contains("AU  - Di Battista, Giuseppe\r\n"), "{ris}");
+    let csl: serde_json::Value =
+        serde_json::from_str(&file(&format!("papers/{slug}/{slug}.json"))).unwrap();
+    assert_eq!(
+        csl[0]["author"][0],
+        serde_json::json!({"family": "Di Battista", "given": "Giuseppe"})
+    );
+    let index = file("authors/index.html");
+    let d = index.split("id=\"letter-d\">D</h2>").nth(1).unwrap();
+    assert!(d.contains(">Di Battista, Giuseppe</a>"), "{index}");
+}
+
 /// Real record text, cut and with junk let in at a random place.
 fn mangled(real: &str, cut: usize, at: usize, junk: &str) -> String {
     let cut = real.floor_char_boundary(cut % (real.len() + 1));
@@ -827,6 +884,7 @@ proptest::proptest! {
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(enrich:
         both_readers_agree_on_the_real_records,
+        capitalised_particles_stay_with_the_family_name,
         distorted_listings_match_their_records_and_no_other,
         enrich_from_a_snapshot_writes_the_records_file_and_builds_read_it,
         the_bundled_site_has_no_records_and_each_paper_offers_find_on_arxiv,

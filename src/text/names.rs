@@ -4,6 +4,10 @@
 //! - Western order (`Xiaowen Chu`): the family name is the last word, with
 //!   the lowercase particles before it (`van der`, `de la`, `von`, `di`, ...):
 //!   `Anna van der Berg` sorts under `Berg`, shown `Berg, Anna van der`.
+//!   Particles written capitalised after the first word are part of the
+//!   family name: `Giuseppe Di Battista` sorts under `Di Battista`, shown
+//!   `Di Battista, Giuseppe` (BibTeX `{Di Battista}, Giuseppe`); a first
+//!   word is always a given name (`Le Song` is `Song, Le`).
 //! - Names written in CJK script (Han, kana, Hangul) are family-name first:
 //!   `王 明` sorts under `王`; an unspaced CJK name of two to four characters
 //!   (`王明`) takes its first character as the family name.
@@ -18,7 +22,7 @@ use deunicode::deunicode;
 /// Lowercase particles that belong to the family name in Western order.
 const PARTICLES: &[&str] = &[
     "van", "von", "der", "den", "ter", "ten", "de", "del", "della", "degli", "di", "da", "das",
-    "dos", "du", "la", "le", "les", "lo", "bin", "ibn", "al", "el", "zu", "op",
+    "dos", "du", "la", "le", "les", "lo", "bin", "ibn", "ben", "abu", "al", "el", "zu", "op",
 ];
 
 /// A name split for sorting and display.
@@ -63,13 +67,27 @@ impl NameParts {
             },
             [init @ .., last] => {
                 let mut start = init.len();
-                while start > 1 && PARTICLES.contains(&init[start - 1]) {
+                while start > 1 && PARTICLES.contains(&init[start - 1].to_lowercase().as_str()) {
                     start -= 1;
                 }
-                NameParts {
-                    given: init[..start].join(" "),
-                    particles: init[start..].join(" "),
-                    family: last.to_string(),
+                // Particles written capitalised (`Di Battista`, `Van der
+                // Berg`) are part of the family name: sorted under it,
+                // kept with it in citations and keys.
+                let capitalised = init
+                    .get(start)
+                    .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase));
+                if capitalised {
+                    NameParts {
+                        given: init[..start].join(" "),
+                        particles: String::new(),
+                        family: [&init[start..], &[*last]].concat().join(" "),
+                    }
+                } else {
+                    NameParts {
+                        given: init[..start].join(" "),
+                        particles: init[start..].join(" "),
+                        family: last.to_string(),
+                    }
                 }
             }
         }
@@ -217,6 +235,16 @@ mod tests {
             ("王明", "王, 明"),
             ("Madonna", "Madonna"),
             ("Mohammed Al-Farsi", "Al-Farsi, Mohammed"),
+            // Capitalised particles after the first word: the family name.
+            ("Giuseppe Di Battista", "Di Battista, Giuseppe"),
+            ("Yohann De Castro", "De Castro, Yohann"),
+            ("Giordano Da Lozzo", "Da Lozzo, Giordano"),
+            ("Jean-Claude Van Damme", "Van Damme, Jean-Claude"),
+            ("Anna Van der Berg", "Van der Berg, Anna"),
+            ("Ahmed Ben Ali", "Ben Ali, Ahmed"),
+            ("Marine Le Pen", "Le Pen, Marine"),
+            ("Le Song", "Song, Le"),
+            ("Ludwig van Beethoven", "Beethoven, Ludwig van"),
         ];
         for (name, shown) in cases {
             assert_eq!(NameParts::split(name).sort_name(), shown, "{name}");
