@@ -470,6 +470,19 @@ fn generated_corpus_builds_every_paper_and_author() {
     assert_eq!(listed, pages);
     assert!(text(&site, "authors/index.html")
         .contains("<a href=\"/authors/\" aria-current=\"page\">A</a>"));
+    // A site's own authors.html from before the letter pages is warned
+    // about: it would list only the first letter's authors.
+    crate::common::write(
+        site_dir.path(),
+        "templates/authors.html",
+        b"{% extends \"base.html\" %}{% block content %}{% for a in authors %}{{ a.name }}{% endfor %}{% endblock content %}",
+    );
+    let (report, _) = build_memory(site_dir.path(), None);
+    let warnings = crate::common::messages(&report, vellum::diagnostics::Severity::Warning);
+    assert!(
+        warnings.iter().any(|w| w.starts_with("templates/authors.html:1: warning: expected the authors index to link its letter pages")),
+        "{warnings:?}"
+    );
     assert_eq!(
         report.counts[0] as u64,
         manifest["papers"].as_u64().unwrap()

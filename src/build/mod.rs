@@ -351,6 +351,10 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         content: &content,
     };
 
+    if let Some(templates) = &templates {
+        check_authors_template(templates, &corpus, &diagnostics);
+    }
+
     // Plan, render and stage; then write (commit) or abort.
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
     let mut corpus_json_left = false;
@@ -636,5 +640,27 @@ fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics)
                 format!("expected the file name to be an author's slug, found `{slug}`, which no listing has"),
             ));
         }
+    }
+}
+
+/// A warning when the authors index is one page per letter and
+/// `authors.html` (a site's own, from an older theme) does not link the
+/// letter pages: `/authors/` would list only the first letter's authors.
+fn check_authors_template(templates: &Templates, corpus: &Corpus, diagnostics: &Diagnostics) {
+    if !corpus.authors_by_letter() || templates.uses_initials("authors.html") {
+        return;
+    }
+    if let Some(file) = templates.file("authors.html") {
+        diagnostics.push(Diagnostic::warning(
+            file,
+            1,
+            format!(
+                "expected the authors index to link its letter pages (the `initials` variable, see \
+                 docs/templates.md), found a template that does not; with {} authors (over {}) \
+                 `/authors/` lists only those of the first letter",
+                corpus.authors.len(),
+                crate::corpus::AUTHORS_ON_ONE_INDEX
+            ),
+        ));
     }
 }

@@ -175,6 +175,7 @@ impl<'a> Pages<'a> {
                 context.insert_value("letters", Value::from(groups));
                 context.insert_value("authors", Value::from(authors));
                 let title = match current {
+                    Some('#') => "Authors: other letters".to_string(),
                     Some(letter) => format!("Authors: {letter}"),
                     None => "Authors".to_string(),
                 };

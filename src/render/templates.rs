@@ -22,6 +22,9 @@ pub struct Templates {
     /// Templates that show the corpus counts of the global `site` value
     /// (`site.paper_count`, …), themselves or through templates they use.
     show_counts: std::collections::BTreeSet<String>,
+    /// Templates that use `initials` (the authors index's letters),
+    /// themselves or through templates they use.
+    use_initials: std::collections::BTreeSet<String>,
 }
 
 impl Templates {
@@ -46,12 +49,13 @@ impl Templates {
                 .map(|(name, (_, text))| (name.as_str(), text.as_str())),
         )
         .map_err(|e| template_error(&e, &file_names, None))?;
-        let (hashes, show_counts) = template_hashes(&by_name);
+        let facts = template_hashes(&by_name);
         Ok(Templates {
             tera,
             files: file_names,
-            hashes,
-            show_counts,
+            hashes: facts.hashes,
+            show_counts: facts.show_counts,
+            use_initials: facts.use_initials,
         })
     }
 
@@ -60,6 +64,19 @@ impl Templates {
     /// `site.category_count`).
     pub fn shows_counts(&self, name: &str) -> bool {
         self.show_counts.contains(name)
+    }
+
+    /// Whether template `name`, or one it uses, names `initials`, the
+    /// authors index's letters (an older `authors.html` does not, and
+    /// past [`crate::corpus::AUTHORS_ON_ONE_INDEX`] authors would list
+    /// only the first letter's).
+    pub fn uses_initials(&self, name: &str) -> bool {
+        self.use_initials.contains(name)
+    }
+
+    /// The file template `name` came from.
+    pub fn file(&self, name: &str) -> Option<&std::path::Path> {
+        self.files.get(name).map(PathBuf::as_path)
     }
 
     /// The hash of template `name` and of every template it uses; 0 for
@@ -92,9 +109,7 @@ impl Templates {
 /// quoted string equal to another template's name counts as a use, which
 /// covers `extends`, `include` and `import` (and errs towards more uses,
 /// never fewer).
-fn template_hashes(
-    by_name: &BTreeMap<String, (PathBuf, String)>,
-) -> (BTreeMap<String, u64>, std::collections::BTreeSet<String>) {
+fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
     const COUNTS: [&str; 4] = [
         "site.paper_count",
         "site.author_count",
@@ -102,6 +117,7 @@ fn template_hashes(
         "site.category_count",
     ];
     let mut show_counts = std::collections::BTreeSet::new();
+    let mut use_initials = std::collections::BTreeSet::new();
     let uses: BTreeMap<&str, Vec<&str>> = by_name
         .iter()
         .map(|(name, (_, text))| {
@@ -133,6 +149,9 @@ fn template_hashes(
                 if COUNTS.iter().any(|count| text.contains(count)) {
                     show_counts.insert(name.to_string());
                 }
+                if text.contains("initials") {
+                    use_initials.insert(name.to_string());
+                }
                 hasher.update(used.as_bytes());
                 hasher.update(&[0]);
                 hasher.update(text.as_bytes());
@@ -141,7 +160,18 @@ fn template_hashes(
             (name.to_string(), hasher.digest())
         })
         .collect();
-    (hashes, show_counts)
+    Facts {
+        hashes,
+        show_counts,
+        use_initials,
+    }
+}
+
+/// What [`template_hashes`] finds of each template.
+struct Facts {
+    hashes: BTreeMap<String, u64>,
+    show_counts: std::collections::BTreeSet<String>,
+    use_initials: std::collections::BTreeSet<String>,
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.

@@ -130,47 +130,28 @@ pub fn summarise(plain: &str, max_chars: usize) -> String {
     format!("{}…", cut[..at_word].trim_end())
 }
 
-/// Undoes UTF-8 read as Latin-1 (`ClÃ©ment` for `Clément`, `Î˜` for
-/// `Θ`, as some recorded arXiv answers hold it): each run of characters
-/// U+00C2–U+00F4 followed by the one to three U+0080–U+00BF a UTF-8
-/// sequence of that lead byte needs is replaced by the character those
-/// bytes encode. Anything else is left as it is; one pass, linear.
+/// Undoes UTF-8 read as Latin-1 (`ClÃ©ment` for `Clément`, `Î\u{98}` for
+/// `Θ`, as some recorded arXiv answers hold it). Only a text wholly so
+/// read is changed: every character at most U+00FF, the bytes they stand
+/// for valid UTF-8, and among them a sequence such a reading typically
+/// leaves (`Ã©`, `Â\u{a0}`, `Å\u{82}`, Greek `Î`/`Ï`, Cyrillic `Ð`/`Ñ`,
+/// `â\u{80}\u{99}`); any other text, Latin-1 letters before a no-break
+/// space or `·` among them, is left as it is. One pass, linear.
 pub fn undo_latin1_reading(text: &str) -> std::borrow::Cow<'_, str> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let continuation = |c: char| ('\u{80}'..='\u{bf}').contains(&c);
-    let needed = |c: char| match c {
-        '\u{c2}'..='\u{df}' => 1,
-        '\u{e0}'..='\u{ef}' => 2,
-        '\u{f0}'..='\u{f4}' => 3,
-        _ => 0,
-    };
-    let mut out: Option<String> = None;
-    let mut i = 0;
-    let mut copied = 0;
-    while i < chars.len() {
-        let n = needed(chars[i].1);
-        if n > 0 && chars.len() - i > n {
-            let run = &chars[i..=i + n];
-            if run[1..].iter().all(|&(_, c)| continuation(c)) {
-                let bytes: Vec<u8> = run.iter().map(|&(_, c)| c as u8).collect();
-                if let Ok(decoded) = std::str::from_utf8(&bytes) {
-                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                    out.push_str(&text[copied..chars[i].0]);
-                    out.push_str(decoded);
-                    copied = chars.get(i + n + 1).map_or(text.len(), |&(at, _)| at);
-                    i += n + 1;
-                    continue;
-                }
-            }
-        }
-        i += 1;
+    let latin1 = text.chars().all(|c| u32::from(c) <= 0xFF);
+    if !latin1 || text.is_ascii() {
+        return std::borrow::Cow::Borrowed(text);
     }
-    match out {
-        Some(mut out) => {
-            out.push_str(&text[copied..]);
-            std::borrow::Cow::Owned(out)
-        }
-        None => std::borrow::Cow::Borrowed(text),
+    let bytes: Vec<u8> = text.chars().map(|c| c as u8).collect();
+    let typical = bytes.windows(2).any(|pair| {
+        matches!(
+            pair[0],
+            0xC2 | 0xC3 | 0xC5 | 0xCE | 0xCF | 0xD0 | 0xD1 | 0xE2
+        ) && (0x80..=0xBF).contains(&pair[1])
+    });
+    match String::from_utf8(bytes) {
+        Ok(decoded) if typical => std::borrow::Cow::Owned(decoded),
+        _ => std::borrow::Cow::Borrowed(text),
     }
 }
 
@@ -277,8 +258,20 @@ mod tests {
             "$\\tilde Θ(\\sqrt n)$"
         );
         assert_eq!(undo_latin1_reading("itâ\u{80}\u{99}s"), "it’s");
-        // Text that is no such reading stays as it is.
-        for kept in ["Clément", "Ã alone", "Â", "Ã", "naïve café"] {
+        // Text that is no such reading stays as it is (from a helper's
+        // review: Latin-1 letters before a no-break space or a middle dot).
+        for kept in [
+            "Clément",
+            "Ã alone",
+            "Â",
+            "naïve café",
+            "« le café\u{a0}» est prêt",
+            "CAFÉ\u{a0}: ouvert",
+            "3\u{a0}×\u{a0}10^5",
+            "Fuß\u{a0}ball",
+            "Maß·stab",
+            "Θ(√n) — ClÃ©ment",
+        ] {
             assert_eq!(undo_latin1_reading(kept), kept);
         }
         assert!(matches!(

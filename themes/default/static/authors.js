@@ -5,10 +5,19 @@ const box = document.querySelector(".author-filter");
 if (box) {
   const input = box.querySelector("input");
   const status = box.querySelector("[role=status]");
-  const fold = (text) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+  // As the site folds names when it files them under a letter: accents
+  // dropped, and the letters no accent makes spelled out (ø as o, ß as ss).
+  const spelled = { ø: "o", ł: "l", đ: "d", ð: "d", þ: "th", ß: "ss", æ: "ae", œ: "oe", ı: "i" };
+  const fold = (text) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
+    .replace(/[øłđðþßæœı]/g, (c) => spelled[c]);
   const groups = [...document.querySelectorAll(".letter-group")].map((section) => ({
     section,
-    items: [...section.querySelectorAll("li")].map((li) => [li, fold(li.querySelector("a").textContent)]),
+    // The name as shown (`Ore, Øystein`) and as written (`Øystein Ore`).
+    items: [...section.querySelectorAll("li")].map((li) => {
+      const shown = li.querySelector("a").textContent;
+      const [family, given] = shown.split(", ");
+      return [li, fold(`${shown} ${given ?? ""} ${family}`)];
+    }),
   }));
   box.hidden = false;
   input.addEventListener("input", () => {
