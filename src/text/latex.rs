@@ -310,7 +310,8 @@ impl<'a> Scanner<'a> {
             "underline" => ("<u>", "</u>"),
             "textsuperscript" => ("<sup>", "</sup>"),
             "textsubscript" => ("<sub>", "</sub>"),
-            "textrm" | "textsf" | "textup" | "textnormal" | "textmd" | "text" | "mbox" => ("", ""),
+            "textrm" | "textsf" | "textup" | "textnormal" | "textmd" | "text" | "mbox" | "hbox"
+            | "makebox" | "fbox" => ("", ""),
             "bf" | "bfseries" => return Some(self.declaration("<strong>", "</strong>")),
             "it" | "itshape" | "em" | "sl" | "slshape" => {
                 return Some(self.declaration("<em>", "</em>"));
@@ -1072,6 +1073,36 @@ fn symbol(name: &str) -> Option<&'static str> {
         "ldots" | "dots" | "textellipsis" => "…",
         "textendash" => "–",
         "textemdash" => "—",
+        "dag" | "textdagger" => "†",
+        "ddag" | "textdaggerdbl" => "‡",
+        "textbackslash" => "\\",
+        "textmu" => "µ",
+        "textpm" => "±",
+        "texttimes" => "×",
+        "textdiv" => "÷",
+        "textminus" => "−",
+        "textperthousand" => "‰",
+        "textsection" => "§",
+        "textparagraph" => "¶",
+        "textperiodcentered" => "·",
+        "textonehalf" => "½",
+        "textonequarter" => "¼",
+        "textthreequarters" => "¾",
+        "textexclamdown" => "¡",
+        "textquestiondown" => "¿",
+        "textquotesingle" => "'",
+        "textquotedbl" => "\"",
+        "textasteriskcentered" => "*",
+        "textbraceleft" => "{",
+        "textbraceright" => "}",
+        "textdollar" => "$",
+        "textcent" => "¢",
+        "textyen" => "¥",
+        "textlangle" => "⟨",
+        "textrangle" => "⟩",
+        "textleftarrow" => "←",
+        "textrightarrow" => "→",
+        "checkmark" => "✓",
         "S" => "§",
         "P" => "¶",
         "copyright" | "textcopyright" => "©",
@@ -1316,6 +1347,29 @@ mod tests {
         );
         assert_eq!(plain("with <5% error~(x)"), "with <5% error (x)");
         assert_eq!(html("a > b \\% c"), "a &gt; b % c");
+    }
+
+    /// Text symbols and boxes: source, HTML, plain text.
+    #[test]
+    fn text_symbols_and_boxes() {
+        for (source, shown, plain_text) in [
+            (r"Smith\dag, Lee\ddag", "Smith†, Lee‡", "Smith†, Lee‡"),
+            (r"C:\textbackslash{}dir", "C:\\dir", "C:\\dir"),
+            (r"5\,\textmu{}m", "5 µm", "5 µm"),
+            (r"3\textpm{}1 \texttimes{} 2", "3±1 × 2", "3±1 × 2"),
+            (r"\mbox{x} and \hbox{y}", "x and y", "x and y"),
+            (r"\textexclamdown{}Hola!", "¡Hola!", "¡Hola!"),
+            (r"\textbraceleft{}a\textbraceright", "{a}", "{a}"),
+            (r"costs \textdollar{}5", "costs $5", "costs $5"),
+        ] {
+            let r = render(source);
+            assert_eq!(
+                (r.html.as_str(), r.plain.as_str()),
+                (shown, plain_text),
+                "{source}"
+            );
+            assert!(r.problems.is_empty(), "{source}: {:?}", r.problems);
+        }
     }
 
     #[test]
