@@ -330,6 +330,10 @@ impl<'a> Scanner<'a> {
                 self.url();
                 return None;
             }
+            "ensuremath" => {
+                self.ensuremath(start);
+                return None;
+            }
             "href" => {
                 self.href();
                 return None;
@@ -353,6 +357,34 @@ impl<'a> Scanner<'a> {
         };
         self.argument(open, close);
         None
+    }
+
+    /// `\ensuremath{…}` (its `\` at `start`): the group is an inline
+    /// formula; without a closed group, the macro is dropped and the text
+    /// after it read on.
+    fn ensuremath(&mut self, start: usize) {
+        self.skip_spaces();
+        let bytes = self.src.as_bytes();
+        if bytes.get(self.pos) != Some(&b'{') {
+            return;
+        }
+        let mut depth = 0usize;
+        let mut at = self.pos;
+        while at < bytes.len() {
+            match bytes[at] {
+                b'\\' => at += 1,
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.formula(start, self.pos + 1..at, at + 1, MathDisplay::Inline);
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            at += 1;
+        }
     }
 
     /// Opens a declaration (`\bf`) and returns its closing tag.
@@ -1361,6 +1393,11 @@ mod tests {
             (r"\textexclamdown{}Hola!", "¡Hola!", "¡Hola!"),
             (r"\textbraceleft{}a\textbraceright", "{a}", "{a}"),
             (r"costs \textdollar{}5", "costs $5", "costs $5"),
+            (
+                r"\ensuremath{\alpha}-stable",
+                "<math><mi>α</mi></math>-stable",
+                "α-stable",
+            ),
         ] {
             let r = render(source);
             assert_eq!(
