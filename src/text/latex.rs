@@ -334,6 +334,26 @@ impl<'a> Scanner<'a> {
                 self.ensuremath(start);
                 return None;
             }
+            "cite" | "citep" | "citet" | "citealp" | "citealt" | "parencite" | "textcite"
+            | "autocite" | "footcite" => {
+                self.citation(name);
+                return None;
+            }
+            "ref" | "eqref" | "autoref" | "cref" | "Cref" | "pageref" | "nameref" => {
+                self.reference(name);
+                return None;
+            }
+            "footnote" if self.next_is_group() => {
+                self.emit(" (");
+                self.argument("", "");
+                self.emit(")");
+                return None;
+            }
+            // Invisible in LaTeX's output too.
+            "label" if self.next_is_group() => {
+                let _ = self.raw_argument();
+                return None;
+            }
             "href" => {
                 self.href();
                 return None;
@@ -357,6 +377,60 @@ impl<'a> Scanner<'a> {
         };
         self.argument(open, close);
         None
+    }
+
+    /// Whether a `{` group follows, after spaces.
+    fn next_is_group(&self) -> bool {
+        self.src[self.pos..].trim_start().starts_with('{')
+    }
+
+    /// `\cite[note]{a,b}` (and `\citep`, `\parencite`, …) → `[a, b, note]`:
+    /// the keys as written, for lack of the bibliography.
+    fn citation(&mut self, name: &str) {
+        let mut notes = Vec::new();
+        while let Some(note) = self.optional_argument() {
+            if !note.is_empty() {
+                notes.push(note.replace('~', " "));
+            }
+        }
+        let Some(keys) = self.raw_argument() else {
+            self.unknown(name);
+            return;
+        };
+        let mut shown: Vec<String> = keys
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(str::to_string)
+            .collect();
+        shown.extend(notes.into_iter().rev());
+        self.emit(&format!("[{}]", shown.join(", ")));
+    }
+
+    /// `\ref{fig:a}` (and `\cref`, …) → `fig:a`; `\eqref{e}` → `(e)`: the
+    /// label as written, for lack of the document it points into.
+    fn reference(&mut self, name: &str) {
+        let Some(label) = self.raw_argument() else {
+            self.unknown(name);
+            return;
+        };
+        if name == "eqref" {
+            self.emit(&format!("({label})"));
+        } else {
+            self.emit(&label);
+        }
+    }
+
+    /// An optional argument `[…]` after spaces, without nesting; none
+    /// (and nothing read) when there is none.
+    fn optional_argument(&mut self) -> Option<String> {
+        let rest = &self.src[self.pos..];
+        let skipped = rest.len() - rest.trim_start().len();
+        let body = rest[skipped..].strip_prefix('[')?;
+        let end = body.find(']').filter(|&e| e <= MAX_URL_LEN)?;
+        let note = body[..end].trim().to_string();
+        self.pos += skipped + 1 + end + 1;
+        Some(note)
     }
 
     /// `\ensuremath{…}` (its `\` at `start`): the group is an inline
@@ -1397,6 +1471,31 @@ mod tests {
                 r"\ensuremath{\alpha}-stable",
                 "<math><mi>α</mi></math>-stable",
                 "α-stable",
+            ),
+            (
+                r"as in \cite{lee20, kim21}.",
+                "as in [lee20, kim21].",
+                "as in [lee20, kim21].",
+            ),
+            (
+                r"see \citep[p.~5]{lee20}",
+                "see [lee20, p. 5]",
+                "see [lee20, p. 5]",
+            ),
+            (
+                r"Fig.~\ref{fig:a} and \eqref{eq:1}",
+                "Fig.\u{a0}fig:a and (eq:1)",
+                "Fig. fig:a and (eq:1)",
+            ),
+            (
+                r"fast\footnote{On GPUs.} code",
+                "fast (On GPUs.) code",
+                "fast (On GPUs.) code",
+            ),
+            (
+                r"Results\label{sec:r} follow",
+                "Results follow",
+                "Results follow",
             ),
         ] {
             let r = render(source);
