@@ -1765,7 +1765,7 @@ mod tests {
         );
         assert_eq!(
             plain(r"\foo{bar} \ours is \cite{a}{b}"),
-            "foo bar ours is cite a b"
+            "foo bar ours is [a]b"
         );
         assert_eq!(
             html(r#"\foo{bar}"#),
