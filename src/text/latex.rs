@@ -112,7 +112,60 @@ const MAX_URL_LEN: usize = 1000;
 
 /// Bytes that end a run of ordinary text in the scanner.
 fn is_special(b: u8) -> bool {
-    matches!(b, b'\\' | b'{' | b'}' | b'$' | b'~' | b'`' | b'\'' | b'-')
+    matches!(
+        b,
+        b'\\' | b'{' | b'}' | b'$' | b'~' | b'`' | b'\'' | b'-' | b'^' | b'_'
+    )
+}
+
+/// The Unicode superscript of `c`, where there is one that reads as it.
+fn superscript(c: char) -> Option<char> {
+    Some(match c {
+        '0' => '⁰',
+        '1' => '¹',
+        '2' => '²',
+        '3' => '³',
+        '4'..='9' => char::from_u32(0x2074 + (c as u32 - '4' as u32))?,
+        '+' => '⁺',
+        '-' | '−' => '⁻',
+        '=' => '⁼',
+        '(' => '⁽',
+        ')' => '⁾',
+        'n' => 'ⁿ',
+        'i' => 'ⁱ',
+        'T' => 'ᵀ',
+        _ => return None,
+    })
+}
+
+/// The Unicode subscript of `c`, where there is one that reads as it.
+fn subscript(c: char) -> Option<char> {
+    Some(match c {
+        '0'..='9' => char::from_u32(0x2080 + (c as u32 - '0' as u32))?,
+        '+' => '₊',
+        '-' | '−' => '₋',
+        '=' => '₌',
+        '(' => '₍',
+        ')' => '₎',
+        'a' => 'ₐ',
+        'e' => 'ₑ',
+        'o' => 'ₒ',
+        'x' => 'ₓ',
+        'h' => 'ₕ',
+        'k' => 'ₖ',
+        'l' => 'ₗ',
+        'm' => 'ₘ',
+        'n' => 'ₙ',
+        'p' => 'ₚ',
+        's' => 'ₛ',
+        't' => 'ₜ',
+        'i' => 'ᵢ',
+        'j' => 'ⱼ',
+        'r' => 'ᵣ',
+        'u' => 'ᵤ',
+        'v' => 'ᵥ',
+        _ => return None,
+    })
 }
 
 /// The closing delimiters searched for after an opening one.
@@ -222,6 +275,7 @@ impl<'a> Scanner<'a> {
             b'~' => self.tilde(),
             b @ (b'`' | b'\'') => self.quote(b),
             b'-' => self.dashes(),
+            b @ (b'^' | b'_') => self.script(b),
             _ => {
                 let rest = &self.src[self.pos..];
                 let len = rest.bytes().position(is_special).unwrap_or(rest.len());
@@ -230,6 +284,37 @@ impl<'a> Scanner<'a> {
             }
         }
         None
+    }
+
+    /// `^{…}` and `_{…}` outside a formula (`|U_{e3}|`, `1^{+1.39}`):
+    /// `<sup>`/`<sub>` in HTML; in plain text the Unicode scripts when every
+    /// character has one (`Uₑ₃`), else the source kept readable
+    /// (`1^{+1.39}`). A `^` or `_` before anything but `{` is a character.
+    fn script(&mut self, mark: u8) {
+        self.pos += 1;
+        if self.peek() != Some(b'{') || self.depth >= MAX_DEPTH {
+            self.emit_char(mark as char);
+            return;
+        }
+        self.pos += 1;
+        let (tag, map): (&str, fn(char) -> Option<char>) = match mark {
+            b'^' => ("sup", superscript),
+            _ => ("sub", subscript),
+        };
+        let plain_len = self.plain.len();
+        self.html.push_str(&format!("<{tag}>"));
+        self.group();
+        self.html.push_str(&format!("</{tag}>"));
+        let written = self.plain.split_off(plain_len);
+        match written.chars().map(map).collect::<Option<String>>() {
+            Some(scripts) if !written.is_empty() => self.plain.push_str(&scripts),
+            _ => {
+                self.plain.push(mark as char);
+                self.plain.push('{');
+                self.plain.push_str(&written);
+                self.plain.push('}');
+            }
+        }
     }
 
     /// Renders a group whose `{` was just consumed.
@@ -1496,6 +1581,18 @@ mod tests {
                 r"Results\label{sec:r} follow",
                 "Results follow",
                 "Results follow",
+            ),
+            (r"|U_{e3}|^2", "|U<sub>e3</sub>|^2", "|Uₑ₃|^2"),
+            (
+                r"(1^{+1.39}_{-0.59})",
+                "(1<sup>+1.39</sup><sub>-0.59</sub>)",
+                "(1^{+1.39}_{-0.59})",
+            ),
+            (r"O(n^{2})", "O(n<sup>2</sup>)", "O(n²)"),
+            (
+                r"snake_case and x^y",
+                "snake_case and x^y",
+                "snake_case and x^y",
             ),
         ] {
             let r = render(source);
