@@ -127,7 +127,7 @@ impl<'a> Pages<'a> {
                 ("index.html", title, description)
             }
             Job::AuthorIndex | Job::AuthorLetter(_) => {
-                let initials = corpus.initials();
+                let initials = views.initials();
                 let by_letter = corpus.authors_by_letter();
                 let shown: Vec<&Initial> = match *job {
                     Job::AuthorLetter(letter) => {

@@ -101,6 +101,8 @@ pub struct Views<'a> {
     authors: Vec<std::sync::OnceLock<Value>>,
     years: Vec<Value>,
     categories: Vec<Value>,
+    /// The authors index's letters, made when first used.
+    initials: std::sync::OnceLock<Vec<crate::corpus::Initial>>,
 }
 
 impl<'a> Views<'a> {
@@ -160,7 +162,14 @@ impl<'a> Views<'a> {
             authors,
             years,
             categories,
+            initials: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The authors index's letters ([`crate::corpus::Corpus::initials`]),
+    /// made once for every index page.
+    pub fn initials(&self) -> &[crate::corpus::Initial] {
+        self.initials.get_or_init(|| self.site.corpus.initials())
     }
 
     /// Every year's template value, newest first.
