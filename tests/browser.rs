@@ -102,13 +102,8 @@ const EVERY_KIND: [&str; 12] = [
 fn every_page_kind_has_no_axe_violations_in_chromium() {
     let script = project().join("tests/browser/axe.mjs");
     let (_site, public) = built_site();
-    let out = axe(&script, &public, &EVERY_KIND);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let args = ["tests/browser/axe.mjs", public.to_str().unwrap()];
+    let stdout = crate::common::node(&[&args[..], &EVERY_KIND[..]].concat(), &[]);
     assert_eq!(
         stdout.matches(": 0 violations").count(),
         2 * EVERY_KIND.len(),
@@ -132,22 +127,14 @@ fn every_page_kind_has_no_axe_violations_in_chromium() {
 /// a table, and display math stretches its brackets.
 fn the_theme_keeps_its_layout_in_chromium() {
     let (_site, public) = built_site();
-    let out = Command::new("node")
-        .arg(project().join("tests/browser/layout.mjs"))
-        .arg(&public)
-        .args([
-            "/authors/chuan-wu/",
-            "/papers/rates-of-convergence-for-sparse-training/",
-        ])
-        .args(EVERY_KIND)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let public = public.to_str().unwrap();
+    let args = [
+        "tests/browser/layout.mjs",
+        public,
+        "/authors/chuan-wu/",
+        "/papers/rates-of-convergence-for-sparse-training/",
+    ];
+    let stdout = crate::common::node(&[&args[..], &EVERY_KIND[..]].concat(), &[]);
     assert_eq!(
         stdout.matches("ok: ").count(),
         EVERY_KIND.len() + 4,

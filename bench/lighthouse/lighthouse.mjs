@@ -9,31 +9,17 @@
 // (issue 23): accessibility, best practices and SEO 100, performance at
 // least 95. Run it on a quiet machine: performance is timed.
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, extname, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { serveDir } from '../../tests/browser/serve-dir.mjs';
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 
 const runs = Number(process.argv[2] ?? 3);
 const root = resolve(import.meta.dirname, '../..');
 const out = mkdtempSync(join(tmpdir(), 'vellum-lighthouse-'));
-const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.json': 'application/json', '.xml': 'application/xml', '.txt': 'text/plain' };
-const server = createServer(async (req, res) => {
-  let file = join(out, normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)));
-  try {
-    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
-    res.end(await readFile(file));
-  } catch {
-    res.writeHead(404, { 'content-type': types['.html'] });
-    res.end(await readFile(join(out, '404.html')));
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { origin, close } = await serveDir(out);
 execFileSync(join(root, 'target/release/vellum'), ['build', '--root', root, '--quiet', '--output-dir', out, '--base-url', `${origin}/`], { stdio: ['ignore', 'ignore', 'ignore'] });
 
 const pages = {
@@ -61,6 +47,6 @@ try {
   }
 } finally {
   await chrome.kill();
-  server.close();
+  close();
   rmSync(out, { recursive: true, force: true });
 }

@@ -2,32 +2,15 @@
 // built Vellum site served on loopback, in light and dark colour schemes.
 // Usage: node axe.mjs SITE_DIR PAGE_PATH...   (paths like /authors/x/)
 // Prints each violation and exits 1 when there is any; 0 otherwise.
-import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { join, extname, normalize } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { serveDir } from './serve-dir.mjs';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 
 const require = createRequire(import.meta.url);
 const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
 const [root, ...pages] = process.argv.slice(2);
-const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.xml': 'application/xml', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.woff2': 'font/woff2' };
-
-const server = createServer(async (req, res) => {
-  let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (path.includes('..')) { res.writeHead(400).end(); return; }
-  let file = join(root, path);
-  try {
-    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
-    res.end(await readFile(file));
-  } catch {
-    res.writeHead(404, { 'content-type': types['.html'] });
-    res.end(await readFile(join(root, '404.html')).catch(() => 'not found'));
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { origin, close } = await serveDir(root);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -54,6 +37,6 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  close();
 }
 process.exit(violations ? 1 : 0);

@@ -9,27 +9,11 @@
 // - on MATH_PAGE_PATH, a bracket stretched around a display fraction is
 //   taller than a line of text (the theme's math font has a MATH table).
 // Prints one line per check and exits 1 when any fails.
-import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { join, extname, normalize } from 'node:path';
+import { serveDir } from './serve-dir.mjs';
 import { chromium } from 'playwright-core';
 
 const [root, authorPath, mathPath, ...pages] = process.argv.slice(2);
-const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.json': 'application/json' };
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  let file = join(root, path);
-  try {
-    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
-    res.end(await readFile(file));
-  } catch {
-    res.writeHead(404, { 'content-type': types['.html'] });
-    res.end(await readFile(join(root, '404.html')).catch(() => 'not found'));
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { origin, close } = await serveDir(root);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
@@ -97,6 +81,6 @@ try {
     `${mathPath}: a bracket around a display fraction is ${heights && heights.bracket.toFixed(1)} px tall, a text line ${heights && heights.line.toFixed(1)} px`);
 } finally {
   await browser.close();
-  server.close();
+  close();
 }
 process.exit(failures ? 1 : 0);

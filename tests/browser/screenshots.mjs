@@ -11,7 +11,7 @@
 // through playwright-core (tests/browser/node_modules, `npm ci` there).
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
-import http from 'node:http';
+import { serveDir } from './serve-dir.mjs';
 import path from 'node:path';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--') && !a.includes('='));
@@ -22,20 +22,7 @@ if (!root || !out) {
   console.error('usage: node screenshots.mjs PUBLIC_DIR OUT_DIR [PREFIX] [--dark]');
   process.exit(2);
 }
-const types = { '.css': 'text/css', '.js': 'text/javascript', '.json': 'application/json', '.woff2': 'font/woff2', '.svg': 'image/svg+xml', '.xml': 'application/xml' };
-const server = http.createServer((request, response) => {
-  let file = path.join(root, decodeURIComponent(request.url.split('?')[0]));
-  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-  if (!fs.existsSync(file)) {
-    response.writeHead(404, { 'content-type': 'text/html' });
-    response.end(fs.readFileSync(path.join(root, '404.html')));
-    return;
-  }
-  response.writeHead(200, { 'content-type': types[path.extname(file)] || 'text/html' });
-  response.end(fs.readFileSync(file));
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${server.address().port}`;
+const { origin: base, close } = await serveDir(root);
 
 /** The first entry of a folder of the site, as a URL path. */
 const first = (folder) => {
@@ -83,4 +70,4 @@ for (const [device, width, height] of [['desktop', 1280, 800], ['phone', 390, 84
   await context.close();
 }
 await browser.close();
-server.close();
+close();

@@ -5,9 +5,8 @@
 // keyboard (ArrowDown/Enter/Escape), "More results", and runs axe-core on the
 // search page with results shown, in light and dark schemes.
 // Prints a one-line summary; exits 1 with a message on the first failure.
-import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { join, extname, normalize, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { serveDir } from './serve-dir.mjs';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 
@@ -17,44 +16,9 @@ if (!root) {
   console.error('usage: node tests/browser/search.mjs PUBLIC_DIR');
   process.exit(2);
 }
-const base = resolve(root);
-const types = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.woff2': 'font/woff2',
-  '.css': 'text/css; charset=utf-8',
-  '.bin': 'application/octet-stream',
-};
 const SERVERLESS_MOE = 'Optimizing Distributed Deployment of Mixture-of-Experts Model Inference in Serverless Computing';
 
-const server = createServer(async (req, res) => {
-  try {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-    let file = join(base, path);
-    if (!file.startsWith(base)) throw new Error('outside');
-    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-    const type = types[extname(file)];
-    if (!type) throw new Error('type');
-    const body = await readFile(file);
-    // One byte range (`bytes=a-b`), as static hosts answer the metadata packs' range requests.
-    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-    if (range && Number(range[1]) <= Number(range[2]) && Number(range[1]) < body.length) {
-      const end = Math.min(Number(range[2]), body.length - 1);
-      res.writeHead(206, { 'content-type': type, 'content-range': `bytes ${range[1]}-${end}/${body.length}` });
-      res.end(body.subarray(Number(range[1]), end + 1));
-      return;
-    }
-    res.writeHead(200, { 'content-type': type });
-    res.end(body);
-  } catch {
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('not found');
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { origin, close } = await serveDir(root);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -204,5 +168,5 @@ try {
   process.exitCode = 1;
 } finally {
   await browser.close();
-  server.close();
+  close();
 }
