@@ -107,8 +107,10 @@ fn has_latex(text: &str) -> bool {
 const MAX_DEPTH: usize = 64;
 /// Nesting limit for accents inside accent arguments (`\'{\"u}`).
 const MAX_ACCENT_DEPTH: usize = 4;
-/// Longest `\url{..}` / `\href{..}` argument that is read as a URL.
-const MAX_URL_LEN: usize = 1000;
+/// Longest argument read whole (a `\url{..}` or `\href{..}` URL, a
+/// citation key or note, an `\ensuremath{..}` formula), so an unclosed one
+/// costs constant time, not the rest of the text.
+const MAX_ARGUMENT_LEN: usize = 1000;
 
 /// Bytes that end a run of ordinary text in the scanner.
 fn is_special(b: u8) -> bool {
@@ -512,7 +514,10 @@ impl<'a> Scanner<'a> {
         let rest = &self.src[self.pos..];
         let skipped = rest.len() - rest.trim_start().len();
         let body = rest[skipped..].strip_prefix('[')?;
-        let end = body.find(']').filter(|&e| e <= MAX_URL_LEN)?;
+        let end = body
+            .bytes()
+            .take(MAX_ARGUMENT_LEN + 1)
+            .position(|b| b == b']')?;
         let note = body[..end].trim().to_string();
         self.pos += skipped + 1 + end + 1;
         Some(note)
@@ -523,27 +528,37 @@ impl<'a> Scanner<'a> {
     /// after it read on.
     fn ensuremath(&mut self, start: usize) {
         self.skip_spaces();
-        let bytes = self.src.as_bytes();
-        if bytes.get(self.pos) != Some(&b'{') {
+        if self.peek() != Some(b'{') {
             return;
         }
+        if let Some(end) = self.group_end(self.pos) {
+            self.formula(start, self.pos + 1..end, end + 1, MathDisplay::Inline);
+        }
+    }
+
+    /// The index of the `}` closing the group whose `{` is at `open`,
+    /// looked for within [`MAX_ARGUMENT_LEN`] bytes; escaped characters
+    /// (`\}`) skipped.
+    fn group_end(&self, open: usize) -> Option<usize> {
+        let bytes = self.src.as_bytes();
+        let limit = bytes.len().min(open + MAX_ARGUMENT_LEN + 2);
         let mut depth = 0usize;
-        let mut at = self.pos;
-        while at < bytes.len() {
+        let mut at = open;
+        while at < limit {
             match bytes[at] {
                 b'\\' => at += 1,
                 b'{' => depth += 1,
                 b'}' => {
                     depth -= 1;
                     if depth == 0 {
-                        self.formula(start, self.pos + 1..at, at + 1, MathDisplay::Inline);
-                        return;
+                        return Some(at);
                     }
                 }
                 _ => {}
             }
             at += 1;
         }
+        None
     }
 
     /// Opens a declaration (`\bf`) and returns its closing tag.
@@ -918,34 +933,28 @@ impl<'a> Scanner<'a> {
     fn raw_argument(&mut self) -> Option<String> {
         let start = self.pos;
         self.skip_spaces();
-        if self.peek() != Some(b'{') {
+        let end = match self.peek() {
+            Some(b'{') => self.group_end(self.pos),
+            _ => None,
+        };
+        let Some(end) = end else {
             self.pos = start;
             return None;
-        }
-        let rest = &self.src[self.pos + 1..];
-        let mut url = String::new();
-        let mut depth = 0usize;
-        let mut chars = rest.char_indices();
-        while let Some((i, c)) = chars.next() {
-            if i > MAX_URL_LEN {
-                break;
-            }
+        };
+        let mut text = String::new();
+        let mut chars = self.src[self.pos + 1..end].chars();
+        while let Some(c) = chars.next() {
             match c {
                 '\\' => match chars.next() {
-                    Some((_, '\\')) | None => {} // `\\` (a line break) is dropped
-                    Some((_, escaped)) => url.push(escaped),
+                    Some('\\') | None => {} // `\\` (a line break) is dropped
+                    Some(escaped) => text.push(escaped),
                 },
-                '{' => depth += 1,
-                '}' if depth == 0 => {
-                    self.pos += 1 + i + 1;
-                    return Some(url.trim().to_string());
-                }
-                '}' => depth -= 1,
-                _ => url.push(c),
+                '{' | '}' => {}
+                _ => text.push(c),
             }
         }
-        self.pos = start;
-        None
+        self.pos = end + 1;
+        Some(text.trim().to_string())
     }
 }
 
