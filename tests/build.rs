@@ -56,6 +56,15 @@ fn bundled_site_has_the_expected_corpus_and_pages() {
     assert!(categories.contains(">Distributed, Parallel, and Cluster Computing</a>"));
 
     // paginate_by = 10: 18 papers give two author pages.
+    // A year page does not repeat its year on every item, nor a category
+    // page its category; each shows the other.
+    let year_page = page(&site, "years/2024/index.html");
+    let category_page = page(&site, "categories/cs-dc/index.html");
+    let year_link = "<a href=\"/years/2024/\">2024</a>";
+    let category_link =
+        "<a href=\"/categories/cs-dc/\" title=\"Distributed, Parallel, and Cluster Computing\">cs.DC</a>";
+    assert!(!year_page.contains(year_link) && year_page.contains(category_link));
+    assert!(!category_page.contains(category_link) && category_page.contains(year_link));
     let author = page(&site, "authors/chuan-wu/index.html");
     assert!(author.contains("18 of at least 55 records are listed here."));
     assert!(author.contains(r#"<a href="/authors/chuan-wu/page/2/" rel="next">"#));
