@@ -669,6 +669,47 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line() {
     );
 }
 
+/// An unbalanced brace is kept as a character on the page and in plain
+/// text, and warned about at the title's or the abstract's line.
+fn an_unbalanced_brace_is_kept_with_a_warning_at_its_line() {
+    let dir = temp_site(
+        &[(
+            "ana.txt",
+            &listing(
+                "Ana Lima",
+                &[(
+                    "Sets of Size} Two",
+                    2024,
+                    "We bound \\textbf{every {set by two.",
+                    "cs.DS",
+                )],
+            ),
+        )],
+        "",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let warnings: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "seeds/ana.txt:11: warning: expected a `{` before the `}` after `Sets of Size`, found none (write `\\}` for a brace); it is shown as written",
+            "seeds/ana.txt:13: warning: expected a `}` to close the `{` before `every {set by two.`, found the end of the text (write `\\{` for a brace); it is shown as written",
+            "seeds/ana.txt:13: warning: expected a `}` to close the `{` before `set by two.`, found the end of the text (write `\\{` for a brace); it is shown as written",
+        ]
+    );
+    let page = text(&site, "papers/sets-of-size-two/index.html");
+    assert!(page.contains("<h1>Sets of Size} Two</h1>"), "{page}");
+    assert!(
+        page.contains("We bound <strong>{every {set by two.</strong>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<title>Sets of Size} Two · Test</title>"),
+        "{page}"
+    );
+}
+
 fn every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors() {
     let dir = two_author_site();
     write(
@@ -777,5 +818,5 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
+    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
 }

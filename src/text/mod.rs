@@ -5,6 +5,7 @@
 
 pub mod latex;
 pub mod names;
+pub mod plain;
 
 use crate::memo::Memo;
 use serde::Serialize;
@@ -45,7 +46,7 @@ impl Text {
 pub struct Abstract {
     /// Safe HTML, each paragraph in `<p>…</p>`, joined with `\n`.
     pub html: String,
-    /// The plain text, kept only when [`crate::text::latex::plain_of_html`] of
+    /// The plain text, kept only when [`crate::text::plain::plain_of_html`] of
     /// `html` does not give it back (a formula shown as its source): most
     /// abstracts hold their HTML alone, which halves their memory (at
     /// 1,000,000 papers the plain texts take 1.3 GB). See [`Abstract::plain`].
@@ -79,7 +80,7 @@ impl Abstract {
         }
         let html = html.join("\n");
         let plain = plain.join(" ");
-        let kept_plain = (latex::plain_of_html(&html) != plain).then(|| plain.into_boxed_str());
+        let kept_plain = (plain::plain_of_html(&html) != plain).then(|| plain.into_boxed_str());
         Abstract {
             html,
             kept_plain,
@@ -93,7 +94,7 @@ impl Abstract {
     pub fn plain(&self) -> std::borrow::Cow<'_, str> {
         match &self.kept_plain {
             Some(plain) => std::borrow::Cow::Borrowed(plain),
-            None => std::borrow::Cow::Owned(latex::plain_of_html(&self.html)),
+            None => std::borrow::Cow::Owned(plain::plain_of_html(&self.html)),
         }
     }
 
