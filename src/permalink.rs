@@ -287,10 +287,104 @@ pub fn normalise_alias(alias: &str) -> Result<String, &'static str> {
     }
 }
 
-/// The ASCII slug of a text: transliterated, lowercased, runs of other
-/// characters turned into one `-`; at most `MAX_SLUG_LEN` bytes, cut at a
-/// `-`. Empty input gives `untitled`.
+/// The ASCII slug of a text: the letters of math named (see
+/// [`math_words`]), transliterated, lowercased, runs of other characters
+/// turned into one `-`; at most `MAX_SLUG_LEN` bytes, cut at a `-`. Empty
+/// input gives `untitled`.
 pub fn slugify(text: &str) -> String {
+    if text.is_ascii() {
+        ascii_slug(text)
+    } else {
+        ascii_slug(&math_words(text))
+    }
+}
+
+/// The slug a paper's title had before slugs named the letters of math
+/// (earlier versions transliterated the flat text of the title's HTML:
+/// `Rates of $\sqrt{n}$ Growth` gave `rates-of-n-growth`), when it is
+/// another: the paper's old URL, kept as a redirect.
+pub fn former_title_slug(title_html: &str, slug: &str) -> Option<String> {
+    // Flat text and plain text give the same slug for text outside a
+    // formula (`n<sup>2</sup>` and `n²` both give `n2`).
+    let math = title_html.contains("<math")
+        || (!title_html.is_ascii() && math_words(title_html).len() != title_html.len());
+    let former = ascii_slug(&crate::text::plain::flat_text(title_html));
+    (math && former != slug).then_some(former)
+}
+
+/// `text` with each radical, big operator and Greek letter that stands
+/// alone (no Greek letter beside it, as in math) replaced by its name as a
+/// word: `Rates of √n Growth` → `Rates of  sqrt n Growth`, `α-synuclein`
+/// → ` alpha -synuclein`, `Θ(√n)` → ` theta ( sqrt n)`. Greek words are
+/// left to transliteration.
+pub fn math_words(text: &str) -> String {
+    let is_greek = |c: Option<char>| {
+        c.is_some_and(|c| matches!(c, '\u{370}'..='\u{3ff}' | '\u{1f00}'..='\u{1fff}'))
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut previous = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let alone = !is_greek(previous) && !is_greek(chars.peek().copied());
+        let name = match c {
+            '√' => Some("sqrt"),
+            '∛' => Some("cbrt"),
+            '∜' => Some("root4"),
+            '∑' => Some("sum"),
+            '∏' => Some("prod"),
+            '∫' => Some("int"),
+            '∞' => Some("infinity"),
+            '∂' => Some("partial"),
+            '∇' => Some("nabla"),
+            _ if alone => greek_name(c),
+            _ => None,
+        };
+        match name {
+            Some(name) => {
+                out.push(' ');
+                out.push_str(name);
+                out.push(' ');
+            }
+            None => out.push(c),
+        }
+        previous = Some(c);
+    }
+    out
+}
+
+/// The name of a Greek letter, small or capital (`θ`, `ϑ`, `Θ` → `theta`).
+fn greek_name(c: char) -> Option<&'static str> {
+    Some(match c.to_lowercase().next()? {
+        'α' => "alpha",
+        'β' => "beta",
+        'γ' => "gamma",
+        'δ' => "delta",
+        'ε' | 'ϵ' => "epsilon",
+        'ζ' => "zeta",
+        'η' => "eta",
+        'θ' | 'ϑ' => "theta",
+        'ι' => "iota",
+        'κ' => "kappa",
+        'λ' => "lambda",
+        'μ' | 'µ' => "mu",
+        'ν' => "nu",
+        'ξ' => "xi",
+        'ο' => "omicron",
+        'π' | 'ϖ' => "pi",
+        'ρ' | 'ϱ' => "rho",
+        'σ' | 'ς' => "sigma",
+        'τ' => "tau",
+        'υ' => "upsilon",
+        'φ' | 'ϕ' => "phi",
+        'χ' => "chi",
+        'ψ' => "psi",
+        'ω' => "omega",
+        _ => return None,
+    })
+}
+
+/// `slug`'s slug of `text`, cut to `MAX_SLUG_LEN`, `untitled` if empty.
+fn ascii_slug(text: &str) -> String {
     let slug = slug::slugify(text);
     let slug = if slug.len() > MAX_SLUG_LEN {
         let cut = &slug[..MAX_SLUG_LEN];
@@ -436,6 +530,30 @@ mod tests {
         assert_eq!(slugify("???"), "untitled");
         let long = slugify(&"word ".repeat(40));
         assert!(long.len() <= MAX_SLUG_LEN && !long.ends_with('-'));
+    }
+
+    #[test]
+    fn slugs_name_the_letters_of_math() {
+        assert_eq!(slugify("Rates of √n Growth"), "rates-of-sqrt-n-growth");
+        assert_eq!(slugify("O(1/√T) Regret"), "o-1-sqrt-t-regret");
+        assert_eq!(slugify("Θ(√n) Bounds"), "theta-sqrt-n-bounds");
+        assert_eq!(slugify("α-Synuclein"), "alpha-synuclein");
+        assert_eq!(slugify("MoS₂ and K²"), "mos2-and-k2");
+        assert_eq!(slugify("∑ᵢ xᵢ to ∞"), "sum-i-xi-to-infinity");
+        // Greek words are transliterated, not spelled by letter names.
+        assert_eq!(slugify("Μελέτη"), "melete");
+        assert_eq!(
+            former_title_slug(
+                "Rates of <math><msqrt><mi>n</mi></msqrt></math> Growth",
+                "rates-of-sqrt-n-growth"
+            ),
+            Some("rates-of-n-growth".to_string())
+        );
+        assert_eq!(
+            former_title_slug("<math><mi>O</mi><mo>(</mo><mi>n</mi><mo>log</mo><mi>n</mi><mo>)</mo></math> Sorting", "o-n-log-n-sorting"),
+            None
+        );
+        assert_eq!(former_title_slug("Zoë Chen", "zoe-chen"), None);
     }
 
     #[test]

@@ -206,6 +206,67 @@ fn aliases_become_redirect_pages_and_collisions_are_errors() {
     assert_eq!(error.to_string(), "content/authors/olumide-adeyemi.md:3: error: expected alias `years/` to be a free path, found /years/index.html which is the index page; choose another old path or remove the alias");
 }
 
+/// Slugs name the letters of math (`√n` → `sqrt-n`, a lone `α` →
+/// `alpha`), and a paper whose slug changed with that rule keeps its
+/// former URL (the flat text earlier versions slugged) as a redirect; a title
+/// without math has none.
+fn titles_with_math_keep_their_former_slug_as_a_redirect() {
+    let seed = listing(
+        "Ada Byron",
+        &[
+            (
+                r"Rates of $\sqrt{n}$ Growth",
+                2024,
+                "Abstract one.",
+                "math.PR",
+            ),
+            (
+                "α-Synuclein Aggregation Kinetics",
+                2023,
+                "Abstract two.",
+                "q-bio.BM",
+            ),
+            ("A Plain Title", 2022, "Abstract three.", "cs.DC"),
+        ],
+    );
+    let dir = temp_site(&[("ada.txt", &seed)], "");
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let paper = text(&site, "papers/rates-of-sqrt-n-growth/index.html");
+    assert!(
+        paper.contains("<meta name=\"citation_title\" content=\"Rates of √n Growth\">"),
+        "{paper}"
+    );
+    assert!(site.contains_key("papers/alpha-synuclein-aggregation-kinetics/index.html"));
+    let redirects: Vec<(&str, &str)> = [
+        (
+            "papers/rates-of-n-growth/index.html",
+            "papers/rates-of-sqrt-n-growth/",
+        ),
+        (
+            "papers/a-synuclein-aggregation-kinetics/index.html",
+            "papers/alpha-synuclein-aggregation-kinetics/",
+        ),
+    ]
+    .into_iter()
+    .collect();
+    for (file, target) in &redirects {
+        assert!(
+            text(&site, file).contains(&format!(
+                "<meta http-equiv=\"refresh\" content=\"0; url=https://example.org/{target}\">"
+            )),
+            "{file}"
+        );
+    }
+    let moved: Vec<&str> = site
+        .keys()
+        .map(|f| &**f)
+        .filter(|f| f.starts_with("papers/") && text(&site, f).contains("http-equiv=\"refresh\""))
+        .collect();
+    assert_eq!(moved.len(), redirects.len(), "{moved:?}");
+    assert!(!text(&site, "sitemap.xml").contains("rates-of-n-growth"));
+}
+
 /// A content page may not take a generated page's path, and an alias may
 /// not take a content page's (added to the plan after the generated pages).
 fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
@@ -361,5 +422,5 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, a_template_error_is_reported_once_without_false_link_errors)
 }

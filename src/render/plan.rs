@@ -182,6 +182,33 @@ pub fn plan(
         files.push(file);
         jobs.push(job);
     }
+    // A paper whose slug changed when slugs began to name the letters of
+    // math keeps its former URL as a redirect, unless something else of
+    // the site (a declared alias, another page) is there.
+    let formers: Vec<(&crate::corpus::Paper, String)> = corpus
+        .papers
+        .par_iter()
+        .filter_map(|paper| {
+            crate::permalink::former_title_slug(&paper.title.html, &paper.slug)
+                .map(|former| (paper, former))
+        })
+        .collect();
+    for (paper, former) in formers {
+        let job = Job::Alias(
+            format!("papers/{former}/"),
+            Route::Paper {
+                slug: paper.slug.clone(),
+            },
+        );
+        let file = site.urls.output_file(&site.route(&job));
+        if owner(&added, &file).is_some() {
+            continue;
+        }
+        alias_of.insert(jobs.len(), format!("paper `{}`", paper.title.plain));
+        added.insert(file.clone(), jobs.len());
+        files.push(file);
+        jobs.push(job);
+    }
     generated.append(&mut files);
     let files = generated;
     if errors.is_empty() {
