@@ -46,6 +46,7 @@ use math_core::{LatexToMathML, MathCoreConfig, MathDisplay};
 use pulldown_cmark_escape::escape_html;
 
 use crate::text::plain::{fold_ascii_spaces, fold_whitespace, mathml_text, subscript, superscript};
+use crate::text::siunitx;
 
 /// The renderings of one inline text (a title or one abstract paragraph).
 ///
@@ -192,11 +193,10 @@ impl<'a> Scanner<'a> {
         self.emit(c.encode_utf8(&mut [0; 4]));
     }
 
-    /// Renders until the end of input or, in a group, its closing `}`.
-    /// Closing tags of declarations (`{\bf ..}`) are emitted at the end.
     /// Renders text up to the `}` closing the group (`in_group`) or the
     /// end; returns whether a `}` closed it. A `}` that closes nothing is
-    /// kept as a character, with a problem.
+    /// kept as a character, with a problem. Closing tags of declarations
+    /// (`{\bf ..}`) are emitted at the end.
     fn text(&mut self, in_group: bool) -> bool {
         let mut closers: Vec<&'static str> = Vec::new();
         let mut closed = false;
@@ -416,6 +416,10 @@ impl<'a> Scanner<'a> {
                 self.citation(name);
                 return None;
             }
+            "num" | "si" | "unit" | "SI" | "qty" | "numrange" | "SIrange" | "qtyrange" => {
+                self.siunitx(name);
+                return None;
+            }
             "ref" | "eqref" | "autoref" | "cref" | "Cref" | "pageref" | "nameref" => {
                 self.reference(name);
                 return None;
@@ -495,6 +499,84 @@ impl<'a> Scanner<'a> {
             self.emit(&format!("({label})"));
         } else {
             self.emit(&label);
+        }
+    }
+
+    /// siunitx's `\num`, `\si`/`\unit`, `\SI`/`\qty` and the ranges
+    /// ([`crate::text::siunitx`]); without all its arguments, an unknown
+    /// macro.
+    fn siunitx(&mut self, name: &str) {
+        let start = self.pos;
+        let _options = self.optional_argument();
+        let count = match name {
+            "num" | "si" | "unit" => 1,
+            "SI" | "qty" | "numrange" => 2,
+            _ => 3,
+        };
+        let mut arguments = Vec::with_capacity(count);
+        for _ in 0..count {
+            self.skip_spaces();
+            let end = match self.peek() {
+                Some(b'{') => self.group_end(self.pos),
+                _ => None,
+            };
+            let Some(end) = end else {
+                self.pos = start;
+                self.unknown(name);
+                return;
+            };
+            arguments.push(self.src[self.pos + 1..end].to_string());
+            self.pos = end + 1;
+        }
+        match (name, arguments.as_slice()) {
+            ("num", [n]) => self.pieces(&siunitx::number(n)),
+            ("si" | "unit", [u]) => self.pieces(&siunitx::unit(u)),
+            ("SI" | "qty", [n, u]) => self.quantity(n, u),
+            ("numrange", [a, b]) => {
+                self.pieces(&siunitx::number(a));
+                self.emit(" to ");
+                self.pieces(&siunitx::number(b));
+            }
+            (_, [a, b, u]) => {
+                self.quantity(a, u);
+                self.emit(" to ");
+                self.quantity(b, u);
+            }
+            _ => {}
+        }
+    }
+
+    /// A number and its unit, apart by a no-break space (`5 kg`) unless the
+    /// unit follows a number closely (`10%`, `45°`).
+    fn quantity(&mut self, number: &str, unit: &str) {
+        self.pieces(&siunitx::number(number));
+        let unit = siunitx::unit(unit);
+        if !siunitx::hugs_number(&unit) {
+            self.emit("\u{a0}");
+        }
+        self.pieces(&unit);
+    }
+
+    /// Number and unit pieces: text, and powers as `<sup>` (in plain text
+    /// Unicode superscripts where every character has one, else `^{…}`).
+    fn pieces(&mut self, pieces: &[siunitx::Piece]) {
+        for piece in pieces {
+            match piece {
+                siunitx::Piece::Text(text) => self.emit(text),
+                siunitx::Piece::Super(power) => {
+                    self.html.push_str("<sup>");
+                    escape(&mut self.html, power);
+                    self.html.push_str("</sup>");
+                    match power.chars().map(superscript).collect::<Option<String>>() {
+                        Some(raised) if !power.is_empty() => self.plain.push_str(&raised),
+                        _ => {
+                            self.plain.push_str("^{");
+                            self.plain.push_str(power);
+                            self.plain.push('}');
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -1426,6 +1508,26 @@ mod tests {
             "<strong>bold <em>it</em></strong> <em>e</em>"
         );
         assert_eq!(html(r"\textbf x y"), "<strong>x</strong> y");
+    }
+
+    #[test]
+    fn siunitx_numbers_and_units() {
+        let r = render(r"a mass of \SI{5}{\kilo\gram} at \SI{1.2e-3}{\metre\per\second\squared}");
+        assert_eq!(
+            r.html,
+            "a mass of 5\u{a0}kg at 1.2×10<sup>−3</sup>\u{a0}m/s<sup>2</sup>"
+        );
+        assert_eq!(r.plain, "a mass of 5 kg at 1.2×10⁻³ m/s²");
+        assert_eq!(plain(r"\si{\giga\bit\per\second} links"), "Gbit/s links");
+        assert_eq!(plain(r"\num{12345} and \num{3e8}"), "12345 and 3×10⁸");
+        assert_eq!(plain(r"\qty[round-precision=2]{10}{\percent}"), "10%");
+        assert_eq!(plain(r"\unit{\degreeCelsius}"), "°C");
+        assert_eq!(plain(r"\numrange{1}{5} runs"), "1 to 5 runs");
+        assert_eq!(plain(r"\SIrange{1}{5}{\milli\metre}"), "1 mm to 5 mm");
+        assert_eq!(plain(r"\SI{2}{\micro\ohm\tothe{-1.5}}"), "2 µΩ^{−1.5}");
+        // Without its arguments, an unknown macro: nothing dropped.
+        assert_eq!(plain(r"\SI{5} kg"), "SI 5 kg");
+        assert!(render(r"\SI{5}{\kilo\gram}").problems.is_empty());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod latex;
 pub mod names;
 pub mod plain;
+pub mod siunitx;
 
 use crate::memo::Memo;
 use serde::Serialize;
