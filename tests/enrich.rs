@@ -855,6 +855,7 @@ proptest::proptest! {
                         doi: r.doi.clone(),
                         journal_ref: r.journal_ref.clone(),
                         comment: r.comment.clone(),
+                        family_names: BTreeMap::new(),
                     },
                 )
             })

@@ -669,6 +669,73 @@ fn a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line() {
     );
 }
 
+/// A profile's `family` pins a listing owner's family name (a Vietnamese
+/// name, family first: the model alone takes `Van Anh`), and a BibTeX
+/// `Last, First` pins a co-author's (`García Márquez`): sort names, the
+/// index letter, BibTeX, RIS, CSL-JSON and citation keys follow; a
+/// `family` that is not a part of the name is warned about at its line.
+fn pinned_family_names_reach_every_output() {
+    let seed = listing(
+        "Nguyen Van Anh",
+        &[("Sparse Graph Sketches", 2024, "Sketches.", "cs.DS")],
+    );
+    let bib = "@article{garcia2023,\n  author = {García Márquez, Gabriel and Nguyen Van Anh},\n  title = {Dense Graph Sketches},\n  year = {2023},\n}\n";
+    let dir = temp_site(
+        &[("anh.txt", &seed), ("lab.bib", bib.as_bytes())],
+        "author_pages = \"listed\"\n",
+    );
+    write(
+        dir.path(),
+        "content/authors/nguyen-van-anh.md",
+        b"+++\nfamily = \"Nguyen\"\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let index = text(&site, "authors/index.html");
+    let n = index
+        .split("id=\"letter-n\">N</h2>")
+        .nth(1)
+        .expect("letter N");
+    assert!(n.contains(">Nguyen, Van Anh</a>"), "{index}");
+    let own = text(&site, "authors/nguyen-van-anh/nguyen-van-anh.bib");
+    assert!(own.contains("@misc{nguyen2024sparse,"), "{own}");
+    assert!(
+        own.contains("author = {Nguyen, Van Anh and others},"),
+        "{own}"
+    );
+    let slug = "dense-graph-sketches";
+    let bibtex = text(&site, &format!("papers/{slug}/{slug}.bib"));
+    assert!(
+        bibtex.contains("author = {{García Márquez}, Gabriel and Nguyen, Van Anh},"),
+        "{bibtex}"
+    );
+    let ris = text(&site, &format!("papers/{slug}/{slug}.ris"));
+    assert!(ris.contains("AU  - García Márquez, Gabriel\r\n"), "{ris}");
+    let csl: serde_json::Value =
+        serde_json::from_str(text(&site, &format!("papers/{slug}/{slug}.json"))).unwrap();
+    assert_eq!(
+        csl[0]["author"],
+        serde_json::json!([
+            {"family": "García Márquez", "given": "Gabriel"},
+            {"family": "Nguyen", "given": "Van Anh"}
+        ])
+    );
+
+    write(
+        dir.path(),
+        "content/authors/nguyen-van-anh.md",
+        b"+++\nhomepage = \"https://example.org/anh\"\nfamily = \"Tran\"\n+++\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        ["content/authors/nguyen-van-anh.md:3: warning: expected `family` to be the first or last words of the name `Nguyen Van Anh`, found `Tran`; it is ignored"]
+    );
+    let index = text(&site, "authors/index.html");
+    assert!(index.contains(">Van Anh, Nguyen</a>"), "{index}");
+}
+
 /// An unbalanced brace is kept as a character on the page and in plain
 /// text, and warned about at the title's or the abstract's line.
 fn an_unbalanced_brace_is_kept_with_a_warning_at_its_line() {
@@ -818,5 +885,5 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
+    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
 }

@@ -320,6 +320,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         overrides::apply(
             corpus,
             &content.overrides,
+            &content.profiles,
             &inputs.records,
             &bib_papers,
             &diagnostics,

@@ -41,6 +41,9 @@ pub struct BibPaper {
     pub key: String,
     /// The complete author list; `None` when it ends in `and others`.
     pub authors: Option<Vec<String>>,
+    /// Authors' names and family names where the entry gives the split
+    /// ([`crate::input::bibtex::BibEntry::families`]).
+    pub family_names: Vec<(String, String)>,
     /// DOI.
     pub doi: Option<String>,
     /// The `url` field.
@@ -317,6 +320,12 @@ fn bib_paper(file: &std::path::Path, entry: &BibEntry) -> BibPaper {
         line: entry.line,
         key: entry.key.clone(),
         authors: (!entry.more_authors).then(|| entry.authors.clone()),
+        family_names: entry
+            .authors
+            .iter()
+            .zip(&entry.families)
+            .filter_map(|(name, family)| Some((name.clone(), family.clone()?)))
+            .collect(),
         doi: entry.doi.clone(),
         url: entry.url.clone(),
         arxiv: entry.arxiv.clone(),

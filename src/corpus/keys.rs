@@ -5,7 +5,7 @@
 //! of a paper shows the same one.
 
 use crate::corpus::{Author, Paper, PaperId};
-use crate::text::names::NameParts;
+use crate::text::names::FamilyNames;
 use deunicode::deunicode;
 use rustc_hash::FxHashMap;
 
@@ -66,12 +66,12 @@ pub fn citation_key(first_author_family: &str, year: u16, title_identity: &str) 
 
 /// The citation key of `paper` before any override: [`citation_key`] of
 /// its first known author's family name, its year and its title's identity.
-pub fn listed_key(paper: &Paper, authors: &[Author]) -> String {
+pub fn listed_key(paper: &Paper, authors: &[Author], names: &FamilyNames) -> String {
     let first = paper
         .authors
         .first()
         .map_or("", |&a| authors[a].name.as_str());
-    citation_key(&NameParts::split(first).family, paper.year, &paper.identity)
+    citation_key(&names.parts(first).family, paper.year, &paper.identity)
 }
 
 /// Gives each paper of `ids` (ascending: every paper whose base key,

@@ -285,7 +285,7 @@ impl Merged {
             let bases = PaperBases {
                 sort_key: key,
                 slug: texts.slug(&paper.title.plain),
-                key: listed_key(&paper, &corpus.authors),
+                key: listed_key(&paper, &corpus.authors, &Default::default()),
             };
             moved_slugs.insert(Arc::clone(&bases.slug));
             moved_keys.insert(bases.key.clone());
@@ -583,7 +583,7 @@ fn merge(
         build_authors(&listings, author_pages, &paper_of_record, &mut papers);
     let listed_keys: Vec<String> = papers
         .par_iter()
-        .map(|paper| listed_key(paper, &authors))
+        .map(|paper| listed_key(paper, &authors, &Default::default()))
         .collect();
     let all: Vec<PaperId> = (0..papers.len()).collect();
     assign_keys(&mut papers, |id| &listed_keys[id], |_| false, &all);
@@ -594,6 +594,7 @@ fn merge(
         authors,
         categories: ordered_categories,
         years,
+        family_names: Default::default(),
     });
     let all_warnings = variant_warnings
         .iter()

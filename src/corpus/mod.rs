@@ -226,6 +226,9 @@ pub struct Corpus {
     pub categories: Vec<Category>,
     /// Years, newest first.
     pub years: Vec<Year>,
+    /// Family names pinned where the name model would split a name
+    /// otherwise ([`Corpus::name_parts`]).
+    pub family_names: crate::text::names::FamilyNames,
 }
 
 /// Authors an authors index shows on one page; past this the index is
@@ -254,6 +257,13 @@ pub fn initial_id(letter: char) -> String {
 }
 
 impl Corpus {
+    /// `name` split into given names, particles and family name: by its
+    /// pinned family name (a record's, a BibTeX entry's or a profile's),
+    /// else by the name model.
+    pub fn name_parts(&self, name: &str) -> crate::text::names::NameParts {
+        self.family_names.parts(name)
+    }
+
     /// The authors index's letters, `A` to `Z` then `#`, those that have
     /// authors; time linear in the authors.
     pub fn initials(&self) -> Vec<Initial> {
@@ -267,6 +277,23 @@ impl Corpus {
                 .filter(char::is_ascii_lowercase)
                 .map_or('#', |c| c.to_ascii_uppercase());
             by_letter.entry(letter).or_default().push(id);
+        }
+        // Authors are in the merge's order, by the name model's split; an
+        // owner's pinned family name moves them within their letter.
+        if self
+            .authors
+            .iter()
+            .any(|a| self.family_names.contains(&a.name))
+        {
+            for authors in by_letter.values_mut() {
+                authors.sort_by_cached_key(|&id| {
+                    let author = &self.authors[id];
+                    (
+                        crate::text::names::fold(&author.sort_name),
+                        author.name.clone(),
+                    )
+                });
+            }
         }
         // `#` sorts before `A`; it goes last, as in most indexes.
         let other = by_letter.remove(&'#');

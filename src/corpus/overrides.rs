@@ -24,9 +24,9 @@ use crate::corpus::bibliography::{BibPaper, BibPapers};
 use crate::corpus::keys::{assign_keys, citation_key, listed_key};
 use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::input::content::PaperOverride;
+use crate::input::content::{AuthorProfile, PaperOverride};
 use crate::input::records::{PaperRecord, Records, RECORDS_FILE};
-use crate::text::names::NameParts;
+use crate::text::names::FamilyNames;
 use crate::text::Text;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -41,14 +41,22 @@ use std::sync::Arc;
 pub fn apply(
     corpus: Arc<Corpus>,
     overrides: &BTreeMap<String, PaperOverride>,
+    profiles: &BTreeMap<String, AuthorProfile>,
     records: &Records,
     bib: &BibPapers,
     diagnostics: &Diagnostics,
 ) -> Arc<Corpus> {
-    if overrides.is_empty() && records.papers.is_empty() && bib.is_empty() {
+    let pinning = profiles.values().any(|p| p.front.family.is_some());
+    if overrides.is_empty() && records.papers.is_empty() && bib.is_empty() && !pinning {
         return corpus;
     }
     let mut corpus = Arc::unwrap_or_clone(corpus);
+    corpus.family_names = family_names(&corpus, profiles, records, bib, diagnostics);
+    for author in &mut corpus.authors {
+        if corpus.family_names.contains(&author.name) {
+            author.sort_name = corpus.family_names.parts(&author.name).sort_name();
+        }
+    }
     let by_slug: FxHashMap<&str, PaperId> = corpus
         .papers
         .iter()
@@ -162,6 +170,70 @@ pub fn apply(
     Arc::new(corpus)
 }
 
+/// The family names pinned by author profiles (`family = "..."`), the
+/// records file (`family_names`) and BibTeX entries (`Last, First`), a
+/// profile's first; a pin that is not a part of its name is warned about
+/// and ignored.
+fn family_names(
+    corpus: &Corpus,
+    profiles: &BTreeMap<String, AuthorProfile>,
+    records: &Records,
+    bib: &BibPapers,
+    diagnostics: &Diagnostics,
+) -> FamilyNames {
+    let mut names = FamilyNames::default();
+    let pinned: Vec<(&String, &AuthorProfile, &String)> = profiles
+        .iter()
+        .filter_map(|(slug, p)| Some((slug, p, p.front.family.as_ref()?)))
+        .collect();
+    if !pinned.is_empty() {
+        let by_slug: FxHashMap<&str, &str> = corpus
+            .authors
+            .iter()
+            .map(|a| (a.slug.as_str(), a.name.as_str()))
+            .collect();
+        for (slug, profile, family) in pinned {
+            // A profile of no author is warned about with its other fields.
+            let Some(name) = by_slug.get(slug.as_str()) else {
+                continue;
+            };
+            if !names.pin(name, family) {
+                diagnostics.push(Diagnostic::warning(
+                    &profile.file,
+                    profile.family_line,
+                    format!(
+                        "expected `family` to be the first or last words of the name `{name}`, \
+                         found `{family}`; it is ignored"
+                    ),
+                ));
+            }
+        }
+    }
+    // The first pin of a name stays: a profile's, then a record's.
+    for (slug, record) in &records.papers {
+        for (name, family) in &record.family_names {
+            if !names.pin(name, family) {
+                diagnostics.push(Diagnostic::warning(
+                    RECORDS_FILE,
+                    records.lines.get(slug).copied().unwrap_or(0),
+                    format!(
+                        "expected a family name of `{name}` to be its first or last words, \
+                         found `{family}`; it is ignored"
+                    ),
+                ));
+            }
+        }
+    }
+    let mut entries: Vec<&BibPaper> = bib.values().collect();
+    entries.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    for entry in entries {
+        for (name, family) in &entry.family_names {
+            names.pin(name, family);
+        }
+    }
+    names
+}
+
 /// Whether `record` is of the paper whose identifier (an override's or a
 /// BibTeX entry's, its version left out) is `id`; any record is when
 /// none is known.
@@ -215,7 +287,7 @@ fn record_details(record: &PaperRecord, details: PaperDetails) -> PaperDetails {
 fn make_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
     let bases: Vec<String> = corpus
         .papers
-        .par_iter_mut()
+        .par_iter()
         .zip(&pinned)
         .map(|(paper, pinned)| {
             if let Some(key) = pinned {
@@ -224,10 +296,10 @@ fn make_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
             match &paper.details.complete_authors {
                 // From the listed title's identity, before any correction.
                 Some(names) => {
-                    let family = NameParts::split(&names[0]).family;
+                    let family = corpus.name_parts(&names[0]).family;
                     citation_key(&family, paper.year, &paper.identity)
                 }
-                None => listed_key(paper, &corpus.authors),
+                None => listed_key(paper, &corpus.authors, &corpus.family_names),
             }
         })
         .collect();

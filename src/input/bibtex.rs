@@ -42,6 +42,12 @@ pub struct BibEntry {
     /// The authors in order (the editors when there is no author), each
     /// `Given von Family, Jr.`.
     pub authors: Vec<String>,
+    /// Each author's family name (`von Family`), in the order of
+    /// `authors`, where the entry gives the split: written `Last, First`,
+    /// or a family name of several words (`Gabriel {García Márquez}`); a
+    /// `First Last` name is split by BibTeX's rule alone, which the name
+    /// model reads better (`Giuseppe Di Battista`).
+    pub families: Vec<Option<String>>,
     /// Whether the list ends in `and others`: more authors exist.
     pub more_authors: bool,
     /// The year, from `year` or `date`, within [`YEARS`]; `None` when the
@@ -642,12 +648,24 @@ fn work(
         },
     };
     let more_authors = people.iter().any(is_others);
-    let authors: Vec<String> = people
+    // The names as written, to tell `Last, First` from `First Last`.
+    let written: Vec<String> = entry
+        .get(field)
+        .map(|chunks| split_names(&chunks.format_verbatim()))
+        .unwrap_or_default();
+    let written = (written.len() == people.len()).then_some(written);
+    let (authors, families): (Vec<String>, Vec<Option<String>>) = people
         .iter()
-        .filter(|p| !is_others(p))
-        .map(display_name)
-        .filter(|n| !n.is_empty())
-        .collect();
+        .enumerate()
+        .filter(|(_, p)| !is_others(p))
+        .map(|(i, p)| {
+            let family = family_name(p);
+            let comma = written.as_ref().is_some_and(|w| w[i].contains(','));
+            let given = comma || family.contains(' ');
+            (display_name(p), given.then_some(family))
+        })
+        .filter(|(n, _)| !n.is_empty())
+        .unzip();
     if authors.is_empty() {
         return Err(format!(
             "expected an `author` or `editor` field naming someone, found {}",
@@ -743,6 +761,7 @@ fn work(
         line,
         title: fold_spaces(&title),
         authors,
+        families,
         more_authors,
         year,
         abstract_paragraphs,
@@ -822,6 +841,43 @@ fn fold_spaces(text: &str) -> String {
 /// Whether `person` is the `others` of `and others`.
 fn is_others(person: &Person) -> bool {
     person.given_name.is_empty() && person.prefix.is_empty() && person.name == "others"
+}
+
+/// A name list split at each ` and ` outside braces, each name with its
+/// braces and commas as written.
+fn split_names(list: &str) -> Vec<String> {
+    let mut names = vec![String::new()];
+    let mut depth = 0usize;
+    let words: Vec<&str> = list.split_whitespace().collect();
+    for word in words {
+        let last = names.last_mut().expect("one name at least");
+        if depth == 0 && word.eq_ignore_ascii_case("and") {
+            names.push(String::new());
+            continue;
+        }
+        for c in word.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if !last.is_empty() {
+            last.push(' ');
+        }
+        last.push_str(word);
+    }
+    names
+}
+
+/// `von Family`, with braces and control characters dropped.
+fn family_name(person: &Person) -> String {
+    let name = format!("{} {}", person.prefix.trim(), person.name.trim());
+    let clean: String = name
+        .chars()
+        .filter(|c| !matches!(c, '{' | '}') && !c.is_control())
+        .collect();
+    fold_spaces(&clean)
 }
 
 /// `Given von Family, Jr.`, with braces and control characters dropped.

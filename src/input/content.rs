@@ -47,6 +47,9 @@ pub struct ProfileFrontMatter {
     /// entries, such as `C. Wu`: their listings merge into this author).
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// The author's family name where the name model splits the name
+    /// otherwise: `family = "Nguyen"` for `Nguyen Van Anh`.
+    pub family: Option<String>,
 }
 
 /// Front matter of a per-paper override (`content/papers/<slug>.md`).
@@ -301,6 +304,8 @@ pub struct AuthorProfile {
     pub front: ProfileFrontMatter,
     /// 1-based line of `aliases =` in the file, 0 when absent.
     pub aliases_line: usize,
+    /// 1-based line of `family =` in the file, 0 when absent.
+    pub family_line: usize,
     /// Name variants from `aliases` (entries that are not paths).
     pub name_variants: Vec<String>,
     /// The rendered body.
@@ -446,6 +451,7 @@ pub fn load(
                             file: display.clone(),
                             front,
                             aliases_line: key_line(text, body, "aliases"),
+                            family_line: key_line(text, body, "family"),
                             name_variants: names,
                             html: render_markdown(body, 1).0,
                         },

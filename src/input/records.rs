@@ -46,6 +46,11 @@ pub struct PaperRecord {
     /// The authors' comment (`20 pages, 3 figures`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// Family names the record gives (arXiv's `authors_parsed`) where the
+    /// name model would split the name otherwise (`"Nguyen Van Anh" =
+    /// "Nguyen"`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub family_names: BTreeMap<String, String>,
 }
 
 /// The records by paper slug, and the line of each one's table.
@@ -202,6 +207,7 @@ mod tests {
             doi: None,
             journal_ref: None,
             comment: Some("20 pages, 3 figures".into()),
+            family_names: BTreeMap::new(),
         }
     }
 

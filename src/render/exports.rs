@@ -33,7 +33,7 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
     let authors: Vec<NameParts> = corpus
         .author_names(paper)
         .into_iter()
-        .map(NameParts::split)
+        .map(|name| corpus.name_parts(name))
         .collect();
     let categories = corpus.category_codes(paper);
     let url = site.urls.permalink(&Route::Paper {

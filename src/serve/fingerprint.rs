@@ -100,6 +100,9 @@ impl<'a> Fingerprints<'a> {
         // Most papers share the empty details.
         let no_details = PaperDetails::none();
         let no_details_hash = hash_of(&*no_details);
+        // A pinned family name changes the exports and keys of the papers
+        // that name its author; pins are few and seldom change.
+        let family_names_hash = hash_of(&corpus.family_names);
         let papers: Vec<u64> = corpus
             .papers
             .par_iter()
@@ -108,6 +111,7 @@ impl<'a> Fingerprints<'a> {
                 // A text's HTML and plain forms are made from its source alone.
                 let texts = (&paper.title.source, paper.abstract_text.source_hash);
                 (&paper.slug, &paper.key, texts, paper.year).hash(&mut h);
+                h.write_u64(family_names_hash);
                 if Arc::ptr_eq(&paper.details, &no_details) {
                     h.write_u64(no_details_hash);
                 } else {

@@ -12,6 +12,8 @@
 //!   `王 明` sorts under `王`; an unspaced CJK name of two to four characters
 //!   (`王明`) takes its first character as the family name.
 //! - A single word is all family name.
+//! - A split given by a profile, a BibTeX entry or a record wins
+//!   ([`FamilyNames`]).
 //!
 //! Sort keys fold case and accents (through ASCII transliteration), compare
 //! family name, then given names, then particles, then the exact name, so
@@ -108,6 +110,72 @@ impl NameParts {
             format!("{}, {rest}", self.family)
         }
     }
+}
+
+/// Family names given for display names where the name model would split
+/// them otherwise: from a record's `authors_parsed`, a BibTeX `Last,
+/// First`, or a profile's `family` (`Nguyen Van Anh` → `Nguyen`). The
+/// given names are the rest of the name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct FamilyNames(std::collections::BTreeMap<String, String>);
+
+impl FamilyNames {
+    /// Pins `family` as the family name of `name` when it is the first or
+    /// the last words of it and the name model splits `name` otherwise;
+    /// the first pin of a name stays. Returns whether `family` is a part
+    /// of `name` (an error otherwise).
+    pub fn pin(&mut self, name: &str, family: &str) -> bool {
+        let family = family.split_whitespace().collect::<Vec<_>>().join(" ");
+        let words = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        let given = given_beside(&words, &family);
+        if given.is_none() && words != family {
+            return false;
+        }
+        let model = NameParts::split(&words);
+        let model_family = match model.particles.is_empty() {
+            true => model.family,
+            false => format!("{} {}", model.particles, model.family),
+        };
+        if model_family != family {
+            self.0.entry(words).or_insert(family);
+        }
+        true
+    }
+
+    /// The pinned names and their family names, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(n, f)| (n.as_str(), f.as_str()))
+    }
+
+    /// Whether no name is pinned.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `name` has a pinned family name.
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    /// `name` split: by its pinned family name, else by the name model.
+    pub fn parts(&self, name: &str) -> NameParts {
+        match self.0.get(name) {
+            Some(family) => NameParts {
+                given: given_beside(name, family).unwrap_or_default().to_string(),
+                particles: String::new(),
+                family: family.clone(),
+            },
+            None => NameParts::split(name),
+        }
+    }
+}
+
+/// The words of `name` (single-spaced) before or after `family`, when
+/// `family` is its last or first words.
+fn given_beside<'a>(name: &'a str, family: &str) -> Option<&'a str> {
+    let before = name.strip_suffix(family).and_then(|g| g.strip_suffix(' '));
+    let after = || name.strip_prefix(family).and_then(|g| g.strip_prefix(' '));
+    before.or_else(after).filter(|g| !g.is_empty())
 }
 
 /// The sort key of an author name: folded family, given, particles, then
@@ -223,6 +291,28 @@ fn is_cjk(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_family_names_win_over_the_model() {
+        let mut pins = FamilyNames::default();
+        // Vietnamese order: the family name first, `Van` a middle name.
+        assert!(pins.pin("Nguyen Van Anh", "Nguyen"));
+        assert_eq!(pins.parts("Nguyen Van Anh").sort_name(), "Nguyen, Van Anh");
+        assert_eq!(NameParts::split("Nguyen Van Anh").family, "Van Anh");
+        // A record splitting as the model does pins nothing.
+        assert!(pins.pin("Giuseppe Di Battista", "Di Battista"));
+        assert!(!pins.contains("Giuseppe Di Battista"));
+        // `Le` is a given name by the model already; a record may say
+        // otherwise.
+        assert!(pins.pin("Anne Le Guen", "Le Guen"));
+        assert!(!pins.contains("Anne Le Guen"));
+        assert!(pins.pin("Marie De Smet", "Smet"));
+        assert_eq!(pins.parts("Marie De Smet").given, "Marie De");
+        // Not a part of the name: refused.
+        assert!(!pins.pin("Nguyen Van Anh", "Tran"));
+        assert!(!pins.pin("Nguyen Van Anh", "Van"));
+        assert_eq!(pins.parts("Xiaowen Chu"), NameParts::split("Xiaowen Chu"));
+    }
 
     #[test]
     fn family_names() {
