@@ -1681,6 +1681,14 @@ mod tests {
             html(r"$$\sum_i a_i$$"),
             "<math display=\"block\"><munder><mo lspace=\"0\">∑</mo><mi>i</mi></munder><msub><mi>a</mi><mi>i</mi></msub></math>"
         );
+        assert_eq!(
+            html(r"$\widetilde{W}$"),
+            "<math><mover accent=\"true\"><mi>W</mi><mo stretchy=\"true\">~</mo></mover></math>"
+        );
+        assert_eq!(
+            html(r"$\sqrt{n}$"),
+            "<math><msqrt><mi>n</mi></msqrt></math>"
+        );
         assert_eq!(html(r"\(\alpha\)"), "<math><mi>α</mi></math>");
         assert_eq!(
             html(r#"\[x\]"#),
