@@ -267,6 +267,82 @@ fn titles_with_math_keep_their_former_slug_as_a_redirect() {
     assert!(!text(&site, "sitemap.xml").contains("rates-of-n-growth"));
 }
 
+/// A site under a sub-path whose Markdown links are written the ways users
+/// write them: root-relative (`/authors/...`), Zola's `@/page.md`,
+/// relative `.md` links against the file, and the same in raw HTML. The
+/// build rewrites them under the base path, warns about a root-relative
+/// link to nothing of the site and fails on a missing `.md` target, each at
+/// its Markdown line; served under the sub-path on loopback, every link of
+/// the site resolves.
+fn markdown_links_work_under_a_sub_path() {
+    let dir = olumide_site();
+    std::fs::write(
+        dir.path().join("site.toml"),
+        "title = \"Lab\"\nbase_url = \"https://lab.github.io/papers/\"\n",
+    )
+    .unwrap();
+    write(
+        dir.path(),
+        "content/group/members.md",
+        b"+++\ntitle = \"Members\"\n+++\nSee [Olumide](/authors/olumide-adeyemi/), [about](../about.md#history),\n[the home page](@/_index.md) and <a href=\"/years/\">years</a>.\n\n<img src=\"/favicon.svg\" alt=\"\">\n",
+    );
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n## History\n\nOur [members](@/group/members.md) and [my CV](/~olu/cv.pdf).\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        ["content/about.md:6: warning: expected `/~olu/cv.pdf` to be a page or file of this site, found none; it is left as written (a link outside the site). To link a Markdown page, write `@/page.md`"]
+    );
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let members = text(&site, "group/members/index.html");
+    for fragment in [
+        "<a href=\"/papers/authors/olumide-adeyemi/\">Olumide</a>",
+        "<a href=\"/papers/about/#history\">about</a>",
+        "<a href=\"/papers/\">the home page</a>",
+        "<a href=\"/papers/years/\">years</a>",
+        "<img src=\"/papers/favicon.svg\" alt=\"\">",
+    ] {
+        assert!(members.contains(fragment), "{fragment} in {members}");
+    }
+    let about = text(&site, "about/index.html");
+    assert!(
+        about.contains("<a href=\"/papers/group/members/\">members</a>"),
+        "{about}"
+    );
+    assert!(
+        about.contains("<a href=\"/~olu/cv.pdf\">my CV</a>"),
+        "{about}"
+    );
+
+    // Served under the sub-path, every link of the site resolves (the
+    // outside link aside, which the crawler does not follow off the path).
+    if have_node() {
+        let out = build_to_disk(dir.path());
+        let crawled = node(
+            &["tests/browser/crawl.mjs", out.to_str().unwrap(), "/papers/"],
+            &[],
+        );
+        assert!(crawled.contains("none broken"), "{crawled}");
+    }
+
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nOur [team](team.md) and [list](@/people.md).\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    assert_eq!(
+        messages(&report, Severity::Error),
+        [
+            "content/about.md:4: error: expected `@/people.md` to name a Markdown file under content/, found no content/people.md",
+            "content/about.md:4: error: expected `team.md` to name a Markdown file beside content/about.md, found no content/team.md",
+        ]
+    );
+}
+
 /// A content page may not take a generated page's path, and an alias may
 /// not take a content page's (added to the plan after the generated pages).
 fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
@@ -422,5 +498,5 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, a_template_error_is_reported_once_without_false_link_errors)
 }

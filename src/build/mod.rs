@@ -443,6 +443,15 @@ fn render_site(
             return (false, false);
         }
     };
+    // Markdown links resolved against the site's files, now known.
+    let links =
+        crate::render::links::Links::new(site.content, site.urls, (&plan.files, &static_files));
+    let rewritten = crate::render::links::rewrite_content(site.content, &links, diagnostics);
+    drop(links);
+    let site = &match &rewritten {
+        Some(content) => Site { content, ..*site },
+        None => Site { ..*site },
+    };
     let static_paths = stage_statics(site, &plan, statics, sink, diagnostics);
     let search_staged = site.config.search && !options.defer_exports;
     let selected: Vec<usize> = match incremental {

@@ -106,6 +106,8 @@ pub struct PaperOverride {
     pub title_line: usize,
     /// The rendered note; empty when the body is blank.
     pub note_html: String,
+    /// Every link and image target in the note, with its 1-based line.
+    pub note_links: Vec<(String, usize)>,
 }
 
 /// A Markdown page or section.
@@ -310,6 +312,8 @@ pub struct AuthorProfile {
     pub name_variants: Vec<String>,
     /// The rendered body.
     pub html: String,
+    /// Every link and image target in the body, with its 1-based line.
+    pub links: Vec<(String, usize)>,
 }
 
 /// Whether a profile alias is an old URL path rather than a name variant.
@@ -395,6 +399,7 @@ pub fn load(
                         let doi = not_an("a DOI such as `10.1145/3600006.3613139`", is_doi);
                         check_field("doi", &mut front.doi, doi, page, display, diagnostics);
                         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+                        let (note_html, note_links) = render_markdown(body, body_line);
                         content.overrides.insert(
                             stem.to_string(),
                             PaperOverride {
@@ -403,7 +408,8 @@ pub fn load(
                                 aliases_line: key_line(text, body, "aliases"),
                                 authors_line: key_line(text, body, "authors"),
                                 title_line: key_line(text, body, "title"),
-                                note_html: render_markdown(body, body_line).0,
+                                note_html,
+                                note_links,
                             },
                         );
                     }
@@ -445,6 +451,8 @@ pub fn load(
                     let (paths, names): (Vec<String>, Vec<String>) =
                         front.aliases.into_iter().partition(|a| is_path_alias(a));
                     front.aliases = paths;
+                    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+                    let (html, links) = render_markdown(body, body_line);
                     content.profiles.insert(
                         stem.to_string(),
                         AuthorProfile {
@@ -453,7 +461,8 @@ pub fn load(
                             aliases_line: key_line(text, body, "aliases"),
                             family_line: key_line(text, body, "family"),
                             name_variants: names,
-                            html: render_markdown(body, 1).0,
+                            html,
+                            links,
                         },
                     );
                 }
@@ -756,10 +765,40 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
     Ok((front, &rest[body_start..]))
 }
 
+/// The `href` and `src` values of raw HTML, with their byte offsets.
+fn html_links(html: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let bytes = html.as_bytes();
+    for name in ["href", "src"] {
+        let mut from = 0;
+        while let Some(at) = html[from..].find(name).map(|i| from + i) {
+            from = at + name.len();
+            let before = at.checked_sub(1).map(|i| bytes[i]);
+            if !before.is_some_and(|b| b.is_ascii_whitespace()) {
+                continue;
+            }
+            let rest = html[from..].trim_start();
+            let Some(value) = rest.strip_prefix('=').map(str::trim_start) else {
+                continue;
+            };
+            let url = match value.chars().next() {
+                Some(q @ ('"' | '\'')) => value[1..].split(q).next().unwrap_or(""),
+                _ => value
+                    .split(|c: char| c.is_whitespace() || c == '>')
+                    .next()
+                    .unwrap_or(""),
+            };
+            found.push((at, url.to_string()));
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Renders Markdown with tables, footnotes, strikethrough and heading ids
 /// (`{#id}` when given, else the heading's slug, numbered when repeated).
-/// Returns the HTML and every link and image target with its 1-based line,
-/// counting the body's first line as `first_line`.
+/// Returns the HTML and every link and image target (in raw HTML too)
+/// with its 1-based line, counting the body's first line as `first_line`.
 pub fn render_markdown(markdown: &str, first_line: usize) -> (String, Vec<(String, usize)>) {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
@@ -767,10 +806,31 @@ pub fn render_markdown(markdown: &str, first_line: usize) -> (String, Vec<(Strin
         | Options::ENABLE_HEADING_ATTRIBUTES;
     let mut links = Vec::new();
     let mut events: Vec<Event> = Vec::new();
+    // Lines counted as the offsets advance (events come in source order,
+    // but nested ones start before their parent ends: counted from the
+    // last offset seen, or afresh when an offset goes back).
+    let (mut counted_to, mut line) = (0, first_line);
+    let mut line_at = |offset: usize| {
+        if offset < counted_to {
+            (counted_to, line) = (0, first_line);
+        }
+        line += markdown[counted_to..offset].matches('\n').count();
+        counted_to = offset;
+        line
+    };
     for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
-        if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
-            let line = first_line + markdown[..range.start].matches('\n').count();
-            links.push((dest_url.to_string(), line));
+        match &event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                links.push((dest_url.to_string(), line_at(range.start)));
+            }
+            // Links in raw HTML, each at its own line.
+            Event::Html(html) | Event::InlineHtml(html) => {
+                for (at, url) in html_links(html) {
+                    let start = range.start + at.min(range.len());
+                    links.push((url, line_at(start)));
+                }
+            }
+            _ => {}
         }
         events.push(event);
     }

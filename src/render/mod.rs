@@ -16,6 +16,7 @@ pub mod cite;
 pub mod exports;
 pub mod feeds;
 pub mod jobs;
+pub mod links;
 pub mod pages;
 pub mod plan;
 pub mod scholar;
