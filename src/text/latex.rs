@@ -1746,6 +1746,16 @@ mod tests {
             (r"$a \quad b$, $a\,b$", "a b, ab"),
             (r"$\phantom{x}y$", "y"),
             (r"$\operatorname{argmax}_x f$", "argmaxₓ f"),
+            // Found by attacking it: each reading is one formula only.
+            (r"$\frac{a}{b}c$, $\frac{a}{bc}$", "a/b c, a/(bc)"),
+            (r"$\frac{\frac{a}{b}c}{d}$", "(a/b c)/d"),
+            (r"$\sqrt{x}y$, $\sqrt{xy}$", "√x y, √(xy)"),
+            (
+                r"$\begin{aligned}a &= b\\c &= d\end{aligned}$",
+                "a =b; c =d",
+            ),
+            (r"$\begin{cases}a & b\\c & d\end{cases}$", "{a, b; c, d"),
+            (r"$\hat{\hat{x}}$", "x\u{302}\u{302}"),
         ];
         for (source, expected) in cases {
             assert_eq!(plain(source), expected, "{source}");

@@ -154,8 +154,10 @@ fn whitespace_len(text: &str, i: usize, unicode: bool) -> usize {
     }
 }
 
-/// Elements nested deeper than this are read as their text content.
-const MAX_MATH_DEPTH: usize = 64;
+/// Elements nested deeper than this are read as their text content (a
+/// formula has at most `MAX_FORMULA`, 2,000, `\ { ^ _`; past 512 levels its
+/// meaning is lost to any reader anyway).
+const MAX_MATH_DEPTH: usize = 512;
 
 /// Appends the plain text of the MathML `mathml` (see the module's table).
 pub(crate) fn mathml_text(mathml: &str, out: &mut String) {
@@ -338,6 +340,8 @@ impl Writer<'_, '_> {
                 self.children(id, &mut radicand, depth);
                 out.push('√');
                 grouped(radicand.trim(), out);
+                // `√x y` is not `√(xy)`.
+                self.space_after = true;
             }
             "mroot" => {
                 let radicand = self.child_text(id, 0, depth);
@@ -350,6 +354,7 @@ impl Writer<'_, '_> {
                     }
                 }
                 grouped(&radicand, out);
+                self.space_after = true;
             }
             "mfrac" => {
                 let numerator = self.child_text(id, 0, depth);
@@ -362,6 +367,8 @@ impl Writer<'_, '_> {
                     grouped(&numerator, out);
                     out.push('/');
                     grouped(&denominator, out);
+                    // `a/b c` is not `a/(bc)`.
+                    self.space_after = true;
                 }
             }
             "mtable" => {
@@ -381,8 +388,17 @@ impl Writer<'_, '_> {
                         .filter(|n| matches!(n, Node::Element(_)))
                         .enumerate()
                     {
+                        // A cell aligned onto the one before (`aligned`'s
+                        // `a &= b`) joins it with a space.
+                        let glued = match cell {
+                            Node::Element(cell) => {
+                                attribute(self.tree.elements[cell].attributes, "style")
+                                    .is_some_and(|s| s.contains("padding-left: 0"))
+                            }
+                            Node::Text(_) => false,
+                        };
                         if c > 0 {
-                            out.push_str(", ");
+                            out.push_str(if glued { " " } else { ", " });
                         }
                         let mut text = String::new();
                         self.node(cell, &mut text, depth + 2);
@@ -399,6 +415,9 @@ impl Writer<'_, '_> {
     fn token(&mut self, id: usize, name: &str, out: &mut String, depth: usize) {
         let mut text = String::new();
         self.children(id, &mut text, depth);
+        // Invisible operators (function application, times, separator,
+        // plus) are not text.
+        text.retain(|c| !('\u{2061}'..='\u{2064}').contains(&c));
         let wordy = matches!(name, "mo" | "mtext")
             && text.chars().filter(|c| c.is_alphabetic()).count() > 1;
         let touching = out.chars().next_back().is_some_and(char::is_alphanumeric)
@@ -428,7 +447,8 @@ impl Writer<'_, '_> {
         };
         let stretchy =
             attribute(self.tree.elements[accent_id].attributes, "stretchy") == Some("true");
-        let mut letters = base.chars();
+        // One letter, with any marks it has (`x̂` under another hat).
+        let mut letters = base.chars().filter(|&c| !is_combining(c));
         let one_letter = letters.next().is_some() && letters.next().is_none();
         match combining_accent(&accent) {
             Some((mark, _)) if one_letter => {
@@ -458,6 +478,11 @@ impl Writer<'_, '_> {
             }
         }
     }
+}
+
+/// Whether `c` is a combining mark (diacritics, and those for symbols).
+fn is_combining(c: char) -> bool {
+    matches!(c, '\u{300}'..='\u{36f}' | '\u{20d0}'..='\u{20ff}')
 }
 
 /// The combining mark for an accent as math-core writes it, and its TeX name.
@@ -510,14 +535,14 @@ fn script_text(text: &str, script: Script, out: &mut String) {
     }
 }
 
-/// Appends `text`, in parentheses unless it is one term: a number, a run
-/// of letters, a radical of one, or already in brackets.
+/// Appends `text`, in parentheses unless it is one term: one letter (with
+/// its marks), a number, a radical of one, or already in brackets (`√n`,
+/// `√10`, `√(xy)`, `1/√T`, `√(x+1)`).
 fn grouped(text: &str, out: &mut String) {
     let term = text.trim_start_matches(['√', '∛', '∜']);
-    let one_term = term.chars().nth(1).is_none()
-        || term
-            .chars()
-            .all(|c| c.is_alphabetic() || c.is_ascii_digit() || c == '.')
+    let mut letters = term.chars().filter(|&c| !is_combining(c));
+    let one_term = (letters.next().is_some() && letters.next().is_none())
+        || term.chars().all(|c| c.is_ascii_digit() || c == '.')
         || bracketed(term);
     if one_term {
         out.push_str(text);

@@ -48,7 +48,7 @@ pub fn number(raw: &str) -> Vec<Piece> {
                 let exponent = rest[..exponent_len]
                     .trim_start_matches('+')
                     .replace('-', "−");
-                if exponent.is_empty() {
+                if !exponent.chars().any(|d| d.is_ascii_digit()) {
                     text.push(c);
                     continue;
                 }
@@ -62,8 +62,10 @@ pub fn number(raw: &str) -> Vec<Piece> {
             }
             '^' => {
                 let (power, after) = script_argument(rest);
-                pieces.push(Piece::Text(std::mem::take(&mut text)));
-                pieces.push(Piece::Super(power.replace('-', "−")));
+                if !power.is_empty() {
+                    pieces.push(Piece::Text(std::mem::take(&mut text)));
+                    pieces.push(Piece::Super(power.replace('-', "−")));
+                }
                 rest = after;
             }
             '-' => text.push('−'),
@@ -90,6 +92,9 @@ pub fn unit(raw: &str) -> Vec<Piece> {
     let mut pending_power: Option<&str> = None;
     let mut rest = raw.trim();
     let raise = |pieces: &mut Vec<Piece>, text: &mut String, power: &str| {
+        if power.is_empty() {
+            return;
+        }
         pieces.push(Piece::Text(std::mem::take(text)));
         pieces.push(Piece::Super(power.replace('-', "−")));
     };
@@ -152,6 +157,10 @@ pub fn unit(raw: &str) -> Vec<Piece> {
                 after_unit = c.is_alphanumeric();
             }
         }
+    }
+    // `\square` with no unit after it: its power, not nothing.
+    if let Some(power) = pending_power {
+        raise(&mut pieces, &mut text, power);
     }
     pieces.push(Piece::Text(text));
     pieces.retain(|p| !matches!(p, Piece::Text(t) if t.is_empty()));
@@ -298,6 +307,9 @@ mod tests {
         assert_eq!(text(&number("1.2 \\pm 0.1")), "1.2 ± 0.1");
         assert_eq!(text(&number("3 \\times 10^{8}")), "3×10^(8)");
         assert_eq!(text(&number("0xE")), "0xE");
+        // Odd input stays readable.
+        assert_eq!(text(&number("1e-")), "1e−");
+        assert_eq!(text(&number("x^")), "x");
     }
 
     #[test]
@@ -316,6 +328,8 @@ mod tests {
         assert_eq!(text(&unit("km.s^{-1}")), "km s^(−1)");
         assert_eq!(text(&unit("\\giga\\bit\\per\\second")), "Gbit/s");
         assert_eq!(text(&unit("\\furlong")), "furlong");
+        assert_eq!(text(&unit("\\square")), "^(2)");
+        assert_eq!(text(&unit("^")), "");
         assert!(hugs_number(&unit("\\percent")));
         assert!(!hugs_number(&unit("\\kilo\\gram")));
     }
