@@ -679,9 +679,17 @@ fn pinned_family_names_reach_every_output() {
         "Nguyen Van Anh",
         &[("Sparse Graph Sketches", 2024, "Sketches.", "cs.DS")],
     );
+    let other = listing(
+        "Bob Ohm",
+        &[("Sparse Graph Sketches", 2024, "Sketches.", "cs.DS")],
+    );
     let bib = "@article{garcia2023,\n  author = {García Márquez, Gabriel and Nguyen Van Anh},\n  title = {Dense Graph Sketches},\n  year = {2023},\n}\n";
     let dir = temp_site(
-        &[("anh.txt", &seed), ("lab.bib", bib.as_bytes())],
+        &[
+            ("anh.txt", &seed),
+            ("bob.txt", &other),
+            ("lab.bib", bib.as_bytes()),
+        ],
         "author_pages = \"listed\"\n",
     );
     write(
@@ -700,9 +708,16 @@ fn pinned_family_names_reach_every_output() {
     assert!(n.contains(">Nguyen, Van Anh</a>"), "{index}");
     let own = text(&site, "authors/nguyen-van-anh/nguyen-van-anh.bib");
     assert!(own.contains("@misc{nguyen2024sparse,"), "{own}");
+    // Nguyen before Ohm: the pinned name orders the paper's authors too.
     assert!(
-        own.contains("author = {Nguyen, Van Anh and others},"),
+        own.contains("author = {Nguyen, Van Anh and Ohm, Bob and others},"),
         "{own}"
+    );
+    let paper = text(&site, "papers/sparse-graph-sketches/index.html");
+    let byline = paper.split("Listed by").nth(1).unwrap();
+    assert!(
+        byline.find("Nguyen Van Anh") < byline.find("Bob Ohm"),
+        "{byline}"
     );
     let slug = "dense-graph-sketches";
     let bibtex = text(&site, &format!("papers/{slug}/{slug}.bib"));
@@ -734,6 +749,8 @@ fn pinned_family_names_reach_every_output() {
     );
     let index = text(&site, "authors/index.html");
     assert!(index.contains(">Van Anh, Nguyen</a>"), "{index}");
+    let own = text(&site, "authors/nguyen-van-anh/nguyen-van-anh.bib");
+    assert!(own.contains("@misc{ohm2024sparse,"), "{own}");
 }
 
 /// An unbalanced brace is kept as a character on the page and in plain

@@ -278,23 +278,6 @@ impl Corpus {
                 .map_or('#', |c| c.to_ascii_uppercase());
             by_letter.entry(letter).or_default().push(id);
         }
-        // Authors are in the merge's order, by the name model's split; an
-        // owner's pinned family name moves them within their letter.
-        if self
-            .authors
-            .iter()
-            .any(|a| self.family_names.contains(&a.name))
-        {
-            for authors in by_letter.values_mut() {
-                authors.sort_by_cached_key(|&id| {
-                    let author = &self.authors[id];
-                    (
-                        crate::text::names::fold(&author.sort_name),
-                        author.name.clone(),
-                    )
-                });
-            }
-        }
         // `#` sorts before `A`; it goes last, as in most indexes.
         let other = by_letter.remove(&'#');
         by_letter

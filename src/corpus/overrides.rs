@@ -52,11 +52,7 @@ pub fn apply(
     }
     let mut corpus = Arc::unwrap_or_clone(corpus);
     corpus.family_names = family_names(&corpus, profiles, records, bib, diagnostics);
-    for author in &mut corpus.authors {
-        if corpus.family_names.contains(&author.name) {
-            author.sort_name = corpus.family_names.parts(&author.name).sort_name();
-        }
-    }
+    reorder_authors(&mut corpus);
     let by_slug: FxHashMap<&str, PaperId> = corpus
         .papers
         .iter()
@@ -170,6 +166,46 @@ pub fn apply(
     Arc::new(corpus)
 }
 
+/// Gives the authors whose family name is pinned their sort name, and
+/// puts every author back in author order by the pinned splits (ids
+/// renumbered), when any listing owner is pinned.
+fn reorder_authors(corpus: &mut Corpus) {
+    let names = &corpus.family_names;
+    if !corpus.authors.iter().any(|a| names.contains(&a.name)) {
+        return;
+    }
+    for author in &mut corpus.authors {
+        if names.contains(&author.name) {
+            author.sort_name = names.parts(&author.name).sort_name();
+        }
+    }
+    let keys: Vec<String> = corpus
+        .authors
+        .iter()
+        .map(|a| names.sort_key(&a.name))
+        .collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let mut new_id = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_id[old] = new;
+    }
+    let mut old_authors: Vec<Option<crate::corpus::Author>> = std::mem::take(&mut corpus.authors)
+        .into_iter()
+        .map(Some)
+        .collect();
+    corpus.authors = order
+        .iter()
+        .filter_map(|&old| old_authors[old].take())
+        .collect();
+    for paper in &mut corpus.papers {
+        for id in &mut paper.authors {
+            *id = new_id[*id];
+        }
+        paper.authors.sort_unstable();
+    }
+}
+
 /// The family names pinned by author profiles (`family = "..."`), the
 /// records file (`family_names`) and BibTeX entries (`Last, First`), a
 /// profile's first; a pin that is not a part of its name is warned about
@@ -209,9 +245,30 @@ fn family_names(
             }
         }
     }
-    // The first pin of a name stays: a profile's, then a record's.
+    // The first pin of a name stays: a profile's, then a record's. A
+    // record pins only names of its authors, and only for a paper of the
+    // site (a stale table is warned about elsewhere).
+    let slugs: rustc_hash::FxHashSet<&str> = if records.papers.is_empty() {
+        Default::default()
+    } else {
+        corpus.papers.iter().map(|p| p.slug.as_str()).collect()
+    };
     for (slug, record) in &records.papers {
+        if !slugs.contains(slug.as_str()) {
+            continue;
+        }
         for (name, family) in &record.family_names {
+            if !record.authors.contains(name) {
+                diagnostics.push(Diagnostic::warning(
+                    RECORDS_FILE,
+                    records.lines.get(slug).copied().unwrap_or(0),
+                    format!(
+                        "expected the names of `family_names` to be among the record's `authors`, \
+                         found `{name}`; it is ignored"
+                    ),
+                ));
+                continue;
+            }
             if !names.pin(name, family) {
                 diagnostics.push(Diagnostic::warning(
                     RECORDS_FILE,

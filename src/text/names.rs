@@ -125,8 +125,11 @@ impl FamilyNames {
     /// the first pin of a name stays. Returns whether `family` is a part
     /// of `name` (an error otherwise).
     pub fn pin(&mut self, name: &str, family: &str) -> bool {
-        let family = family.split_whitespace().collect::<Vec<_>>().join(" ");
-        let words = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        use unicode_normalization::UnicodeNormalization;
+        // Compared as listing names are kept: NFC, single spaces.
+        let single = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let family: String = single(family).nfc().collect();
+        let words: String = single(name).nfc().collect();
         let given = given_beside(&words, &family);
         if given.is_none() && words != family {
             return false;
@@ -157,6 +160,12 @@ impl FamilyNames {
         self.0.contains_key(name)
     }
 
+    /// The sort key of `name` ([`author_sort_key`]), by its pinned family
+    /// name when it has one.
+    pub fn sort_key(&self, name: &str) -> String {
+        sort_key_of(&self.parts(name), name)
+    }
+
     /// `name` split: by its pinned family name, else by the name model.
     pub fn parts(&self, name: &str) -> NameParts {
         match self.0.get(name) {
@@ -181,7 +190,11 @@ fn given_beside<'a>(name: &'a str, family: &str) -> Option<&'a str> {
 /// The sort key of an author name: folded family, given, particles, then
 /// the exact name as the final tie-breaker.
 pub fn author_sort_key(name: &str) -> String {
-    let parts = NameParts::split(name);
+    sort_key_of(&NameParts::split(name), name)
+}
+
+/// The sort key of `name` split into `parts`.
+fn sort_key_of(parts: &NameParts, name: &str) -> String {
     [
         fold(&parts.family),
         fold(&parts.given),
@@ -312,6 +325,16 @@ mod tests {
         assert!(!pins.pin("Nguyen Van Anh", "Tran"));
         assert!(!pins.pin("Nguyen Van Anh", "Van"));
         assert_eq!(pins.parts("Xiaowen Chu"), NameParts::split("Xiaowen Chu"));
+        // A pin in decomposed form (NFD) pins the composed name.
+        assert!(pins.pin(
+            "Nguy\u{1ec5}n V\u{103}n \u{110}\u{1ee9}c",
+            "Nguye\u{302}\u{303}n"
+        ));
+        assert_eq!(
+            pins.parts("Nguy\u{1ec5}n V\u{103}n \u{110}\u{1ee9}c")
+                .family,
+            "Nguy\u{1ec5}n"
+        );
     }
 
     #[test]
