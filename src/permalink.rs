@@ -20,6 +20,7 @@
 //! | content page | `content/a/b.md` → `/a/b/`; `content/a/_index.md` → `/a/` | `…/index.html` |
 //! | static file | its path under `static/` | same |
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -299,17 +300,84 @@ pub fn slugify(text: &str) -> String {
     }
 }
 
-/// The slug a paper's title had before slugs named the letters of math
-/// (earlier versions transliterated the flat text of the title's HTML:
-/// `Rates of $\sqrt{n}$ Growth` gave `rates-of-n-growth`), when it is
-/// another: the paper's old URL, kept as a redirect.
-pub fn former_title_slug(title_html: &str, slug: &str) -> Option<String> {
-    // Flat text and plain text give the same slug for text outside a
-    // formula (`n<sup>2</sup>` and `n²` both give `n2`).
-    let math = title_html.contains("<math")
-        || (!title_html.is_ascii() && math_words(title_html).len() != title_html.len());
-    let former = ascii_slug(&crate::text::plain::flat_text(title_html));
-    (math && former != slug).then_some(former)
+/// One paper title for [`former_slugs`]: its source (which ranks
+/// colliding slugs), HTML and plain text, and the slug it has.
+pub struct TitleSlug<'a> {
+    /// The title as listed.
+    pub source: &'a str,
+    /// Its HTML rendering.
+    pub html: &'a str,
+    /// Its plain text.
+    pub plain: &'a str,
+    /// The paper's unique slug.
+    pub slug: &'a str,
+}
+
+/// The slugs papers had before slugs named the letters of math, where
+/// they differ from today's, by index into `titles`. Earlier versions
+/// slugged the flat text of a title's HTML (`Rates of $\sqrt{n}$ Growth`
+/// gave `rates-of-n-growth`) and made colliding slugs unique as
+/// [`assign_unique_slugs`] does; so a paper's former slug depends on the
+/// titles its former base slug collided with, which are worked out again
+/// here. Time linear in the titles; nothing is slugged again unless a
+/// title has math.
+pub fn former_slugs(titles: &[TitleSlug]) -> Vec<(usize, String)> {
+    // The base slug (before the collision suffix) each title has now.
+    let base = |t: &TitleSlug| -> String {
+        let suffix = format!("-{:08x}", xxh3_64(t.source.as_bytes()) as u32);
+        t.slug
+            .strip_suffix(suffix.as_str())
+            .unwrap_or(t.slug)
+            .to_string()
+    };
+    // Titles whose base slug was another: their former base, and today's.
+    let mut moved: FxHashMap<usize, String> = FxHashMap::default();
+    let mut affected: FxHashSet<String> = FxHashSet::default();
+    for (i, t) in titles.iter().enumerate() {
+        // Flat text and plain text give the same slug for text outside a
+        // formula (`n<sup>2</sup>` and `n²` both give `n2`).
+        let math = t.html.contains("<math")
+            || (!t.html.is_ascii() && math_words(t.html).len() != t.html.len());
+        if !math {
+            continue;
+        }
+        let former = ascii_slug(&crate::text::plain::flat_text(t.html));
+        let now = slugify(t.plain);
+        if former != now {
+            affected.insert(former.clone());
+            affected.insert(now);
+            moved.insert(i, former);
+        }
+    }
+    if moved.is_empty() {
+        return Vec::new();
+    }
+    // The former members of each affected base: the moved titles that had
+    // it, and the others that have it still.
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, t) in titles.iter().enumerate() {
+        let former = match moved.get(&i) {
+            Some(former) => former.clone(),
+            None => base(t),
+        };
+        if affected.contains(&former) {
+            groups.entry(former).or_default().push(i);
+        }
+    }
+    let mut found = Vec::new();
+    for (former, members) in groups {
+        let items = members
+            .iter()
+            .map(|&i| (titles[i].source, former.clone()))
+            .collect();
+        for (&i, slug) in members.iter().zip(assign_unique_slugs(items)) {
+            if slug != titles[i].slug {
+                found.push((i, slug));
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// `text` with each radical, big operator and Greek letter that stands
@@ -542,18 +610,61 @@ mod tests {
         assert_eq!(slugify("∑ᵢ xᵢ to ∞"), "sum-i-xi-to-infinity");
         // Greek words are transliterated, not spelled by letter names.
         assert_eq!(slugify("Μελέτη"), "melete");
-        assert_eq!(
-            former_title_slug(
-                "Rates of <math><msqrt><mi>n</mi></msqrt></math> Growth",
-                "rates-of-sqrt-n-growth"
-            ),
-            Some("rates-of-n-growth".to_string())
-        );
-        assert_eq!(
-            former_title_slug("<math><mi>O</mi><mo>(</mo><mi>n</mi><mo>log</mo><mi>n</mi><mo>)</mo></math> Sorting", "o-n-log-n-sorting"),
-            None
-        );
-        assert_eq!(former_title_slug("Zoë Chen", "zoe-chen"), None);
+    }
+
+    /// Former slugs as earlier versions assigned them, collisions and
+    /// all: `$\alpha$ rays` had `a-rays` and `$\sqrt{a}$ rays` had
+    /// `a-rays-…`; `Rates of n Growth`, which has no math, moves when the
+    /// math title it collided with leaves.
+    #[test]
+    fn former_slugs_are_assigned_as_before() {
+        let sources = [
+            r"$\alpha$ rays",
+            r"$\sqrt{a}$ rays",
+            r"Rates of $\sqrt{n}$ Growth",
+            "Rates of n Growth",
+            r"Sorting in $O(n \log n)$",
+            "Plain",
+        ];
+        let rendered: Vec<_> = sources
+            .iter()
+            .map(|s| crate::text::latex::render(s))
+            .collect();
+        let bases: Vec<(&str, String)> = sources
+            .iter()
+            .zip(&rendered)
+            .map(|(s, r)| (*s, slugify(&r.plain)))
+            .collect();
+        let slugs = assign_unique_slugs(bases);
+        let titles: Vec<TitleSlug> = (0..sources.len())
+            .map(|i| TitleSlug {
+                source: sources[i],
+                html: &rendered[i].html,
+                plain: &rendered[i].plain,
+                slug: &slugs[i],
+            })
+            .collect();
+        let old_rays = assign_unique_slugs(vec![
+            (sources[0], "a-rays".to_string()),
+            (sources[1], "a-rays".to_string()),
+        ]);
+        let old_rates = assign_unique_slugs(vec![
+            (sources[2], "rates-of-n-growth".to_string()),
+            (sources[3], "rates-of-n-growth".to_string()),
+        ]);
+        let mut expected = vec![
+            (0, old_rays[0].clone()),
+            (1, old_rays[1].clone()),
+            (2, old_rates[0].clone()),
+        ];
+        if old_rates[1] != "rates-of-n-growth" {
+            expected.push((3, old_rates[1].clone()));
+        }
+        expected.sort();
+        assert_eq!(slugs[0], "alpha-rays");
+        assert_eq!(slugs[3], "rates-of-n-growth");
+        assert_eq!(former_slugs(&titles), expected);
+        assert!(expected.iter().any(|(_, s)| s == "a-rays"));
     }
 
     #[test]

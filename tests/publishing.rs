@@ -227,16 +227,36 @@ fn titles_with_math_keep_their_former_slug_as_a_redirect() {
                 "q-bio.BM",
             ),
             ("A Plain Title", 2022, "Abstract three.", "cs.DC"),
+            // Two titles whose former slugs collided: `a-rays` and
+            // `a-rays-` with the hash of the second's title.
+            (r"$\alpha$ Rays", 2021, "Abstract four.", "physics.optics"),
+            (r"$\sqrt{a}$ Rays", 2020, "Abstract five.", "physics.optics"),
         ],
     );
     let dir = temp_site(&[("ada.txt", &seed)], "");
+    // An override still named by the former slug is applied, with a warning.
+    write(
+        dir.path(),
+        "content/papers/rates-of-n-growth.md",
+        b"+++\nvenue = \"Annals of Growth\"\n+++\n",
+    );
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        messages(&report, Severity::Warning),
+        ["content/papers/rates-of-n-growth.md:1: warning: expected the file name to be the paper's slug `rates-of-sqrt-n-growth`, found its former slug `rates-of-n-growth`; it is applied: rename the file to content/papers/rates-of-sqrt-n-growth.md"]
+    );
+    let former_rays = vellum::permalink::assign_unique_slugs(vec![
+        (r"$\alpha$ Rays", "a-rays".to_string()),
+        (r"$\sqrt{a}$ Rays", "a-rays".to_string()),
+    ]);
+    let second_rays = format!("papers/{}/index.html", former_rays[1]);
     let paper = text(&site, "papers/rates-of-sqrt-n-growth/index.html");
     assert!(
         paper.contains("<meta name=\"citation_title\" content=\"Rates of √n Growth\">"),
         "{paper}"
     );
+    assert!(paper.contains("Annals of Growth"), "{paper}");
     assert!(site.contains_key("papers/alpha-synuclein-aggregation-kinetics/index.html"));
     let redirects: Vec<(&str, &str)> = [
         (
@@ -247,6 +267,8 @@ fn titles_with_math_keep_their_former_slug_as_a_redirect() {
             "papers/a-synuclein-aggregation-kinetics/index.html",
             "papers/alpha-synuclein-aggregation-kinetics/",
         ),
+        ("papers/a-rays/index.html", "papers/alpha-rays/"),
+        (&second_rays, "papers/sqrt-a-rays/"),
     ]
     .into_iter()
     .collect();

@@ -257,6 +257,22 @@ pub fn initial_id(letter: char) -> String {
 }
 
 impl Corpus {
+    /// The papers whose slug changed when slugs began to name the letters
+    /// of math, with their former slugs ([`crate::permalink::former_slugs`]).
+    pub fn former_slugs(&self) -> Vec<(PaperId, String)> {
+        let titles: Vec<crate::permalink::TitleSlug> = self
+            .papers
+            .iter()
+            .map(|p| crate::permalink::TitleSlug {
+                source: &p.title.source,
+                html: &p.title.html,
+                plain: &p.title.plain,
+                slug: &p.slug,
+            })
+            .collect();
+        crate::permalink::former_slugs(&titles)
+    }
+
     /// `name` split into given names, particles and family name: by its
     /// pinned family name (a record's, a BibTeX entry's or a profile's),
     /// else by the name model.

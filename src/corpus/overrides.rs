@@ -59,10 +59,37 @@ pub fn apply(
         .enumerate()
         .map(|(id, p)| (p.slug.as_str(), id))
         .collect();
+    // Papers by the slug they had before slugs named the letters of math,
+    // for files named by it; made only when a file names no paper.
+    let formers: std::cell::OnceCell<FxHashMap<String, PaperId>> = std::cell::OnceCell::new();
+    let former = |slug: &str| {
+        formers
+            .get_or_init(|| {
+                corpus
+                    .former_slugs()
+                    .into_iter()
+                    .map(|(id, s)| (s, id))
+                    .collect()
+            })
+            .get(slug)
+            .copied()
+    };
     let mut changes: Vec<(PaperId, &PaperOverride)> = Vec::new();
     for (slug, found) in overrides {
         match by_slug.get(slug.as_str()) {
             Some(&id) => changes.push((id, found)),
+            None if let Some(id) = former(slug) => {
+                diagnostics.push(Diagnostic::warning(
+                    &found.file,
+                    1,
+                    format!(
+                        "expected the file name to be the paper's slug `{}`, found its former slug `{slug}`; \
+                         it is applied: rename the file to content/papers/{}.md",
+                        corpus.papers[id].slug, corpus.papers[id].slug
+                    ),
+                ));
+                changes.push((id, found));
+            }
             None => diagnostics.push(Diagnostic::warning(
                 &found.file,
                 1,
@@ -73,7 +100,22 @@ pub fn apply(
     // Papers with a record and no override.
     let mut matched: Vec<(PaperId, &PaperRecord)> = Vec::new();
     for (slug, record) in &records.papers {
-        let Some(&id) = by_slug.get(slug.as_str()) else {
+        let line = records.lines.get(slug).copied().unwrap_or(0);
+        let id = match by_slug.get(slug.as_str()) {
+            Some(&id) => Some(id),
+            None => former(slug).inspect(|&id| {
+                diagnostics.push(Diagnostic::warning(
+                    RECORDS_FILE,
+                    line,
+                    format!(
+                        "expected a paper's slug, found `{slug}`, the former slug of `{}`; it is applied: \
+                         rename the table to [papers.{}]",
+                        corpus.papers[id].slug, corpus.papers[id].slug
+                    ),
+                ));
+            }),
+        };
+        let Some(id) = id else {
             diagnostics.push(Diagnostic::warning(
                 RECORDS_FILE,
                 records.lines.get(slug).copied().unwrap_or(0),
@@ -84,7 +126,7 @@ pub fn apply(
             ));
             continue;
         };
-        if !overrides.contains_key(slug) {
+        if !overrides.contains_key(&corpus.papers[id].slug) && !overrides.contains_key(slug) {
             matched.push((id, record));
         }
     }

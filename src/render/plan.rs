@@ -185,15 +185,8 @@ pub fn plan(
     // A paper whose slug changed when slugs began to name the letters of
     // math keeps its former URL as a redirect, unless something else of
     // the site (a declared alias, another page) is there.
-    let formers: Vec<(&crate::corpus::Paper, String)> = corpus
-        .papers
-        .par_iter()
-        .filter_map(|paper| {
-            crate::permalink::former_title_slug(&paper.title.html, &paper.slug)
-                .map(|former| (paper, former))
-        })
-        .collect();
-    for (paper, former) in formers {
+    for (id, former) in corpus.former_slugs() {
+        let paper = &corpus.papers[id];
         let job = Job::Alias(
             format!("papers/{former}/"),
             Route::Paper {
