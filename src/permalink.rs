@@ -387,7 +387,9 @@ pub fn former_slugs(titles: &[TitleSlug]) -> Vec<(usize, String)> {
 /// left to transliteration.
 pub fn math_words(text: &str) -> String {
     let is_greek = |c: Option<char>| {
-        c.is_some_and(|c| matches!(c, '\u{370}'..='\u{3ff}' | '\u{1f00}'..='\u{1fff}'))
+        c.is_some_and(|c| {
+            matches!(c, '\u{370}'..='\u{3ff}' | '\u{1f00}'..='\u{1fff}' | '\u{1d6a8}'..='\u{1d7c9}')
+        })
     };
     let mut out = String::with_capacity(text.len() + 16);
     let mut previous = None;
@@ -404,7 +406,7 @@ pub fn math_words(text: &str) -> String {
             '∞' => Some("infinity"),
             '∂' => Some("partial"),
             '∇' => Some("nabla"),
-            _ if alone => greek_name(c),
+            _ if alone => greek_name(plain_greek(c)),
             _ => None,
         };
         match name {
@@ -418,6 +420,35 @@ pub fn math_words(text: &str) -> String {
         previous = Some(c);
     }
     out
+}
+
+/// The Greek letter `c` is a form of: a math alphanumeric (bold `𝛃`,
+/// italic `𝛼`, … as `\boldsymbol{\beta}` gives) as its letter, an
+/// accented one (`ά`) without its accent; else `c`.
+fn plain_greek(c: char) -> char {
+    use unicode_normalization::UnicodeNormalization;
+    let code = c as u32;
+    if (0x1d6a8..=0x1d7c9).contains(&code) {
+        // Five alphabets of 58: capitals Α–Ρ, ϴ, Σ–Ω, ∇, smalls α–ω, ∂, ϵϑϰϕϱϖ.
+        let i = (code - 0x1d6a8) % 58;
+        let base = match i {
+            0..=16 => 0x391 + i,
+            17 => 0x398,
+            18..=24 => 0x3a3 + (i - 18),
+            26..=50 => 0x3b1 + (i - 26),
+            52 => 0x3f5,
+            53 => 0x3d1,
+            55 => 0x3d5,
+            56 => 0x3f1,
+            57 => 0x3d6,
+            _ => return c,
+        };
+        return char::from_u32(base).unwrap_or(c);
+    }
+    if ('\u{370}'..='\u{3ff}').contains(&c) || ('\u{1f00}'..='\u{1fff}').contains(&c) {
+        return c.nfd().next().unwrap_or(c);
+    }
+    c
 }
 
 /// The name of a Greek letter, small or capital (`θ`, `ϑ`, `Θ` → `theta`).
@@ -610,6 +641,9 @@ mod tests {
         assert_eq!(slugify("∑ᵢ xᵢ to ∞"), "sum-i-xi-to-infinity");
         // Greek words are transliterated, not spelled by letter names.
         assert_eq!(slugify("Μελέτη"), "melete");
+        // Bold and italic math letters (`\boldsymbol{\beta}`), accented ones.
+        assert_eq!(slugify("𝜷 bold and 𝛼 italic"), "beta-bold-and-alpha-italic");
+        assert_eq!(slugify("ά-Helix"), "alpha-helix");
     }
 
     /// Former slugs as earlier versions assigned them, collisions and
