@@ -169,18 +169,22 @@ Sparse training saves 75.67% of compute (<5% loss).
 cs.LG stat.ML↗
 ";
 
-/// Creates a new site in `dir`. Errors: `dir` exists and is not empty
+/// Creates a new site in `dir`; with `force` also in a directory that is
+/// not empty, where no file already there is overwritten: returns those
+/// kept. Errors: `dir` exists and is not empty without `force`
 /// ([`io::ErrorKind::AlreadyExists`]), or an I/O error naming the path.
-pub fn init(dir: &Path) -> io::Result<()> {
-    if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
+pub fn init(dir: &Path, force: bool) -> io::Result<Vec<std::path::PathBuf>> {
+    if !force && dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             format!(
-                "{} exists and is not empty; choose a new or empty directory",
+                "{} exists and is not empty; choose a new or empty directory, or pass --force \
+                 to add the site's files beside yours (none of yours is overwritten)",
                 dir.display()
             ),
         ));
     }
+    let mut kept = Vec::new();
     let mut files: Vec<(String, &[u8])> = vec![
         ("site.toml".into(), SITE_TOML.as_bytes()),
         ("content/_index.md".into(), HOME.as_bytes()),
@@ -197,10 +201,20 @@ pub fn init(dir: &Path) -> io::Result<()> {
             std::fs::create_dir_all(parent)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", parent.display())))?;
         }
-        std::fs::write(&path, text)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        // `create_new`: a file of the user's is never overwritten, even
+        // one made since the check above.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => io::Write::write_all(&mut file, text)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => kept.push(path),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        }
     }
-    Ok(())
+    Ok(kept)
 }
 
 #[cfg(test)]

@@ -27,6 +27,10 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
     about = "A static site generator for publication listings"
 )]
 struct Cli {
+    /// The site root, holding site.toml, seeds/, content/ and themes/
+    /// (before or after the subcommand, as in Zola).
+    #[arg(short, long, global = true, default_value = ".", value_parser = existing_dir)]
+    root: PathBuf,
     #[command(subcommand)]
     command: Command,
 }
@@ -45,19 +49,31 @@ enum Command {
     Enrich(EnrichArgs),
     /// Create a new site in DIR: site.toml, content, an example listing and the default theme.
     Init {
-        /// The new site's directory; must not exist or be empty.
+        /// The new site's directory (default: the current one); it must
+        /// not exist or be empty, unless --force.
+        #[arg(default_value = ".")]
         dir: PathBuf,
+        /// Write into a directory that is not empty; a file already there
+        /// is never overwritten.
+        #[arg(short, long)]
+        force: bool,
+    },
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish,
+    /// powershell): `vellum completion bash > /etc/bash_completion.d/vellum`.
+    Completion {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
     },
 }
 
 /// Options shared by `build` and `check`.
 #[derive(Args)]
 struct SiteArgs {
-    /// The site root, holding site.toml, seeds/, content/ and themes/.
-    #[arg(long, default_value = ".", value_parser = existing_dir)]
+    /// Filled from the global `--root`.
+    #[arg(skip)]
     root: PathBuf,
     /// Replace site.toml's base_url, e.g. https://lab.github.io/papers/.
-    #[arg(long, value_parser = base_url)]
+    #[arg(short = 'u', long, value_parser = base_url)]
     base_url: Option<String>,
     /// Include content pages marked `draft = true`.
     #[arg(long)]
@@ -72,8 +88,8 @@ struct SiteArgs {
 
 #[derive(Args)]
 struct EnrichArgs {
-    /// The site root, holding site.toml, seeds/, content/ and themes/.
-    #[arg(long, default_value = ".", value_parser = existing_dir)]
+    /// Filled from the global `--root`.
+    #[arg(skip)]
     root: PathBuf,
     /// Read arXiv's metadata snapshot (the JSON-lines file of its OAI
     /// dump) in one streaming pass, instead of asking the arXiv API.
@@ -97,18 +113,18 @@ struct BuildArgs {
     #[command(flatten)]
     site: SiteArgs,
     /// Where to write the site; relative paths are under the root.
-    #[arg(long, default_value = "public")]
+    #[arg(short, long, default_value = "public")]
     output_dir: PathBuf,
 }
 
 #[derive(Args)]
 struct ServeArgs {
-    /// The site root, holding site.toml, seeds/, content/ and themes/.
-    #[arg(long, default_value = ".", value_parser = existing_dir)]
+    /// Filled from the global `--root`.
+    #[arg(skip)]
     root: PathBuf,
     /// Address to listen on; one beyond loopback (0.0.0.0) makes the
     /// preview reachable from the network, with a warning.
-    #[arg(long, default_value = "127.0.0.1")]
+    #[arg(short, long, default_value = "127.0.0.1")]
     interface: std::net::IpAddr,
     /// A host name the preview answers to besides localhost and IP
     /// addresses (a LAN name such as `laptop.local`); repeatable. Requests
@@ -117,16 +133,16 @@ struct ServeArgs {
     #[arg(long = "allowed-host", value_name = "NAME", value_parser = host_name)]
     allowed_hosts: Vec<String>,
     /// Port to listen on; 0 picks a free one.
-    #[arg(long, default_value_t = 1111)]
+    #[arg(short, long, default_value_t = 1111)]
     port: u16,
     /// Serve under this base URL's path (e.g. https://lab.github.io/papers/ is served at /papers/).
-    #[arg(long, value_parser = base_url)]
+    #[arg(short = 'u', long, value_parser = base_url)]
     base_url: Option<String>,
     /// Include content pages marked `draft = true`.
     #[arg(long)]
     drafts: bool,
     /// Open the site in the default browser.
-    #[arg(long)]
+    #[arg(short = 'O', long)]
     open: bool,
     /// Milliseconds of quiet after the last file change before rebuilding.
     #[arg(long, default_value_t = 100)]
@@ -147,11 +163,28 @@ struct CheckArgs {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Build(args) => run_build(args),
-        Command::Check(args) => run_check(args),
-        Command::Enrich(args) => run_enrich(args),
-        Command::Serve(args) => {
+    let cli = Cli::parse();
+    let root = cli.root;
+    match cli.command {
+        Command::Build(mut args) => {
+            args.site.root = root;
+            run_build(args)
+        }
+        Command::Check(mut args) => {
+            args.site.root = root;
+            run_check(args)
+        }
+        Command::Enrich(mut args) => {
+            args.root = root;
+            run_enrich(args)
+        }
+        Command::Completion { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "vellum", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Command::Serve(mut args) => {
+            args.root = root;
             // Each rebuild frees and allocates again hundreds of megabytes
             // at 100,000 papers. Returned to the system after mimalloc's
             // default second, they were faulted in again by the next
@@ -179,8 +212,11 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Init { dir } => match vellum::init::init(&dir) {
-            Ok(()) => {
+        Command::Init { dir, force } => match vellum::init::init(&dir, force) {
+            Ok(kept) => {
+                for file in &kept {
+                    eprintln!("warning: {} exists; it is kept as it is", file.display());
+                }
                 println!(
                     "Created a new site in {0}. Build it with: vellum build --root {0}",
                     dir.display()

@@ -3,6 +3,7 @@
 
 use crate::common::*;
 use std::collections::HashSet;
+use std::process::Command;
 use vellum::diagnostics::Severity;
 use vellum::output::SiteOutput;
 
@@ -494,11 +495,85 @@ fn init_then_build_in_an_empty_directory() {
         "{}",
         String::from_utf8_lossy(&checked.stderr)
     );
-    // A second init over it refuses.
+    // A second init over it refuses, and says how to add to it.
+    let again = vellum(&["init", site.to_str().unwrap()], &[]);
+    assert_eq!(again.status.code(), Some(1));
     assert_eq!(
-        vellum(&["init", site.to_str().unwrap()], &[]).status.code(),
-        Some(1)
+        String::from_utf8_lossy(&again.stderr),
+        format!(
+            "error: {} exists and is not empty; choose a new or empty directory, or pass --force \
+             to add the site's files beside yours (none of yours is overwritten)\n",
+            site.display()
+        )
     );
+    // With --force, into a folder of the user's: their file is kept.
+    let mine = dir.path().join("mine");
+    write(&mine, "site.toml", b"title = \"Mine\"\n");
+    let forced = vellum(&["init", "--force", mine.to_str().unwrap()], &[]);
+    assert!(forced.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&forced.stderr),
+        format!(
+            "warning: {} exists; it is kept as it is\n",
+            mine.join("site.toml").display()
+        )
+    );
+    assert_eq!(
+        std::fs::read(mine.join("site.toml")).unwrap(),
+        b"title = \"Mine\"\n"
+    );
+    assert!(mine.join("themes/default/templates/base.html").exists());
+    // `init` with no directory makes the site in the current one; `-r`
+    // before the subcommand, and Zola's short flags, work.
+    let here = dir.path().join("here");
+    std::fs::create_dir_all(&here).unwrap();
+    let made = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .arg("init")
+        .current_dir(&here)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(here.join("site.toml").exists());
+    let short = vellum(
+        &[
+            "-r",
+            here.to_str().unwrap(),
+            "build",
+            "-o",
+            "out",
+            "-u",
+            "https://lab.github.io/papers/",
+            "-q",
+        ],
+        &[],
+    );
+    assert!(
+        short.status.success(),
+        "{}",
+        String::from_utf8_lossy(&short.stderr)
+    );
+    assert!(std::fs::read_to_string(here.join("out/index.html"))
+        .unwrap()
+        .contains("href=\"/papers/authors/\""));
+}
+
+/// `vellum completion <shell>` prints a completion script naming the
+/// subcommands and flags.
+fn completion_scripts_name_the_subcommands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = vellum(&["completion", shell], &[]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        for word in ["build", "serve", "output-dir", "root"] {
+            assert!(script.contains(word), "{shell}: {word}");
+        }
+    }
+    let bad = vellum(&["completion", "cmd"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
 }
 
 fn a_template_error_is_reported_once_without_false_link_errors() {
@@ -520,5 +595,5 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, a_template_error_is_reported_once_without_false_link_errors)
 }
