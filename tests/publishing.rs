@@ -366,6 +366,37 @@ fn markdown_links_work_under_a_sub_path() {
     );
 }
 
+/// A site written in Zola's habits (`tests/fixtures/zola-habits`):
+/// `config.title`, `get_url` (of a page and, cache-busted, of a static
+/// file), `[extra]` of `site.toml` and of front matter, a quoted date and
+/// `@/` links. It builds without a problem and its pages show the values.
+fn a_site_in_zola_habits_builds_and_shows_its_values() {
+    let dir = tempdir();
+    copy_dir(&project().join("tests/fixtures/zola-habits"), dir.path());
+    copy_dir(&project().join("themes"), &dir.path().join("themes"));
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let members = text(&site, "group/members/index.html");
+    let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"lab logo\n"));
+    for fragment in [
+        "<h1>Members · Adeyemi Lab</h1>".to_string(),
+        "<time datetime=\"2024-05-01\">2024-05-01</time>".to_string(),
+        "<p class=\"lead\">Led by Olumide Adeyemi</p>".to_string(),
+        "<p class=\"social\">@lab@example.social</p>".to_string(),
+        "<a href=\"https://lab.github.io/papers/about/\">About</a>".to_string(),
+        format!("<a href=\"https://lab.github.io/papers/logo.txt?h={hash}\">logo</a>"),
+        "led by <a href=\"/papers/\">Olumide</a>, wrote <a href=\"/papers/about/\">the about page</a>".to_string(),
+    ] {
+        assert!(members.contains(&fragment), "{fragment} in {members}");
+    }
+    let about = text(&site, "about/index.html");
+    assert!(
+        about.contains("<a href=\"/papers/group/members/\">the members</a>"),
+        "{about}"
+    );
+    assert!(!about.contains("class=\"lead\""), "{about}");
+}
+
 /// A content page may not take a generated page's path, and an alias may
 /// not take a content page's (added to the plan after the generated pages).
 fn content_pages_and_aliases_clashing_with_added_pages_are_errors() {
@@ -595,5 +626,5 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, a_template_error_is_reported_once_without_false_link_errors)
 }

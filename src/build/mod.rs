@@ -420,7 +420,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 /// whether `corpus.json` was left out ([`BuildOptions::defer_exports`]).
 fn render_site(
     site: &Site,
-    templates: Templates,
+    mut templates: Templates,
     statics: Vec<InputFile>,
     options: &BuildOptions,
     sink: &dyn Sink,
@@ -452,6 +452,19 @@ fn render_site(
         Some(content) => Site { content, ..*site },
         None => Site { ..*site },
     };
+    templates.add_get_url(
+        site.urls.base_url(),
+        crate::render::links::page_permalinks(site.content, site.urls),
+        statics
+            .iter()
+            .map(|(relative, _, bytes)| {
+                let file = site.urls.output_file(&Route::Static {
+                    path: relative.clone(),
+                });
+                (file, xxhash_rust::xxh3::xxh3_64(bytes))
+            })
+            .collect(),
+    );
     let static_paths = stage_statics(site, &plan, statics, sink, diagnostics);
     let search_staged = site.config.search && !options.defer_exports;
     let selected: Vec<usize> = match incremental {

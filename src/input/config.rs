@@ -32,10 +32,11 @@ struct RawConfig {
     search_excerpt_chars: Option<Spanned<usize>>,
     author_aliases: Option<BTreeMap<String, Spanned<Vec<String>>>>,
     author_pages: Option<Spanned<String>>,
+    extra: Option<toml::Table>,
 }
 
 /// The resolved configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Site title, shown in every page's `<title>` and header. Default `Publications`.
     pub title: String,
@@ -80,6 +81,9 @@ pub struct Config {
     pub author_aliases: Vec<(String, String, usize)>,
     /// Which authors of a BibTeX entry get an author page (`author_pages`).
     pub author_pages: AuthorPages,
+    /// The `[extra]` table, the theme's and the user's own settings, which
+    /// templates see as `site.extra` (Zola's `config.extra`).
+    pub extra: toml::Table,
 }
 
 /// Which authors of a BibTeX entry get an author page.
@@ -209,6 +213,7 @@ impl Config {
         };
         Ok(Config {
             author_pages,
+            extra: raw.extra.unwrap_or_default(),
             title: raw.title.unwrap_or_else(|| "Publications".to_string()),
             description: raw
                 .description

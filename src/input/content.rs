@@ -23,7 +23,9 @@ pub struct FrontMatter {
     pub title: Option<String>,
     /// Meta description; defaults to the site's.
     pub description: Option<String>,
-    /// Date as written (`2024-05-01`), shown as is.
+    /// Date as written (`2024-05-01`, or quoted as Zola takes it:
+    /// `"2024-05-01"`), shown as is.
+    #[serde(default, deserialize_with = "date_or_quoted_date")]
     pub date: Option<toml::value::Datetime>,
     /// Drafts are built only with `--drafts`.
     #[serde(default)]
@@ -32,6 +34,31 @@ pub struct FrontMatter {
     pub template: Option<String>,
     /// Order within a section: lower first, then title.
     pub weight: Option<i64>,
+    /// The page's own settings for templates, `page.extra` (as in Zola).
+    #[serde(default)]
+    pub extra: toml::Table,
+}
+
+/// A TOML date, or a string holding one (`date = "2024-05-01"`, which Zola
+/// takes).
+fn date_or_quoted_date<'de, D>(deserializer: D) -> Result<Option<toml::value::Datetime>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Date {
+        Datetime(toml::value::Datetime),
+        Text(String),
+    }
+    match Date::deserialize(deserializer)? {
+        Date::Datetime(date) => Ok(Some(date)),
+        Date::Text(text) => text.trim().parse().map(Some).map_err(|_| {
+            serde::de::Error::custom(format!(
+                "expected a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `{text}`"
+            ))
+        }),
+    }
 }
 
 /// Front matter of an author profile (`content/authors/<slug>.md`).

@@ -194,6 +194,26 @@ impl<'a> Links<'a> {
     }
 }
 
+/// Each content page's permalink (absolute) by its Markdown file relative
+/// to `content/`, `_index.md` for the home page (for `get_url`).
+pub fn page_permalinks(
+    content: &Content,
+    urls: &UrlMap,
+) -> std::collections::BTreeMap<String, String> {
+    let mut pages: std::collections::BTreeMap<String, String> = content
+        .pages
+        .iter()
+        .filter_map(|page| {
+            let route = Route::Content {
+                path: page.path.clone(),
+            };
+            Some((content_relative(&page.file)?, urls.permalink(&route)))
+        })
+        .collect();
+    pages.insert("_index.md".to_string(), urls.permalink(&Route::Home));
+    pages
+}
+
 /// `content` with the links of its Markdown resolved ([`Links::rewrite`]):
 /// pages, the home page's intro, author profiles and per-paper notes;
 /// `None` when nothing changes.

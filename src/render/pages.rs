@@ -33,46 +33,47 @@ impl<'a> Pages<'a> {
         let config = site.config;
         let urls = site.urls;
         let corpus = site.corpus;
-        templates.set_global(
-            "site",
-            &SiteView {
-                title: &config.title,
-                description: &config.description,
-                base_url: urls.base_url(),
-                base_path: urls.base_path(),
-                language: &config.language,
-                paper_count: corpus.papers.len(),
-                author_count: corpus.authors.len(),
-                year_count: corpus.years.len(),
-                category_count: corpus.categories.len(),
-                urls: SiteUrls {
-                    home: urls.url(&Route::Home),
-                    authors: urls.url(&Route::AuthorIndex),
-                    years: urls.url(&Route::YearIndex),
-                    categories: urls.url(&Route::CategoryIndex),
-                },
-                stylesheet: urls.url(&Route::Static {
-                    path: "style.css".into(),
-                }),
-                cite_script: urls.url(&Route::Static {
-                    path: "cite.js".into(),
-                }),
-                favicon: urls.url(&Route::Static {
-                    path: "favicon.svg".into(),
-                }),
-                authors_script: urls.url(&Route::Static {
-                    path: "authors.js".into(),
-                }),
-                search_url: config.search.then(|| urls.url(&Route::Search)),
-                search_index: urls.url(&Route::Static {
-                    path: "search/index.json".into(),
-                }),
-                search_script: urls.url(&Route::Static {
-                    path: "search-ui.js".into(),
-                }),
-                feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
+        let site_view = SiteView {
+            title: &config.title,
+            description: &config.description,
+            base_url: urls.base_url(),
+            base_path: urls.base_path(),
+            language: &config.language,
+            extra: &config.extra,
+            paper_count: corpus.papers.len(),
+            author_count: corpus.authors.len(),
+            year_count: corpus.years.len(),
+            category_count: corpus.categories.len(),
+            urls: SiteUrls {
+                home: urls.url(&Route::Home),
+                authors: urls.url(&Route::AuthorIndex),
+                years: urls.url(&Route::YearIndex),
+                categories: urls.url(&Route::CategoryIndex),
             },
-        );
+            stylesheet: urls.url(&Route::Static {
+                path: "style.css".into(),
+            }),
+            cite_script: urls.url(&Route::Static {
+                path: "cite.js".into(),
+            }),
+            favicon: urls.url(&Route::Static {
+                path: "favicon.svg".into(),
+            }),
+            authors_script: urls.url(&Route::Static {
+                path: "authors.js".into(),
+            }),
+            search_url: config.search.then(|| urls.url(&Route::Search)),
+            search_index: urls.url(&Route::Static {
+                path: "search/index.json".into(),
+            }),
+            search_script: urls.url(&Route::Static {
+                path: "search-ui.js".into(),
+            }),
+            feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
+        };
+        templates.set_global("site", &site_view);
+        // Zola's name for the same value.
+        templates.set_global("config", &site_view);
         Pages {
             site,
             templates,
@@ -88,6 +89,11 @@ impl<'a> Pages<'a> {
         let mut context = Context::new();
         let (template, title, description) = self.fill(job, &mut context)?;
         let kind = template.trim_end_matches(".html");
+        static NO_EXTRA: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+        let extra = match job {
+            Job::Content(index) => &site.content.pages[*index].front.extra,
+            _ => NO_EXTRA.get_or_init(toml::Table::new),
+        };
         context.insert(
             "page",
             &PageMeta {
@@ -96,6 +102,7 @@ impl<'a> Pages<'a> {
                 description: description.unwrap_or_else(|| site.config.description.clone()),
                 url: site.urls.url(route),
                 permalink: site.urls.permalink(route),
+                extra,
             },
         );
         let html = self.templates.render(template, &context)?;
@@ -636,6 +643,8 @@ struct SiteView<'a> {
     base_url: &'a str,
     base_path: &'a str,
     language: &'a str,
+    /// `[extra]` of `site.toml`.
+    extra: &'a toml::Table,
     paper_count: usize,
     author_count: usize,
     year_count: usize,
@@ -702,6 +711,8 @@ struct PageMeta<'a> {
     description: String,
     url: String,
     permalink: String,
+    /// A content page's `[extra]` front matter; empty elsewhere.
+    extra: &'a toml::Table,
 }
 
 /// One entry of a pager's page list; `number` 0 stands for a gap (`…`).

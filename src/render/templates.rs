@@ -7,6 +7,7 @@ use crate::diagnostics::Diagnostic;
 use crate::input::content::ContentPage;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 use tera::{Context, Tera};
 
 /// Loaded templates: the theme's, overridden file by file by the site's own.
@@ -25,6 +26,12 @@ pub struct Templates {
     /// Templates that use `initials` (the authors index's letters),
     /// themselves or through templates they use.
     use_initials: std::collections::BTreeSet<String>,
+    /// Templates that call `get_url`, themselves or through templates
+    /// they use.
+    use_get_url: std::collections::BTreeSet<String>,
+    /// What `get_url` resolves, set after the plan, and its hash.
+    get_url: Arc<RwLock<Option<GetUrl>>>,
+    get_url_hash: u64,
 }
 
 impl Templates {
@@ -39,6 +46,25 @@ impl Templates {
         }
         let mut tera = Tera::new();
         tera.autoescape_on(vec![".html", ".xml"]);
+        // Known when the templates are checked, given its values after the
+        // plan ([`Templates::add_get_url`]).
+        let get_url: Arc<RwLock<Option<GetUrl>>> = Arc::default();
+        let resolver = Arc::clone(&get_url);
+        tera.register_function(
+            "get_url",
+            move |kwargs: tera::Kwargs, _: &tera::State| -> tera::TeraResult<String> {
+                let guard = resolver.read().unwrap_or_else(|e| e.into_inner());
+                let Some(site) = guard.as_ref() else {
+                    return Err(tera::Error::message(
+                        "get_url: the site's URLs are not known yet",
+                    ));
+                };
+                site.url(
+                    kwargs.must_get("path")?,
+                    kwargs.get("cachebust")?.unwrap_or(false),
+                )
+            },
+        );
         let file_names: BTreeMap<String, PathBuf> = by_name
             .iter()
             .map(|(name, (path, _))| (name.clone(), path.clone()))
@@ -56,6 +82,9 @@ impl Templates {
             hashes: facts.hashes,
             show_counts: facts.show_counts,
             use_initials: facts.use_initials,
+            use_get_url: facts.use_get_url,
+            get_url,
+            get_url_hash: 0,
         })
     }
 
@@ -82,7 +111,34 @@ impl Templates {
     /// The hash of template `name` and of every template it uses; 0 for
     /// a template that does not exist.
     pub fn hash(&self, name: &str) -> u64 {
-        self.hashes.get(name).copied().unwrap_or(0)
+        let hash = self.hashes.get(name).copied().unwrap_or(0);
+        match self.use_get_url.contains(name) {
+            // What `get_url` resolves counts too.
+            true => hash ^ self.get_url_hash,
+            false => hash,
+        }
+    }
+
+    /// Gives Zola's `get_url(path=..., cachebust=false)` what it
+    /// resolves: the absolute URL of a site path (`style.css`, `/authors/`)
+    /// under `base_url`, or of a content page written `@/group/members.md`
+    /// (`pages`: content file → permalink); `cachebust=true` appends `?h=`
+    /// and the hash of the static file (`statics`: output file → hash), so
+    /// a changed file gets a new URL. The hashes count in the templates
+    /// that call it.
+    pub fn add_get_url(
+        &mut self,
+        base_url: &str,
+        pages: BTreeMap<String, String>,
+        statics: BTreeMap<String, u64>,
+    ) {
+        self.get_url_hash = xxhash_rust::xxh3::xxh3_64(format!("{pages:?}{statics:?}").as_bytes());
+        let site = GetUrl {
+            base_url: base_url.to_string(),
+            pages,
+            statics,
+        };
+        *self.get_url.write().unwrap_or_else(|e| e.into_inner()) = Some(site);
     }
 
     /// Sets the global value `name` that every template sees.
@@ -104,20 +160,56 @@ impl Templates {
     }
 }
 
+/// What Zola's `get_url` resolves ([`Templates::add_get_url`]).
+struct GetUrl {
+    base_url: String,
+    pages: BTreeMap<String, String>,
+    statics: BTreeMap<String, u64>,
+}
+
+impl GetUrl {
+    fn url(&self, path: &str, cachebust: bool) -> tera::TeraResult<String> {
+        if let Some(page) = path.strip_prefix("@/") {
+            return self.pages.get(page).cloned().ok_or_else(|| {
+                tera::Error::message(format!(
+                    "get_url: expected `{path}` to name a Markdown file under content/, found no content/{page}"
+                ))
+            });
+        }
+        let site_path = path.trim_start_matches('/');
+        let mut url = format!("{}{site_path}", self.base_url);
+        if cachebust {
+            let Some(hash) = self.statics.get(site_path) else {
+                return Err(tera::Error::message(format!(
+                    "get_url: expected `{path}` with cachebust=true to be a file of static/ or the theme's, found none"
+                )));
+            };
+            url.push_str(&format!("?h={hash:016x}"));
+        }
+        Ok(url)
+    }
+}
+
 /// Each template's hash over its own text and the texts of the templates
 /// it names, and the templates that show the global corpus counts: a
 /// quoted string equal to another template's name counts as a use, which
 /// covers `extends`, `include` and `import` (and errs towards more uses,
 /// never fewer).
 fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
-    const COUNTS: [&str; 4] = [
+    // `config` is Zola's name for `site`.
+    const COUNTS: [&str; 8] = [
         "site.paper_count",
         "site.author_count",
         "site.year_count",
         "site.category_count",
+        "config.paper_count",
+        "config.author_count",
+        "config.year_count",
+        "config.category_count",
     ];
     let mut show_counts = std::collections::BTreeSet::new();
     let mut use_initials = std::collections::BTreeSet::new();
+    let mut use_get_url = std::collections::BTreeSet::new();
     let uses: BTreeMap<&str, Vec<&str>> = by_name
         .iter()
         .map(|(name, (_, text))| {
@@ -152,6 +244,9 @@ fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
                 if text.contains("initials") {
                     use_initials.insert(name.to_string());
                 }
+                if text.contains("get_url") {
+                    use_get_url.insert(name.to_string());
+                }
                 hasher.update(used.as_bytes());
                 hasher.update(&[0]);
                 hasher.update(text.as_bytes());
@@ -164,6 +259,7 @@ fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
         hashes,
         show_counts,
         use_initials,
+        use_get_url,
     }
 }
 
@@ -172,6 +268,7 @@ struct Facts {
     hashes: BTreeMap<String, u64>,
     show_counts: std::collections::BTreeSet<String>,
     use_initials: std::collections::BTreeSet<String>,
+    use_get_url: std::collections::BTreeSet<String>,
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.
