@@ -395,6 +395,22 @@ fn a_site_in_zola_habits_builds_and_shows_its_values() {
         "{about}"
     );
     assert!(!about.contains("class=\"lead\""), "{about}");
+    // A quoted date that is no date says what it expects, at its line.
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\ndate = \"May 2024\"\n+++\nHi.\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let errors = messages(&report, Severity::Error);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("content/about.md:3: error: ")
+            && errors[0].contains(
+                "expected a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `May 2024`"
+            ),
+        "{errors:?}"
+    );
 }
 
 /// A content page may not take a generated page's path, and an alias may
