@@ -124,6 +124,11 @@ impl Diagnostics {
     }
 }
 
+/// `n` and the noun for it: `1 paper`, `2 papers`, `0 papers`.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

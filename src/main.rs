@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vellum::build::{build, BuildOptions, BuildReport};
-use vellum::diagnostics::Severity;
+use vellum::diagnostics::{counted, Severity};
 use vellum::output::DiskSink;
 
 /// mimalloc: the build allocates millions of small strings from two
@@ -297,21 +297,13 @@ fn run_build(args: BuildArgs) -> ExitCode {
         );
     }
     if !args.site.quiet {
-        let [papers, authors, years, categories] = report.counts.map(|n| n.to_string());
-        let noun = |n: usize, one: &str, many: &str| {
-            if n == 1 {
-                one.to_string()
-            } else {
-                many.to_string()
-            }
-        };
         let [p, a, y, c] = report.counts;
         println!(
-            "Built {papers} {}, {authors} {}, {years} {}, {categories} {}: {} files ({} written, {} removed, {} bytes) in {}",
-            noun(p, "paper", "papers"),
-            noun(a, "author", "authors"),
-            noun(y, "year", "years"),
-            noun(c, "category", "categories"),
+            "Built {}, {}, {}, {}: {} files ({} written, {} removed, {} bytes) in {}",
+            counted(p, "paper", "papers"),
+            counted(a, "author", "authors"),
+            counted(y, "year", "years"),
+            counted(c, "category", "categories"),
             stats.files,
             stats.written,
             stats.removed,
@@ -333,11 +325,11 @@ fn run_check(args: CheckArgs) -> ExitCode {
     if !args.site.quiet {
         let warnings = report.diagnostics.len();
         let [papers, authors, _, _] = report.counts;
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
         println!(
-            "Checked {papers} paper{} and {authors} author{}: no errors, {warnings} warning(s)",
-            plural(papers),
-            plural(authors)
+            "Checked {} and {}: no errors, {}",
+            counted(papers, "paper", "papers"),
+            counted(authors, "author", "authors"),
+            counted(warnings, "warning", "warnings")
         );
     }
     ExitCode::SUCCESS

@@ -608,6 +608,20 @@ fn init_then_build_in_an_empty_directory() {
         .contains("href=\"/papers/authors/\""));
 }
 
+/// Counts in the command line's summaries agree with their numbers.
+fn summaries_say_one_paper_and_two_papers() {
+    let dir = olumide_site();
+    let root = dir.path().to_str().unwrap();
+    let checked = vellum(&["check", "-r", root], &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&checked.stdout),
+        "Checked 1 paper and 1 author: no errors, 0 warnings\n"
+    );
+    let built = vellum(&["build", "-r", root, "-o", "out"], &[]);
+    assert!(String::from_utf8_lossy(&built.stdout)
+        .starts_with("Built 1 paper, 1 author, 1 year, 3 categories: "));
+}
+
 /// `vellum completion <shell>` prints a completion script naming the
 /// subcommands and flags.
 fn completion_scripts_name_the_subcommands() {
@@ -642,5 +656,5 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
 }

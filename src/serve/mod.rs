@@ -178,7 +178,15 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     // The sink keeps the last good site; later builds carry the pages
     // whose fingerprint did not change over from it.
     let report = build(&build_options, &mut sink);
-    print_report(&report, &cache, "Built", start.elapsed(), options.verbose);
+    let last_good = !sink.site.is_empty();
+    print_report(
+        &report,
+        &cache,
+        "Built",
+        start.elapsed(),
+        options.verbose,
+        last_good,
+    );
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
         site: RwLock::new(Arc::clone(&sink.site)),
@@ -330,18 +338,26 @@ fn print_report(
     verb: &str,
     took: Duration,
     verbose: bool,
+    last_good: bool,
 ) {
     for d in &report.diagnostics {
         eprintln!("{d}");
     }
-    if report.failed() {
+    if report.failed() && last_good {
         eprintln!("error: the site was not rebuilt; still serving the last good version");
+    } else if report.failed() {
+        eprintln!(
+            "error: the site was not built; the preview shows these errors until a build succeeds (fix them and save)"
+        );
     } else {
+        use crate::diagnostics::counted;
         let [papers, authors, ..] = report.counts;
         let files = report.written.map_or(0, |w| w.files);
         let rendered = cache.rendered_files().len();
         println!(
-            "{verb} {papers} papers, {authors} authors in {} ms ({rendered} of {files} files rendered)",
+            "{verb} {}, {} in {} ms ({rendered} of {files} files rendered)",
+            counted(papers, "paper", "papers"),
+            counted(authors, "author", "authors"),
             took.as_millis()
         );
     }
@@ -419,7 +435,8 @@ fn start_watching(
                 .collect::<Vec<_>>()
                 .join(", ");
             let verb = format!("Rebuilt ({what}):");
-            print_report(&report, &cache, &verb, start.elapsed(), verbose);
+            let last_good = !sink.site.is_empty();
+            print_report(&report, &cache, &verb, start.elapsed(), verbose, last_good);
             match failures(&report) {
                 None => {
                     // Pages first; requests for missing files wait for the rest.
