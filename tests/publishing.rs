@@ -461,6 +461,19 @@ fn a_static_file_clashing_with_a_generated_page_is_an_error() {
         site.get("notes.txt").map(|b| b.as_slice()),
         Some(&b"notes"[..])
     );
+    // `robots.txt` is the one generated file a static file may replace.
+    assert!(text(&site, "robots.txt").starts_with("User-agent: *\nAllow: /\n"));
+    write(
+        dir.path(),
+        "static/robots.txt",
+        b"User-agent: *\nDisallow: /drafts/\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    assert_eq!(
+        text(&site, "robots.txt"),
+        "User-agent: *\nDisallow: /drafts/\n"
+    );
 }
 
 fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {

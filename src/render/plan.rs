@@ -120,6 +120,11 @@ pub fn plan(
     }
     for job in [Job::Robots, Job::Sitemap] {
         let file = site.urls.output_file(&site.route(&job));
+        // A `robots.txt` of the site's `static/` (or the theme's) is the
+        // site's own: it replaces the generated one.
+        if job == Job::Robots && static_files.contains(&file) {
+            continue;
+        }
         added.insert(file.clone(), jobs.len());
         files.push(file);
         jobs.push(job);
