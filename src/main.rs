@@ -282,7 +282,8 @@ fn run_build(args: BuildArgs) -> ExitCode {
     let errors = report_problems(&report, &args.site, &options);
     let Some(stats) = report.written.filter(|_| errors == 0) else {
         eprintln!(
-            "error: build failed with {errors} error(s); {} left untouched",
+            "error: build failed with {}; {} left untouched",
+            counted(errors, "error", "errors"),
             output_dir.display()
         );
         return ExitCode::from(1);
@@ -319,7 +320,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let report = vellum::check::check(&options);
     let errors = report_problems(&report, &args.site, &options);
     if errors > 0 {
-        eprintln!("error: check found {errors} error(s)");
+        eprintln!("error: check found {}", counted(errors, "error", "errors"));
         return ExitCode::from(1);
     }
     if !args.site.quiet {
@@ -381,7 +382,10 @@ fn run_enrich(args: EnrichArgs) -> ExitCode {
         .filter(|d| d.severity == Severity::Error)
         .count();
     if errors > 0 && !report.wrote {
-        eprintln!("error: enrich found {errors} error(s); {records} left as it was");
+        eprintln!(
+            "error: enrich found {}; {records} left as it was",
+            counted(errors, "error", "errors")
+        );
         return ExitCode::from(1);
     }
     let read = match from_api {
@@ -402,7 +406,10 @@ fn run_enrich(args: EnrichArgs) -> ExitCode {
         report.looked_up - report.matched - report.ambiguous,
     );
     if errors > 0 {
-        eprintln!("error: enrich found {errors} error(s); {records} keeps what was found");
+        eprintln!(
+            "error: enrich found {}; {records} keeps what was found",
+            counted(errors, "error", "errors")
+        );
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

@@ -159,7 +159,7 @@ impl Config {
             Some(v) if *v.get_ref() == 0 => Err(Diagnostic::error(
                 display_path,
                 line_at(v.span().start),
-                format!("expected {key} to be at least 1, found 0"),
+                format!("expected `{key}` to be a whole number of at least 1, found 0"),
             )),
             Some(v) => Ok(v.into_inner()),
             None => Ok(default),
@@ -281,14 +281,52 @@ pub fn normalise_base_url(url: &str) -> Option<String> {
     Some(format!("{}/", url.trim_end_matches('/')))
 }
 
+/// The settings that must be at least 1 (those of [`Config::parse`]'s
+/// `at_least_one`).
+const AT_LEAST_ONE: [&str; 6] = [
+    "paginate_by",
+    "sitemap_max_urls",
+    "search_term_shard_bytes",
+    "search_metadata_documents",
+    "search_facet_documents",
+    "search_excerpt_chars",
+];
+
 /// A TOML or serde error as `expected …, found …`, naming the setting when
 /// its line has one: serde's `invalid type: string "yes", expected a
 /// boolean` for `exports` reads `expected exports to be a boolean, found
 /// string "yes"`.
 fn settings_error(message: &str, key: Option<&str>) -> String {
-    let plain = message
-        .replace(" as i128", "")
-        .replace("expected usize", "expected a whole number of at least 0");
+    // A string left open: TOML says `invalid basic string`.
+    if message.contains("invalid basic string") || message.contains("invalid literal string") {
+        let what = key.map_or(String::new(), |key| format!(" of `{key}`"));
+        let quote = if message.contains("literal") {
+            '\''
+        } else {
+            '"'
+        };
+        return format!(
+            "expected the string{what} to be closed by a `{quote}` on the same line, found the end of the line"
+        );
+    }
+    let least = match key {
+        Some(key) if AT_LEAST_ONE.contains(&key) => 1,
+        _ => 0,
+    };
+    let plain = message.replace(" as i128", "").replace(
+        "expected usize",
+        &format!("expected a whole number of at least {least}"),
+    );
+    // A number written as a string: say to drop the quotes.
+    let quoted_number = plain
+        .split("string \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .filter(|n| n.parse::<i64>().is_ok());
+    let hint = match (key, quoted_number) {
+        (Some(key), Some(n)) => format!("; write it without quotes: `{key} = {n}`"),
+        _ => String::new(),
+    };
     let Some((found, expected)) = plain.rsplit_once(", expected ") else {
         return match key {
             Some(key) => format!("expected a valid `{key}` setting, found {plain}"),
@@ -300,7 +338,7 @@ fn settings_error(message: &str, key: Option<&str>) -> String {
         .trim_start_matches("invalid value: ");
     match key {
         Some(key) if !found.starts_with("unknown field") => {
-            format!("expected `{key}` to be {expected}, found {found}")
+            format!("expected `{key}` to be {expected}, found {found}{hint}")
         }
         _ => format!("expected {expected}, found {found}"),
     }
@@ -391,7 +429,7 @@ mod tests {
         );
         assert_eq!(
             message("search_metadata_documents = -1"),
-            "expected `search_metadata_documents` to be a whole number of at least 0, found integer `-1`"
+            "expected `search_metadata_documents` to be a whole number of at least 1, found integer `-1`"
         );
         assert!(
             message("frobnicate = 3").starts_with("expected one of `title`, "),
@@ -400,8 +438,24 @@ mod tests {
         );
         assert!(message("frobnicate = 3").ends_with("found unknown field `frobnicate`"));
         assert_eq!(
+            message("paginate_by = \"5\""),
+            "expected `paginate_by` to be a whole number of at least 1, found string \"5\"; write it without quotes: `paginate_by = 5`"
+        );
+        assert_eq!(
+            message("paginate_by = -1"),
+            "expected `paginate_by` to be a whole number of at least 1, found integer `-1`"
+        );
+        assert_eq!(
+            message("feed_limit = \"x\""),
+            "expected `feed_limit` to be a whole number of at least 0, found string \"x\""
+        );
+        assert_eq!(
+            message("title = \"Lab\nbase_url = \"https://x.org/\""),
+            "expected the string of `title` to be closed by a `\"` on the same line, found the end of the line"
+        );
+        assert_eq!(
             message("search_excerpt_chars = 0"),
-            "expected search_excerpt_chars to be at least 1, found 0"
+            "expected `search_excerpt_chars` to be a whole number of at least 1, found 0"
         );
         for theme in ["", "..", "../../etc", "a/b"] {
             let error = Config::parse(&format!("theme = \"{theme}\""), Path::new("s")).unwrap_err();
