@@ -86,6 +86,15 @@ pub enum ListingError {
         /// The first invalid byte.
         byte: u8,
     },
+    /// A block before the first record marker that is one written wrongly:
+    /// `arXiv 2022` (a space before the year) or `arXiv` alone.
+    #[error("expected a record marker such as `arXiv2024` (the year right after the source, with no space), found `{found}`")]
+    MarkerShape {
+        /// Line of the block.
+        line: usize,
+        /// The block, shortened.
+        found: String,
+    },
     /// No line of the file is a record marker.
     #[error("expected a record marker such as `arXiv2024`, found none in the file")]
     NoRecordMarker {
@@ -161,6 +170,7 @@ impl ListingError {
         match self {
             ListingError::InvalidUtf8 { line, .. }
             | ListingError::NoRecordMarker { line }
+            | ListingError::MarkerShape { line, .. }
             | ListingError::NoAuthor { line, .. }
             | ListingError::WrongAttribution { line, .. }
             | ListingError::UnexpectedHeader { line, .. }
@@ -208,10 +218,19 @@ pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
     let (text, forbidden) = crate::input::chars::replace_forbidden(&text);
     let blocks = split_blocks(&text);
     let kinds: Vec<BlockKind> = blocks.iter().map(|b| classify(&b.text)).collect();
-    let Some(first_marker) = kinds
+    let first_marker = kinds
         .iter()
-        .position(|k| matches!(k, BlockKind::Marker(..) | BlockKind::BadMarker))
-    else {
+        .position(|k| matches!(k, BlockKind::Marker(..) | BlockKind::BadMarker));
+    // A marker written wrongly before the first one (or with none) is what
+    // the user meant as a marker: said so at its line.
+    let before = first_marker.unwrap_or(blocks.len());
+    if let Some(block) = blocks[..before].iter().find(|b| is_near_marker(&b.text)) {
+        return Err(ListingError::MarkerShape {
+            line: block.line,
+            found: block.text.chars().take(60).collect(),
+        });
+    }
+    let Some(first_marker) = first_marker else {
         return Err(ListingError::NoRecordMarker { line: 1 });
     };
     let header = parse_header(&blocks[..first_marker], &blocks[first_marker])?;
@@ -270,6 +289,23 @@ fn classify(text: &str) -> BlockKind {
     match parse_category_line(text) {
         Some(codes) => BlockKind::Categories(codes),
         None => BlockKind::Text,
+    }
+}
+
+/// Whether `text` is a record marker written wrongly: `arXiv` alone, or a
+/// source word, a space and four digits (`arXiv 2022`).
+fn is_near_marker(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let (Some(source), year, None) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    match year {
+        None => source.eq_ignore_ascii_case("arxiv"),
+        Some(year) => {
+            source.chars().all(|c| c.is_ascii_alphabetic())
+                && year.len() == 4
+                && year.bytes().all(|b| b.is_ascii_digit())
+        }
     }
 }
 
@@ -631,6 +667,17 @@ mod tests {
 
     #[test]
     fn errors_carry_lines() {
+        // A marker written wrongly is named as one, at its line, also in a
+        // file with no right one.
+        for (marker, shown) in [("arXiv 2022", "arXiv 2022"), ("arxiv", "arxiv")] {
+            let spaced = listing(&format!("{marker}\n\nT\n\ncs.LG\n"));
+            let err = parse(spaced.as_bytes()).unwrap_err();
+            assert_eq!(err.line(), 9);
+            assert_eq!(
+                err.to_string(),
+                format!("expected a record marker such as `arXiv2024` (the year right after the source, with no space), found `{shown}`")
+            );
+        }
         let no_title = listing("arXiv2020\n\ncs.LG↗\n");
         assert_eq!(parse(no_title.as_bytes()).unwrap_err().line(), 9);
         let unknown = listing("arXiv2020\n\nT\n\ncs-dc\n");
