@@ -439,7 +439,6 @@ fn host_name(value: &str) -> Result<String, String> {
 
 fn base_url(value: &str) -> Result<String, String> {
     vellum::input::config::normalise_base_url(value)
-        .ok_or_else(|| format!("expected an http:// or https:// URL, found `{value}`"))
 }
 
 /// Refuses output directories that would clean away the site's own inputs:

@@ -169,14 +169,11 @@ impl Config {
         let sitemap_max_urls = at_least_one(raw.sitemap_max_urls, "sitemap_max_urls", 50_000)?;
         let base_url = match raw.base_url {
             None => "http://localhost/".to_string(),
-            Some(url) => normalise_base_url(url.get_ref()).ok_or_else(|| {
+            Some(url) => normalise_base_url(url.get_ref()).map_err(|why| {
                 Diagnostic::error(
                     display_path,
                     line_at(url.span().start),
-                    format!(
-                        "expected base_url to be an http:// or https:// URL, found `{}`",
-                        url.get_ref()
-                    ),
+                    format!("`base_url`: {why}"),
                 )
             })?,
         };
@@ -268,17 +265,35 @@ impl Config {
 }
 
 /// Checks that `url` is `http(s)://host[/path]` and returns it with exactly
-/// one trailing slash; `None` when it is not an absolute http(s) URL.
-pub fn normalise_base_url(url: &str) -> Option<String> {
+/// one trailing slash, the scheme and host in lowercase (`HTTPS://Lab.org`
+/// is `https://lab.org/`); else `Err` with what is wrong, as a message's
+/// `expected …, found …`.
+pub fn normalise_base_url(url: &str) -> Result<String, String> {
     let url = url.trim();
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))?;
-    let host = rest.split('/').next().unwrap_or("");
-    if host.is_empty() || url.contains(['?', '#', ' ']) {
-        return None;
+    let scheme_end = url.find("://").unwrap_or(0);
+    let scheme = url[..scheme_end].to_ascii_lowercase();
+    let rest = &url[(scheme_end + 3).min(url.len())..];
+    if scheme_end == 0 || !matches!(scheme.as_str(), "http" | "https") {
+        return Err(format!(
+            "expected an http:// or https:// URL such as https://lab.github.io/papers/, found `{url}`"
+        ));
     }
-    Some(format!("{}/", url.trim_end_matches('/')))
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    if host.is_empty() {
+        return Err(format!("expected a host after {scheme}://, found `{url}`"));
+    }
+    if url.contains(['?', '#']) {
+        return Err(format!(
+            "expected a base URL without a query or fragment (`?`, `#`), which every page's URL would carry, found `{url}`"
+        ));
+    }
+    if url.contains(char::is_whitespace) {
+        return Err(format!(
+            "expected a URL without spaces (write %20), found `{url}`"
+        ));
+    }
+    let host = host.to_ascii_lowercase();
+    Ok(format!("{scheme}://{host}{}/", path.trim_end_matches('/')))
 }
 
 /// The settings that must be at least 1 (those of [`Config::parse`]'s
@@ -403,7 +418,7 @@ mod tests {
         assert_eq!(err.line, 4);
         assert_eq!(
             err.message,
-            "expected base_url to be an http:// or https:// URL, found `ftp://x/`"
+            "`base_url`: expected an http:// or https:// URL such as https://lab.github.io/papers/, found `ftp://x/`"
         );
     }
 
@@ -416,8 +431,19 @@ mod tests {
             1
         );
         assert!(Config::parse("base_url = \"ftp://x/\"", Path::new("s")).is_err());
-        assert_eq!(normalise_base_url("http://a.b"), Some("http://a.b/".into()));
-        assert_eq!(normalise_base_url("https:///x"), None);
+        assert_eq!(normalise_base_url("http://a.b"), Ok("http://a.b/".into()));
+        assert_eq!(
+            normalise_base_url("HTTPS://Lab.GitHub.io/Papers"),
+            Ok("https://lab.github.io/Papers/".into())
+        );
+        assert_eq!(
+            normalise_base_url("https:///x"),
+            Err("expected a host after https://, found `https:///x`".into())
+        );
+        assert_eq!(
+            normalise_base_url("https://x/?q=1"),
+            Err("expected a base URL without a query or fragment (`?`, `#`), which every page's URL would carry, found `https://x/?q=1`".into())
+        );
     }
 
     #[test]

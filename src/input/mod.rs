@@ -67,13 +67,8 @@ pub fn read(
 ) -> Result<Inputs, Diagnostic> {
     let (mut config, mut warnings) = Config::load(&root.join("site.toml"), Path::new("site.toml"))?;
     if let Some(url) = base_url_override {
-        config.base_url = normalise_base_url(url).ok_or_else(|| {
-            Diagnostic::error(
-                "--base-url",
-                0,
-                format!("expected an http:// or https:// URL, found `{url}`"),
-            )
-        })?;
+        config.base_url =
+            normalise_base_url(url).map_err(|why| Diagnostic::error("--base-url", 0, why))?;
     }
     let theme_dir = root.join("themes").join(&config.theme);
     if !theme_dir.is_dir() {
