@@ -55,18 +55,7 @@ impl<'a> Links<'a> {
         urls: &UrlMap,
         files: (&'a [String], &'a FxHashSet<String>),
     ) -> Links<'a> {
-        let mut pages: FxHashMap<String, String> = content
-            .pages
-            .iter()
-            .filter_map(|page| {
-                let url = urls.url(&Route::Content {
-                    path: page.path.clone(),
-                });
-                Some((content_relative(&page.file)?, url))
-            })
-            .collect();
-        // The home page, with or without `content/_index.md`.
-        pages.insert("_index.md".to_string(), urls.url(&Route::Home));
+        let pages = page_urls(content, |route| urls.url(route));
         Links {
             base_path: urls.url(&Route::Home),
             files,
@@ -200,18 +189,28 @@ pub fn page_permalinks(
     content: &Content,
     urls: &UrlMap,
 ) -> std::collections::BTreeMap<String, String> {
-    let mut pages: std::collections::BTreeMap<String, String> = content
-        .pages
-        .iter()
-        .filter_map(|page| {
-            let route = Route::Content {
-                path: page.path.clone(),
-            };
-            Some((content_relative(&page.file)?, urls.permalink(&route)))
-        })
-        .collect();
-    pages.insert("_index.md".to_string(), urls.permalink(&Route::Home));
+    page_urls(content, |route| urls.permalink(route))
+}
+
+/// Each content page's `url_of` its route, by its Markdown file relative
+/// to `content/`; `_index.md` is the home page, with or without
+/// `content/_index.md`.
+fn page_urls<M>(content: &Content, url_of: impl Fn(&Route) -> String) -> M
+where
+    M: FromIterator<(String, String)>,
+{
+    let pages = content.pages.iter().filter_map(|page| {
+        let route = Route::Content {
+            path: page.path.clone(),
+        };
+        Some((content_relative(&page.file)?, url_of(&route)))
+    });
     pages
+        .chain(std::iter::once((
+            "_index.md".to_string(),
+            url_of(&Route::Home),
+        )))
+        .collect()
 }
 
 /// `content` with the links of its Markdown resolved ([`Links::rewrite`]):

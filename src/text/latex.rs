@@ -515,18 +515,12 @@ impl<'a> Scanner<'a> {
         };
         let mut arguments = Vec::with_capacity(count);
         for _ in 0..count {
-            self.skip_spaces();
-            let end = match self.peek() {
-                Some(b'{') => self.group_end(self.pos),
-                _ => None,
-            };
-            let Some(end) = end else {
+            let Some(body) = self.group_source() else {
                 self.pos = start;
                 self.unknown(name);
                 return;
             };
-            arguments.push(self.src[self.pos + 1..end].to_string());
-            self.pos = end + 1;
+            arguments.push(self.src[body].to_string());
         }
         match (name, arguments.as_slice()) {
             ("num", [n]) => self.pieces(&siunitx::number(n)),
@@ -1003,18 +997,9 @@ impl<'a> Scanner<'a> {
     /// braces dropped, surrounding whitespace trimmed. `None` (and `pos`
     /// unchanged) if there is none or it is unclosed or too long.
     fn raw_argument(&mut self) -> Option<String> {
-        let start = self.pos;
-        self.skip_spaces();
-        let end = match self.peek() {
-            Some(b'{') => self.group_end(self.pos),
-            _ => None,
-        };
-        let Some(end) = end else {
-            self.pos = start;
-            return None;
-        };
+        let body = self.group_source()?;
         let mut text = String::new();
-        let mut chars = self.src[self.pos + 1..end].chars();
+        let mut chars = self.src[body].chars();
         while let Some(c) = chars.next() {
             match c {
                 '\\' => match chars.next() {
@@ -1025,8 +1010,26 @@ impl<'a> Scanner<'a> {
                 _ => text.push(c),
             }
         }
-        self.pos = end + 1;
         Some(text.trim().to_string())
+    }
+
+    /// The source inside the `{…}` group after spaces at `pos` (closed
+    /// within [`MAX_ARGUMENT_LEN`]), moving past it; `None`, and `pos`
+    /// unchanged, when there is none.
+    fn group_source(&mut self) -> Option<Range<usize>> {
+        let start = self.pos;
+        self.skip_spaces();
+        let end = match self.peek() {
+            Some(b'{') => self.group_end(self.pos),
+            _ => None,
+        };
+        let Some(end) = end else {
+            self.pos = start;
+            return None;
+        };
+        let body = self.pos + 1..end;
+        self.pos = end + 1;
+        Some(body)
     }
 }
 
