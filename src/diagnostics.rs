@@ -129,6 +129,65 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `; did you mean `title`?` when one of `candidates` is within a small
+/// edit distance of `word` (Damerau–Levenshtein, ignoring case: at most
+/// one edit for short words, a third of the word's length for longer
+/// ones), the closest first; else empty. Appended to a message about a
+/// mistyped key, field, variable, argument or slug.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let word_lower = word.to_lowercase();
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != word)
+        .map(|c| {
+            (
+                strsim::damerau_levenshtein(&word_lower, &c.to_lowercase()),
+                c,
+            )
+        })
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map_or(String::new(), |(_, c)| format!("; did you mean `{c}`?"))
+}
+
+/// serde's `unknown field `titel`, expected one of `title`, `date``
+/// (or `expected `a` or `b``) as `expected one of `title`, `date`, found
+/// unknown field `titel`; did you mean `title`?`; `None` for any other
+/// message.
+pub fn unknown_field(message: &str) -> Option<String> {
+    let rest = message.trim().strip_prefix("unknown field `")?;
+    let (field, rest) = rest.split_once('`')?;
+    // serde writes the names in backticks, serde-saphyr without.
+    let expected = rest.trim_start_matches(',').trim();
+    let names: Vec<&str> = match expected.strip_prefix("expected ") {
+        Some(list) => list
+            .trim_start_matches("one of ")
+            .split(", ")
+            .flat_map(|part| part.split(" or "))
+            .map(|name| name.trim().trim_matches('`'))
+            .filter(|name| !name.is_empty())
+            .collect(),
+        None => Vec::new(),
+    };
+    let expected = match names.len() {
+        0 => "no fields here".to_string(),
+        1 => format!("`{}`", names[0]),
+        _ => format!(
+            "one of {}",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Some(format!(
+        "expected {expected}, found unknown field `{field}`{}",
+        did_you_mean(field, names)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +217,32 @@ mod tests {
                 "seeds/b.txt:3: error: w"
             ]
         );
+    }
+
+    #[test]
+    fn suggestions_are_close_or_absent() {
+        let keys = ["title", "base_url", "paginate_by", "description"];
+        assert_eq!(did_you_mean("titel", keys), "; did you mean `title`?");
+        assert_eq!(did_you_mean("baseurl", keys), "; did you mean `base_url`?");
+        assert_eq!(did_you_mean("paginate", keys), "");
+        assert_eq!(did_you_mean("xyz", keys), "");
+        assert_eq!(did_you_mean("Title", keys), "; did you mean `title`?");
+        assert_eq!(
+            unknown_field("unknown field `titel`, expected one of `title`, `date`").as_deref(),
+            Some("expected one of `title`, `date`, found unknown field `titel`; did you mean `title`?")
+        );
+        assert_eq!(
+            unknown_field("unknown field `dat`, expected `date` or `draft`").as_deref(),
+            Some(
+                "expected one of `date`, `draft`, found unknown field `dat`; did you mean `date`?"
+            )
+        );
+        assert_eq!(
+            unknown_field("unknown field `dat`, expected one of date, draft").as_deref(),
+            Some(
+                "expected one of `date`, `draft`, found unknown field `dat`; did you mean `date`?"
+            )
+        );
+        assert_eq!(unknown_field("invalid type: string"), None);
     }
 }

@@ -395,6 +395,21 @@ fn a_site_in_zola_habits_builds_and_shows_its_values() {
         "{about}"
     );
     assert!(!about.contains("class=\"lead\""), "{about}");
+    // YAML front matter, as Hugo writes it.
+    let news = text(&site, "news/index.html");
+    for fragment in [
+        "<h1>News · Adeyemi Lab</h1>",
+        "<time datetime=\"2024-06-02\">2024-06-02</time>",
+        "<p class=\"lead\">Led by Ada Lovelace</p>",
+        "see <a href=\"/papers/about/\">the about page</a>",
+    ] {
+        assert!(news.contains(fragment), "{fragment} in {news}");
+    }
+    // The site's robots.txt template replaces the generated file.
+    assert_eq!(
+        text(&site, "robots.txt"),
+        "User-agent: *\nDisallow: /drafts/\nSitemap: https://lab.github.io/papers/sitemap.xml\n"
+    );
     // A quoted date that is no date says what it expects, at its line.
     write(
         dir.path(),
@@ -407,10 +422,38 @@ fn a_site_in_zola_habits_builds_and_shows_its_values() {
     assert!(
         errors[0].starts_with("content/about.md:3: error: ")
             && errors[0].contains(
-                "expected a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `May 2024`"
+                "expected `date` to be a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `May 2024`"
             ),
         "{errors:?}"
     );
+    // YAML front matter's errors name the key, what it should be and the fix.
+    for (front, expected) in [
+        (
+            "titel: News",
+            "content/news.md:3: error: expected one of `title`, `description`, `date`, `draft`, `template`, `weight`, `extra`, found unknown field `titel`; did you mean `title`?",
+        ),
+        (
+            "weight: first",
+            "content/news.md:3: error: expected `weight` to be a whole number, found `first`",
+        ),
+        (
+            "title: [News",
+            "content/news.md:3: error: expected `title` to be a string (quote it when it starts with `[`, `{` or `*`), found `[News`",
+        ),
+        (
+            "title: a\ntitle: b",
+            "content/news.md:4: error: expected each key once, found `title` a second time; remove one of them",
+        ),
+    ] {
+        write(
+            dir.path(),
+            "content/news.md",
+            format!("---\ndraft: false\n{front}\n---\nHi.\n").as_bytes(),
+        );
+        let (report, _) = build_memory(dir.path(), None);
+        let errors = messages(&report, Severity::Error);
+        assert!(errors.contains(&expected.to_string()), "{expected} in {errors:?}");
+    }
 }
 
 /// A content page may not take a generated page's path, and an alias may

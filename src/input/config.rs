@@ -312,6 +312,9 @@ const AT_LEAST_ONE: [&str; 6] = [
 /// boolean` for `exports` reads `expected exports to be a boolean, found
 /// string "yes"`.
 fn settings_error(message: &str, key: Option<&str>) -> String {
+    if let Some(unknown) = crate::diagnostics::unknown_field(message) {
+        return unknown;
+    }
     // A string left open: TOML says `invalid basic string`.
     if message.contains("invalid basic string") || message.contains("invalid literal string") {
         let what = key.map_or(String::new(), |key| format!(" of `{key}`"));
@@ -408,7 +411,13 @@ mod tests {
         let err =
             Config::parse("title = \"x\"\npaginte_by = 3\n", Path::new("site.toml")).unwrap_err();
         assert_eq!(err.line, 2);
-        assert!(err.message.contains("paginte_by"), "{}", err.message);
+        assert!(
+            err.message.ends_with(
+                ", `extra`, found unknown field `paginte_by`; did you mean `paginate_by`?"
+            ),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

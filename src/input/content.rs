@@ -1,5 +1,5 @@
 //! The Markdown pages in `content/`, each with TOML front matter
-//! between `+++` lines, rendered to HTML with pulldown-cmark (tables,
+//! between `+++` lines (or YAML between `---` lines), rendered to HTML with pulldown-cmark (tables,
 //! footnotes, strikethrough, heading ids). Hands on [`Content`]: the home
 //! page's intro (`content/_index.md`), pages and sections, and author
 //! profiles (`content/authors/<slug>.md`) and per-paper overrides
@@ -55,7 +55,7 @@ where
         Date::Datetime(date) => Ok(Some(date)),
         Date::Text(text) => text.trim().parse().map(Some).map_err(|_| {
             serde::de::Error::custom(format!(
-                "expected a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `{text}`"
+                "expected `date` to be a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `{text}`"
             ))
         }),
     }
@@ -559,9 +559,11 @@ fn replace_forbidden_in_page<'a>(
     file: &Path,
     diagnostics: &Diagnostics,
 ) -> std::borrow::Cow<'a, str> {
-    let front_end = text
-        .strip_prefix("+++")
-        .and_then(|rest| rest.find("\n+++").map(|at| at + 3))
+    let front_end = Format::of(text)
+        .and_then(|(format, _)| {
+            let fence = format.fence();
+            text[3..].find(&format!("\n{fence}")).map(|at| at + 3)
+        })
         .unwrap_or(0);
     let (front, mut found) = chars::replace_forbidden_toml(&text[..front_end]);
     let (body, body_found) = chars::replace_forbidden(&text[front_end..]);
@@ -710,6 +712,20 @@ pub(crate) fn normalise_doi(doi: &str) -> String {
 fn key_line(text: &str, body: &str, key: &str) -> usize {
     let front = &text[..text.len() - body.len()];
     let start = front.find('\n').map_or(front.len(), |at| at + 1);
+    if let Some((Format::Yaml, _)) = Format::of(text) {
+        // A top-level YAML key starts its line: `key:`, `"key":`, `'key':`.
+        return front
+            .lines()
+            .position(|line| {
+                [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
+                    .iter()
+                    .any(|k| {
+                        line.strip_prefix(k.as_str())
+                            .is_some_and(|r| r.trim_start().starts_with(':'))
+                    })
+            })
+            .map_or(0, |i| i + 1);
+    }
     let end = front[start..]
         .rfind("+++")
         .map_or(front.len(), |at| start + at);
@@ -742,28 +758,60 @@ fn url_path(relative: &str) -> (String, bool) {
     (path, is_section)
 }
 
-/// Splits `+++` TOML front matter from the body. Returns the parsed front
-/// matter and the body.
-/// Errors: a [`Diagnostic`] naming the line of a TOML error, or line 1 when
-/// the file does not start with `+++` or the block is not closed.
+/// The front matter's format, told by its first line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// Between `+++` lines: the documented default.
+    Toml,
+    /// Between `---` lines, as Hugo and Jekyll write it.
+    Yaml,
+}
+
+impl Format {
+    /// The format of the front matter `text` starts with, and the text
+    /// after its first line.
+    fn of(text: &str) -> Option<(Format, &str)> {
+        let after = |fence: &str| {
+            text.strip_prefix(fence).and_then(|rest| {
+                rest.strip_prefix('\n')
+                    .or_else(|| rest.strip_prefix("\r\n"))
+            })
+        };
+        after("+++")
+            .map(|rest| (Format::Toml, rest))
+            .or_else(|| after("---").map(|rest| (Format::Yaml, rest)))
+    }
+
+    fn fence(self) -> &'static str {
+        match self {
+            Format::Toml => "+++",
+            Format::Yaml => "---",
+        }
+    }
+}
+
+/// Splits the front matter from the body: TOML between `+++` lines (the
+/// default), or YAML between `---` lines, read with serde-saphyr. Returns
+/// the parsed front matter and the body.
+/// Errors: a [`Diagnostic`] naming the line of a TOML or YAML error, or
+/// line 1 when the file does not start with `+++` or `---` or the block
+/// is not closed.
 pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
     text: &'a str,
     file: &Path,
 ) -> Result<(T, &'a str), Diagnostic> {
-    let Some(rest) = text
-        .strip_prefix("+++\n")
-        .or_else(|| text.strip_prefix("+++\r\n"))
-    else {
+    let Some((format, rest)) = Format::of(text) else {
         return Err(Diagnostic::error(
             file,
             1,
-            "expected front matter starting with a `+++` line, found none",
+            "expected front matter starting with a `+++` line (TOML) or a `---` line (YAML), found none",
         ));
     };
+    let fence = format.fence();
     let mut offset = 0;
     let mut close = None;
     for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "+++" {
+        if line.trim_end() == fence {
             close = Some((offset, offset + line.len()));
             break;
         }
@@ -773,23 +821,92 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
         return Err(Diagnostic::error(
             file,
             1,
-            "expected a closing `+++` line after the front matter, found the end of the file",
+            format!("expected a closing `{fence}` line after the front matter, found the end of the file"),
         ));
     };
-    let toml_text = &rest[..end];
-    let front: T = toml::from_str(toml_text).map_err(|e| {
-        let line = e.span().map_or(0, |s| {
-            1 + toml_text[..s.start.min(toml_text.len())]
-                .matches('\n')
-                .count()
-        });
-        Diagnostic::error(
-            file,
-            line + 1,
-            format!("expected valid front matter, found {}", e.message().trim()),
-        )
-    })?;
+    let front_text = &rest[..end];
+    let error = |line: usize, message: &str| {
+        let message = match crate::diagnostics::unknown_field(message) {
+            Some(unknown) => unknown,
+            // Already worded so (a date that is not one).
+            None if message.starts_with("expected ") => message.to_string(),
+            None => format!("expected valid front matter, found {message}"),
+        };
+        Diagnostic::error(file, line + 1, message)
+    };
+    let front: T = match format {
+        Format::Toml => toml::from_str(front_text).map_err(|e| {
+            let line = e.span().map_or(0, |s| {
+                1 + front_text[..s.start.min(front_text.len())]
+                    .matches('\n')
+                    .count()
+            });
+            error(line, e.message().trim())
+        })?,
+        Format::Yaml if front_text.trim().is_empty() => T::default(),
+        Format::Yaml => serde_saphyr::from_str(front_text).map_err(|e| {
+            let line = e.location().map_or(0, |at| at.line() as usize);
+            let line_text = front_text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+            match yaml_message(&e, line_text) {
+                Ok(message) => Diagnostic::error(file, line + 1, message),
+                Err(message) => error(line, &message),
+            }
+        })?,
+    };
     Ok((front, &rest[body_start..]))
+}
+
+/// A serde-saphyr error as `expected …, found …` naming the key of its
+/// line (`line_text`) where it can (`Ok`), else its message alone
+/// without the source snippet and position (`Err`, for the caller's
+/// generic wording).
+fn yaml_message(error: &serde_saphyr::Error, line_text: &str) -> Result<String, String> {
+    let text = error.without_snippet().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let message = first.split(" at line ").next().unwrap_or(first).trim();
+    let (key, value) = line_text
+        .trim_start()
+        .trim_start_matches("- ")
+        .split_once(':')
+        .map_or(("", ""), |(key, value)| {
+            (key.trim().trim_matches(['"', '\'']), value.trim())
+        });
+    if key.is_empty() || message.starts_with("unknown field") {
+        return Err(message.to_string());
+    }
+    if let Some(duplicate) = message.strip_prefix("duplicate mapping key: ") {
+        let duplicate = duplicate.split(',').next().unwrap_or(duplicate);
+        return Ok(format!(
+            "expected each key once, found `{duplicate}` a second time; remove one of them"
+        ));
+    }
+    let expected = match message {
+        "invalid i64" | "invalid u64" => "a whole number".to_string(),
+        "invalid boolean" => "`true` or `false`".to_string(),
+        "expected string scalar" => {
+            "a string (quote it when it starts with `[`, `{` or `*`)".to_string()
+        }
+        "expected mapping start" => "a table of `key: value` lines".to_string(),
+        "expected sequence start" => "a list (`[a, b]` or `- a` lines)".to_string(),
+        other => match other
+            .strip_prefix("invalid type: ")
+            .and_then(|t| t.split_once(", expected "))
+        {
+            Some((found, expected)) => {
+                let found = found.replace("unit value", "null (`~` or nothing)");
+                let expected = expected.replace(
+                    "any valid TOML value",
+                    "a string, number, boolean, list or table (null is none of them)",
+                );
+                return Ok(format!("expected `{key}` to be {expected}, found {found}"));
+            }
+            None => return Err(other.to_string()),
+        },
+    };
+    let value = if value.is_empty() { "nothing" } else { value };
+    Ok(format!(
+        "expected `{key}` to be {expected}, found `{value}`"
+    ))
 }
 
 /// The `href` and `src` values of raw HTML, with their byte offsets.

@@ -297,13 +297,16 @@ pub fn slash_path(path: &Path, base: &Path) -> String {
         .join("/")
 }
 
-/// Every `*.html`/`*.xml` template under `dir` as (name, path for
-/// messages, text); the name is the path relative to `dir` with `/`.
+/// Every `*.html`/`*.xml` template under `dir`, and a `robots.txt`
+/// template (as in Zola), as (name, path for messages, text); the name is
+/// the path relative to `dir` with `/`.
 /// Errors: an unreadable template, or one that is not UTF-8 (at the line
 /// of the first bad byte).
 fn read_templates(walk: &Walk, dir: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
     walk.files(dir, Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "html" || e == "xml")
+            || p.strip_prefix(dir)
+                .is_ok_and(|p| p == Path::new("robots.txt"))
     })
     .iter()
     .map(|path| {

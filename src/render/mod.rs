@@ -130,7 +130,13 @@ impl<'a> Renderer<'a> {
         let file = |route: &Route, bytes| (site.urls.output_file(route), bytes);
         match job {
             Job::Feed(kind) => return Ok(vec![file(&route, feeds::atom(site, *kind))]),
-            Job::Robots => return Ok(vec![file(&route, feeds::robots(site))]),
+            Job::Robots => {
+                let robots = match self.pages.robots() {
+                    Some(rendered) => rendered?,
+                    None => feeds::robots(site),
+                };
+                return Ok(vec![file(&route, robots)]);
+            }
             Job::PaperExport(id, export) => {
                 return Ok(vec![file(
                     &route,

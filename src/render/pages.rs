@@ -109,6 +109,17 @@ impl<'a> Pages<'a> {
         Ok(html.into_bytes())
     }
 
+    /// The site's own `robots.txt` template (as in Zola), rendered with
+    /// the global values alone (`site`, `config`); `None` when there is
+    /// none and the generated file stands.
+    pub fn robots(&self) -> Option<Result<Vec<u8>, Diagnostic>> {
+        self.templates.contains("robots.txt").then(|| {
+            self.templates
+                .render("robots.txt", &Context::new())
+                .map(String::into_bytes)
+        })
+    }
+
     /// Inserts the job's own values; returns the template, the page title
     /// and its description when it has its own.
     fn fill<'j>(

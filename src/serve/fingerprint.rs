@@ -279,7 +279,9 @@ impl<'a> Fingerprints<'a> {
             Job::NotFound => (Some("404.html"), 0),
             Job::Search => (Some("search.html"), 0),
             Job::Alias(path, target) => (Some("redirect.html"), hash_of((path, target))),
-            Job::Robots => (None, 0),
+            // The site's own `robots.txt` template, if any (its hash is 0
+            // when there is none).
+            Job::Robots => (Some("robots.txt"), 0),
             Job::Sitemap => (None, self.listed),
             Job::Feed(FeedKind::Site) => (None, self.corpus),
             Job::Feed(FeedKind::Author(id)) => (
