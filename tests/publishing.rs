@@ -704,10 +704,56 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
     assert_eq!(errors.len(), 1, "{stderr}");
-    assert!(
-        errors[0].starts_with("templates/paper.html:3: error: expected a valid template"),
+    assert_eq!(
+        errors[0],
+        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, citation_tags, cite, complete_authors, config, details, json_ld, og_tags, page, paper, site (page kind: paper)",
         "{stderr}"
     );
+    // Each template mistake below: the exact message, at the line to
+    // mend, with the fix.
+    let base =
+        std::fs::read_to_string(project().join("themes/default/templates/base.html")).unwrap();
+    let cases: [(&str, String, &str); 6] = [
+        (
+            "templates/base.html",
+            base.replace("{{ site.title }}</a>", "{{ site.titel }}</a>"),
+            "templates/base.html:18: error: expected a valid template, found Field `titel` is not defined. Available fields: author_count, authors_script, base_path, base_url, category_count, cite_script, description, extra, favicon, feed_url, language, paper_count, search_index, search_script, search_url, stylesheet, title, urls, year_count; did you mean `title`? (page kinds: 404, author, authors index, categories index, category, home, paper, search, year and years index)",
+        ),
+        (
+            "templates/paper.html",
+            "{% extends \"base.html\" %}\n{% block content %}\n{% if paper %}\n{{ paper.title }}\n{% endblock content %}\n".into(),
+            "templates/paper.html:3: error: expected `{% endif %}` to close the `{% if %}` of line 3, found `{% endblock %}` at line 5; add `{% endif %}` where the block ends",
+        ),
+        (
+            "templates/paper.html",
+            "{% extends \"base.html\" %}\n{% block content %}\n{% for a in paper.authors %}\n{{ a.name }}\n".into(),
+            "templates/paper.html:3: error: expected `{% endfor %}` to close the `{% for %}` of line 3, found the end of the file; add `{% endfor %}` where the block ends",
+        ),
+        (
+            "templates/paper.html",
+            "{% extends \"layout.html\" %}\n{% block content %}x{% endblock content %}\n".into(),
+            "templates/paper.html:1: error: expected the template `layout.html` that `{% extends %}` names in the site's templates/ or the theme's, found no such file; the theme's layout, which pages extend, is `base.html`",
+        ),
+        (
+            "templates/paper.html",
+            "{% extends \"bse.html\" %}\n{% block content %}x{% endblock content %}\n".into(),
+            "templates/paper.html:1: error: expected the template `bse.html` that `{% extends %}` names in the site's templates/ or the theme's, found no such file; did you mean `base.html`?",
+        ),
+        (
+            "templates/paper.html",
+            "{% extends \"base.html\" %}\n{% block content %}\n{% iff paper %}x{% endif %}{% endblock content %}\n".into(),
+            "templates/paper.html:3: error: expected a tag such as `if`, `for`, `block`, `set` or `include`, found unknown tag `iff`; did you mean `if`?",
+        ),
+    ];
+    for (file, text, expected) in cases {
+        let _ = std::fs::remove_file(dir.path().join("templates/paper.html"));
+        let _ = std::fs::remove_file(dir.path().join("templates/base.html"));
+        write(dir.path(), file, text.as_bytes());
+        let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+        assert_eq!(errors, [expected], "{stderr}");
+    }
 }
 
 /// This file's tests, for the harness in `tests/main.rs`.

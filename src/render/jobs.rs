@@ -52,6 +52,30 @@ pub enum Job {
 }
 
 impl Job {
+    /// The kind of page or file the job writes, for messages: `author`,
+    /// `paper`, `home`, …
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Job::Home => "home",
+            Job::AuthorIndex | Job::AuthorLetter(_) => "authors index",
+            Job::Author(..) => "author",
+            Job::YearIndex => "years index",
+            Job::Year(..) => "year",
+            Job::CategoryIndex => "categories index",
+            Job::Category(..) => "category",
+            Job::Paper(_) => "paper",
+            Job::Content(_) => "content",
+            Job::NotFound => "404",
+            Job::Search => "search",
+            Job::Alias(..) => "redirect",
+            Job::Feed(_) => "feed",
+            Job::Sitemap => "sitemap",
+            Job::Robots => "robots.txt",
+            Job::PaperExport(..) | Job::AuthorBib(_) => "citation export",
+            Job::CorpusJson => "corpus.json",
+        }
+    }
+
     /// Whether the job writes an HTML page that belongs in the sitemap.
     pub fn is_listed_page(&self) -> bool {
         !matches!(

@@ -34,6 +34,7 @@ use jobs::{Export, Job};
 use pages::Pages;
 use rayon::prelude::*;
 use site::Site;
+use std::collections::{BTreeMap, BTreeSet};
 use templates::Templates;
 use views::Views;
 
@@ -73,6 +74,8 @@ impl<'a> Renderer<'a> {
         progress: Option<&indicatif::ProgressBar>,
     ) -> Result<(), Vec<Diagnostic>> {
         let errors = Diagnostics::new();
+        // Each error met while rendering, with the kinds of page it stops.
+        let failed: std::sync::Mutex<BTreeMap<Diagnostic, BTreeSet<&str>>> = Default::default();
         jobs.par_iter().for_each(|job| {
             // `corpus.json` goes to the sink as it is made; every other
             // job's files are made whole, then put.
@@ -109,9 +112,28 @@ impl<'a> Renderer<'a> {
                         }
                     }
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    let mut failed = failed.lock().unwrap_or_else(|e| e.into_inner());
+                    failed.entry(e).or_default().insert(job.kind_name());
+                }
             }
         });
+        // An error is reported once, with the page kinds it affects.
+        for (mut error, kinds) in failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            let kinds: Vec<&str> = kinds.into_iter().collect();
+            let named = match kinds.as_slice() {
+                [one] => one.to_string(),
+                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+                [] => continue,
+            };
+            let label = if kinds.len() == 1 {
+                "page kind"
+            } else {
+                "page kinds"
+            };
+            error.message.push_str(&format!(" ({label}: {named})"));
+            errors.push(error);
+        }
         let errors = errors.into_sorted(false);
         if errors.is_empty() {
             Ok(())

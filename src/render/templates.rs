@@ -74,7 +74,17 @@ impl Templates {
                 .iter()
                 .map(|(name, (_, text))| (name.as_str(), text.as_str())),
         )
-        .map_err(|e| template_error(&e, &file_names, None))?;
+        .map_err(|e| {
+            let mut diagnostic = template_error(&e, &file_names, None);
+            let text = file_names
+                .iter()
+                .find(|(_, path)| **path == diagnostic.file)
+                .map(|(name, _)| by_name[name].1.as_str());
+            if let Some(found) = text.and_then(|text| block_problem(text, &diagnostic.message)) {
+                (diagnostic.line, diagnostic.message) = found;
+            }
+            missing_parent(&diagnostic.message, &by_name).unwrap_or(diagnostic)
+        })?;
         let facts = template_hashes(&by_name);
         Ok(Templates {
             tera,
@@ -290,10 +300,14 @@ fn template_error(
             } else {
                 report.filename()
             };
+            let message = report.message();
             Diagnostic::error(
                 file_of(name),
                 report.span().start_line,
-                format!("expected a valid template, found {}", report.message()),
+                format!(
+                    "expected a valid template, found {message}{}",
+                    undefined_name_hint(message)
+                ),
             )
         }
         other => {
@@ -328,6 +342,166 @@ fn template_error(
             )
         }
     }
+}
+
+/// Tera's tags: those that open a block with the tag that closes it,
+/// then those that stand alone or continue a block.
+const BLOCK_TAGS: [(&str, &str); 6] = [
+    ("if", "endif"),
+    ("for", "endfor"),
+    ("block", "endblock"),
+    ("filter", "endfilter"),
+    ("component", "endcomponent"),
+    ("set", "endset"),
+];
+const OTHER_TAGS: [&str; 10] = [
+    "elif",
+    "else",
+    "set_global",
+    "include",
+    "extends",
+    "import",
+    "raw",
+    "endraw",
+    "break",
+    "continue",
+];
+
+/// A better place and wording for tera's syntax errors about tags, found
+/// by matching the template's `{% … %}` tags: a block left open is
+/// reported at its opening line, naming the tag that closes it and what
+/// came instead (tera reports it where it gave up: the next closing tag
+/// or the end of the file); an unknown tag is named with the closest
+/// known one. `None` when the tags pair up and are all known, or the
+/// error is about something else.
+fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
+    if !message.contains("Unknown tag") && !message.contains("Unexpected end of input") {
+        return None;
+    }
+    let mut open: Vec<(&str, usize)> = Vec::new();
+    let mut line = 1;
+    let mut rest = text;
+    let mut in_raw = false;
+    while let Some(at) = [rest.find("{%"), rest.find("{#")]
+        .into_iter()
+        .flatten()
+        .min()
+    {
+        line += rest[..at].matches('\n').count();
+        let comment = rest[at..].starts_with("{#");
+        let close = if comment { "#}" } else { "%}" };
+        let Some(end) = rest[at..].find(close).map(|end| at + end) else {
+            break;
+        };
+        let tag = rest[at + 2..end].trim_matches(|c: char| c == '-' || c.is_whitespace());
+        let tag_line = line;
+        line += rest[at..end].matches('\n').count();
+        rest = &rest[end + 2..];
+        if comment {
+            continue;
+        }
+        let name = tag
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        if in_raw {
+            in_raw = name != "endraw";
+            continue;
+        }
+        if name == "raw" {
+            in_raw = true;
+        } else if let Some((opener, _)) = BLOCK_TAGS.iter().find(|(opener, _)| *opener == name) {
+            // `{% set x = 1 %}` stands alone; `{% set x %}` opens a block.
+            if name != "set" || !tag.contains('=') {
+                open.push((opener, tag_line));
+            }
+        } else if let Some((opener, _)) = BLOCK_TAGS.iter().find(|(_, closer)| *closer == name) {
+            match open.pop() {
+                Some((top, _)) if top == *opener => {}
+                Some((top, top_line)) => {
+                    return Some((top_line, unclosed(top, top_line, &format!("`{{% {name} %}}` at line {tag_line}"))));
+                }
+                None => {
+                    return Some((
+                        tag_line,
+                        format!("expected a `{{% {opener} %}}` before this `{{% {name} %}}`, found none open; remove it or open the block"),
+                    ))
+                }
+            }
+        } else if !OTHER_TAGS.contains(&name) {
+            let known = BLOCK_TAGS
+                .iter()
+                .flat_map(|(opener, closer)| [*opener, *closer])
+                .chain(OTHER_TAGS);
+            return Some((
+                tag_line,
+                format!(
+                    "expected a tag such as `if`, `for`, `block`, `set` or `include`, found unknown tag `{name}`{}",
+                    crate::diagnostics::did_you_mean(name, known)
+                ),
+            ));
+        }
+    }
+    let (top, top_line) = open.pop()?;
+    Some((top_line, unclosed(top, top_line, "the end of the file")))
+}
+
+/// `; did you mean `title`?` for tera's `Field `titel` is not defined.
+/// Available fields: description, title` (and the same of variables),
+/// else empty.
+fn undefined_name_hint(message: &str) -> String {
+    let Some((undefined, available)) = message.split_once(" is not defined. Available ") else {
+        return String::new();
+    };
+    let Some(name) = undefined.split('`').nth(1) else {
+        return String::new();
+    };
+    let names = available
+        .split_once(": ")
+        .map_or("", |(_, names)| names)
+        .split(", ")
+        .map(str::trim);
+    crate::diagnostics::did_you_mean(name, names)
+}
+
+/// Tera's `Template 'page.html' is inheriting from 'layout.html', which
+/// doesn't exist or isn't loaded` as an error at the `extends` line of
+/// the child's file, naming the closest template or the theme's layout.
+fn missing_parent(
+    message: &str,
+    by_name: &BTreeMap<String, (PathBuf, String)>,
+) -> Option<Diagnostic> {
+    let rest = message.split("Template '").nth(1)?;
+    let (child, rest) = rest.split_once("' is inheriting from '")?;
+    let (parent, _) = rest.split_once('\'')?;
+    let (file, text) = by_name.get(child)?;
+    let line = text
+        .lines()
+        .position(|line| line.contains("extends"))
+        .map_or(0, |i| i + 1);
+    let mut hint = crate::diagnostics::did_you_mean(parent, by_name.keys().map(String::as_str));
+    if hint.is_empty() && by_name.contains_key("base.html") {
+        hint = "; the theme's layout, which pages extend, is `base.html`".to_string();
+    }
+    Some(Diagnostic::error(
+        file,
+        line,
+        format!(
+            "expected the template `{parent}` that `{{% extends %}}` names in the site's templates/ or the theme's, found no such file{hint}"
+        ),
+    ))
+}
+
+/// The message for block `tag` opened at `line` and not closed before
+/// `found`.
+fn unclosed(tag: &str, line: usize, found: &str) -> String {
+    let closer = BLOCK_TAGS
+        .iter()
+        .find(|(opener, _)| *opener == tag)
+        .map_or("end", |(_, closer)| closer);
+    format!(
+        "expected `{{% {closer} %}}` to close the `{{% {tag} %}}` of line {line}, found {found}; add `{{% {closer} %}}` where the block ends"
+    )
 }
 
 /// The template a content page names in its front matter, else
