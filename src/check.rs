@@ -221,10 +221,21 @@ pub fn check(options: &BuildOptions) -> BuildReport {
         ..options.clone()
     };
     let mut report = build(&options, &mut sink);
-    // A page that failed to render is missing, so links to it would be
-    // reported too: check links only when every page rendered.
-    if let (Some(base_url), true) = (report.base_url.clone(), report.all_pages_rendered) {
+    // A page that failed to render is missing: links to it are counted
+    // as resolving, so only its template error is reported.
+    if let (Some(base_url), Some(unrendered)) = (report.base_url.clone(), &report.unrendered) {
+        lock(&sink.files).extend(unrendered.iter().cloned());
         let mut links = sink.broken_links(&base_url, &report.content_links);
+        // A Markdown link the build already reported as an error at its
+        // line (an `@/` link to no file) is not reported again.
+        links.retain(|link| {
+            let target = link.message.split('`').nth(1).unwrap_or("");
+            !report.diagnostics.iter().any(|d| {
+                d.severity == Severity::Error
+                    && (&d.file, d.line) == (&link.file, link.line)
+                    && d.message.contains(&format!("`{target}`"))
+            })
+        });
         if options.strict {
             for d in &mut links {
                 d.severity = Severity::Error;

@@ -552,6 +552,56 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     assert!(errors[3].starts_with("seeds/b.txt:9: error:"), "{stderr}");
     assert!(!dir.path().join("public").exists());
 
+    // Independent problems of every kind, one run: a setting, a listing,
+    // front matter, a template that does not load (the theme's stands in
+    // for it), one that fails on one page kind (its pages count as
+    // present for the link check), and a link.
+    write(
+        dir.path(),
+        "site.toml",
+        b"title = \"Test\"\npaginate_by = 0\n",
+    );
+    write(
+        dir.path(),
+        "content/news.md",
+        b"+++\ntitel = \"News\"\n+++\n",
+    );
+    write(
+        dir.path(),
+        "templates/page.html",
+        b"{% extends \"base.html\" %}\n{% block content %}{% if page %}{% endblock content %}\n",
+    );
+    write(
+        dir.path(),
+        "templates/year.html",
+        b"{% extends \"base.html\" %}\n{% block content %}{{ yaer }}{% endblock content %}\n",
+    );
+    let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    let expected = [
+        "content/about.md:7: error: expected a link to an existing page, found `/nowhere/` (no file nowhere/index.html)",
+        "content/about.md:7: error: expected an anchor `#nope` on about/index.html, found no element with that id (link `/about/#nope`)",
+        "content/news.md:2: error: expected one of `title`, `description`, `date`, `draft`, `template`, `weight`, `extra`, found unknown field `titel`; did you mean `title`?",
+        "seeds/a.txt:9: error:",
+        "seeds/b.txt:9: error:",
+        "site.toml:2: error: expected `paginate_by` to be a whole number of at least 1, found 0",
+        "templates/page.html:2: error: expected `{% endif %}` to close the `{% if %}` of line 2, found `{% endblock %}` at line 2; add `{% endif %}` where the block ends",
+        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: category_counts, config, page, paginator, papers, site, year; did you mean `year`? (page kind: year)",
+    ];
+    assert_eq!(errors.len(), expected.len(), "{stderr}");
+    for (error, expected) in errors.iter().zip(expected) {
+        assert!(
+            error.starts_with(expected),
+            "{error} is not {expected}\n{stderr}"
+        );
+    }
+    assert_eq!(
+        stderr.lines().last(),
+        Some("error: check found 8 errors"),
+        "{stderr}"
+    );
+
     // The bundled site passes, and --strict turns its warnings into errors.
     let bundled = project();
     assert_eq!(

@@ -502,6 +502,37 @@ fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
         errors.contains(&"content/about.md:6: error: expected one of author, year, category, selected, limit in papers(...), found `colour`".to_string()),
         "{errors:?}"
     );
+
+    // An author's name is taken where one author has it; a mistyped slug,
+    // argument or category is named with the closest one; a year the site
+    // has no paper of is a warning, not a silent empty list.
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n{{ papers(author=\"Ben van der Berg\") }}\n{{ papers(author=\"ben-van-der-burg\") }}\n{{ papers(autor=\"ben\") }}\n{{ papers(category=\"cs.DX\") }}\n{{ papers(year=2099) }}\n{{ papers(author=\"ben-van-der-berg\", year=2023) }}\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    let problems: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        problems,
+        [
+            "content/about.md:5: error: expected an author slug (or name) of the site in papers(author=...), found `ben-van-der-burg`; did you mean `ben-van-der-berg`?",
+            "content/about.md:6: error: expected one of author, year, category, selected, limit in papers(...), found `autor`; did you mean `author`?",
+            "content/about.md:7: error: expected a category code of the site in papers(category=...), found `cs.DX`; did you mean `cs.DC`?",
+            "content/about.md:8: warning: expected papers(...) to list papers, found none: the site has no paper of 2099 (its years run from 2022 to 2024)",
+            "content/about.md:9: warning: expected papers(...) to list papers, found none",
+        ],
+        "{problems:?}"
+    );
+    assert!(site.is_empty(), "nothing is written on an error");
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\n{{ papers(author=\"Ben van der Berg\") }}\n",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    assert!(text(&site, "about/index.html").contains(">Shared Systems Paper</a>"));
 }
 
 fn every_csl_export_renders_with_citeproc_js() {

@@ -170,9 +170,11 @@ pub struct BuildReport {
     /// For each content page: output file → (source file, its Markdown
     /// links with their lines), for reporting broken links at the source.
     pub content_links: ContentLinks,
-    /// Whether the plan and every page rendered (input errors aside); when
-    /// not, pages are missing and a link check would report false errors.
-    pub all_pages_rendered: bool,
+    /// When the plan was made and the pages rendered (input errors
+    /// aside): the output files of the pages that failed to render, which
+    /// a link check counts as present (a broken template is no broken
+    /// link). `None` when nothing was rendered.
+    pub unrendered: Option<Vec<String>>,
     /// With [`BuildOptions::defer_exports`], after a successful build: what
     /// makes the files left out.
     pub exports: Option<DeferredExports>,
@@ -267,8 +269,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             return report;
         }
     };
-    for warning in &inputs.warnings {
-        diagnostics.push(warning.clone());
+    for problem in &inputs.problems {
+        diagnostics.push(problem.clone());
     }
     if inputs.seeds.is_empty() && inputs.bibtex.is_empty() {
         diagnostics.push(Diagnostic::warning(
@@ -333,15 +335,14 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         corpus.categories.len(),
     ];
     check_profiles(&content, &corpus, &diagnostics);
+    crate::corpus::query::check(&content, &corpus, &diagnostics);
 
     // Templates, then the URL map every page is rendered for.
-    let templates = match timings.time("templates", || Templates::load(inputs.templates)) {
-        Ok(templates) => Some(templates),
-        Err(d) => {
-            diagnostics.push(d);
-            None
-        }
-    };
+    let (templates, template_errors) =
+        timings.time("templates", || Templates::load(inputs.templates));
+    for error in template_errors {
+        diagnostics.push(error);
+    }
     let urls = UrlMap::new(&inputs.config.base_url);
     report.base_url = Some(inputs.config.base_url.clone());
     report.content_links = content_links(&content, &urls);
@@ -363,7 +364,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     if let (Some(templates), true) = (templates, render) {
         match sink.begin() {
             Ok(()) => {
-                (report.all_pages_rendered, corpus_json_left) = render_site(
+                (report.unrendered, corpus_json_left) = render_site(
                     &site,
                     templates,
                     inputs.statics,
@@ -416,8 +417,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 /// Plans and renders every page and hands it, with the static files and
 /// the search index, to `sink`, advancing `options.progress` and asking
 /// `options.incremental` which pages to render. Errors go to
-/// `diagnostics`. Returns whether every planned page was rendered, and
-/// whether `corpus.json` was left out ([`BuildOptions::defer_exports`]).
+/// `diagnostics`. Returns the output files of the pages that failed to
+/// render (`None` when the plan failed), and whether `corpus.json` was
+/// left out ([`BuildOptions::defer_exports`]).
 fn render_site(
     site: &Site,
     mut templates: Templates,
@@ -426,7 +428,7 @@ fn render_site(
     sink: &dyn Sink,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
-) -> (bool, bool) {
+) -> (Option<Vec<String>>, bool) {
     let incremental = options.incremental.as_deref();
     let static_files: rustc_hash::FxHashSet<String> = statics
         .iter()
@@ -440,7 +442,7 @@ fn render_site(
         Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            return (false, false);
+            return (None, false);
         }
     };
     // Markdown links resolved against the site's files, now known.
@@ -520,10 +522,10 @@ fn render_site(
         }
     }
     match rendered {
-        Ok(()) => (true, corpus_json_left),
-        Err(errors) => {
-            errors.into_iter().for_each(|d| diagnostics.push(d));
-            (false, corpus_json_left)
+        Ok(()) => (Some(Vec::new()), corpus_json_left),
+        Err(failure) => {
+            failure.errors.into_iter().for_each(|d| diagnostics.push(d));
+            (Some(failure.files), corpus_json_left)
         }
     }
 }

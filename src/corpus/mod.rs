@@ -39,6 +39,7 @@ pub mod keys;
 pub mod listings;
 pub mod merge;
 pub mod overrides;
+pub mod query;
 pub mod stats;
 
 use crate::text::names::same_name;

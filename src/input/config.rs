@@ -315,6 +315,12 @@ fn settings_error(message: &str, key: Option<&str>) -> String {
     if let Some(unknown) = crate::diagnostics::unknown_field(message) {
         return unknown;
     }
+    if message.contains("duplicate key") {
+        let what = key.map_or(String::new(), |key| format!(" `{key}`"));
+        return format!(
+            "expected each setting once, found{what} a second time; remove one of them"
+        );
+    }
     // A string left open: TOML says `invalid basic string`.
     if message.contains("invalid basic string") || message.contains("invalid literal string") {
         let what = key.map_or(String::new(), |key| format!(" of `{key}`"));

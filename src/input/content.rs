@@ -316,7 +316,11 @@ fn parse_query(args: &str, line: usize) -> Result<PaperQuery, String> {
             }
             _ => {
                 return Err(format!(
-                    "expected one of author, year, category, selected, limit in papers(...), found `{key}`"
+                    "expected one of author, year, category, selected, limit in papers(...), found `{key}`{}",
+                    crate::diagnostics::did_you_mean(
+                        key,
+                        ["author", "year", "category", "selected", "limit"]
+                    )
                 ))
             }
         }

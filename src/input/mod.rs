@@ -51,21 +51,35 @@ pub struct Inputs {
     pub statics: Vec<InputFile>,
     /// `records/arxiv.toml`: the arXiv records `vellum enrich` matched.
     pub records: records::Records,
-    /// Warnings found while reading: characters no page may hold in
-    /// `site.toml`, symlinks that lead out of the site.
-    pub warnings: Vec<Diagnostic>,
+    /// Problems found while reading: an error in `site.toml` (the site is
+    /// then read with the default settings, so that one run reports every
+    /// problem), characters no page may hold in `site.toml`, symlinks that
+    /// lead out of the site.
+    pub problems: Vec<Diagnostic>,
 }
 
 /// Reads `site.toml` (with `base_url` replaced by `base_url_override`
 /// when given), then every input file. The listings are `patched_seeds`
 /// when given (the last build's list, patched), else those found under
-/// `seeds/`. Errors: a config problem, a missing theme, an unreadable file.
+/// `seeds/`. Errors: a missing or unreadable `site.toml`, a missing theme, an
+/// unreadable file (a wrong setting is one of [`Inputs::problems`]).
 pub fn read(
     root: &Path,
     base_url_override: Option<&str>,
     patched_seeds: Option<Arc<Vec<PathBuf>>>,
 ) -> Result<Inputs, Diagnostic> {
-    let (mut config, mut warnings) = Config::load(&root.join("site.toml"), Path::new("site.toml"))?;
+    let (mut config, mut problems) =
+        match Config::load(&root.join("site.toml"), Path::new("site.toml")) {
+            Ok(loaded) => loaded,
+            // A wrong setting: the rest is read with the default settings,
+            // so one run reports every problem. A missing or unreadable
+            // site.toml (line 0) stops here: this may be no site at all.
+            Err(error) if error.line != 0 => {
+                let defaults = Config::parse("", Path::new("site.toml"))?;
+                (defaults, vec![error])
+            }
+            Err(error) => return Err(error),
+        };
     if let Some(url) = base_url_override {
         config.base_url =
             normalise_base_url(url).map_err(|why| Diagnostic::error("--base-url", 0, why))?;
@@ -99,7 +113,7 @@ pub fn read(
         p.extension().is_some_and(|e| e == "md")
     })?;
     let records = records::Records::load(root)?;
-    warnings.extend(
+    problems.extend(
         walk.warnings
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
@@ -113,7 +127,7 @@ pub fn read(
         config,
         templates,
         statics,
-        warnings,
+        problems,
     })
 }
 

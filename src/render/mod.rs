@@ -38,6 +38,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use templates::Templates;
 use views::Views;
 
+/// What [`Renderer::render_all`] could not do.
+pub struct RenderFailure {
+    /// Every template or output error, sorted.
+    pub errors: Vec<Diagnostic>,
+    /// The output files of the jobs that failed, sorted.
+    pub files: Vec<String>,
+}
+
 /// Renders jobs: template-less ones itself, pages through [`Pages`].
 pub struct Renderer<'a> {
     site: Site<'a>,
@@ -65,17 +73,19 @@ impl<'a> Renderer<'a> {
 
     /// Renders `jobs` (of the whole `plan`) in parallel, handing each page
     /// to `sink` as soon as it is rendered and advancing `progress` per
-    /// job. Errors: every template or output error, sorted.
+    /// job. Errors: every template or output error, sorted, and the
+    /// output files of the jobs that failed.
     pub fn render_all(
         &self,
         jobs: &[&Job],
         plan: &[Job],
         sink: &dyn Sink,
         progress: Option<&indicatif::ProgressBar>,
-    ) -> Result<(), Vec<Diagnostic>> {
+    ) -> Result<(), RenderFailure> {
         let errors = Diagnostics::new();
         // Each error met while rendering, with the kinds of page it stops.
         let failed: std::sync::Mutex<BTreeMap<Diagnostic, BTreeSet<&str>>> = Default::default();
+        let failed_files: std::sync::Mutex<Vec<String>> = Default::default();
         jobs.par_iter().for_each(|job| {
             // `corpus.json` goes to the sink as it is made; every other
             // job's files are made whole, then put.
@@ -113,6 +123,9 @@ impl<'a> Renderer<'a> {
                     }
                 }
                 Err(e) => {
+                    let file = self.site.urls.output_file(&self.site.route(job));
+                    let mut files = failed_files.lock().unwrap_or_else(|e| e.into_inner());
+                    files.push(file);
                     let mut failed = failed.lock().unwrap_or_else(|e| e.into_inner());
                     failed.entry(e).or_default().insert(job.kind_name());
                 }
@@ -138,7 +151,9 @@ impl<'a> Renderer<'a> {
         if errors.is_empty() {
             Ok(())
         } else {
-            Err(errors)
+            let mut files = failed_files.into_inner().unwrap_or_else(|e| e.into_inner());
+            files.sort_unstable();
+            Err(RenderFailure { errors, files })
         }
     }
 

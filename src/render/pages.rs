@@ -4,9 +4,9 @@
 //! with their shortcodes expanded, 404, search and redirects. The values
 //! each template receives are documented in `docs/templates.md`.
 
-use crate::corpus::{initial_id, stats, AuthorId, Initial, PaperId};
+use crate::corpus::{initial_id, query, stats, AuthorId, Initial, PaperId};
 use crate::diagnostics::Diagnostic;
-use crate::input::content::{shortcode_placeholder, ContentPage, PaperQuery};
+use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
 use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
@@ -427,14 +427,14 @@ impl<'a> Pages<'a> {
     }
 
     /// A content page's HTML with each `{{ papers(...) }}` shortcode
-    /// replaced by its list, rendered with `partials/paper_list.html`.
-    /// Errors: an unknown author slug or category code, at the shortcode's line.
+    /// replaced by its list, rendered with `partials/paper_list.html`. A
+    /// shortcode naming an author or category the site does not have
+    /// lists nothing: [`query::check`] reported it before the render.
+    /// Errors: a template error.
     fn expand_shortcodes(&self, page: &ContentPage) -> Result<String, Diagnostic> {
         let mut html = page.html.clone();
         for (n, query) in page.shortcodes.iter().enumerate() {
-            let ids = self
-                .query_papers(query)
-                .map_err(|message| Diagnostic::error(&page.file, query.line, message))?;
+            let ids = query::papers(self.site.corpus, query).unwrap_or_default();
             let mut context = Context::new();
             context.insert_value("papers", self.views.papers(&ids, Abstract::Left));
             context.insert("page", &ShortcodePage { kind: "shortcode" });
@@ -444,44 +444,6 @@ impl<'a> Pages<'a> {
             html = html.replacen(&shortcode_placeholder(n), &list, 1);
         }
         Ok(html)
-    }
-
-    /// The papers a shortcode lists, in paper order.
-    fn query_papers(&self, query: &PaperQuery) -> Result<Vec<PaperId>, String> {
-        let corpus = self.site.corpus;
-        let mut ids: Vec<PaperId> = match &query.author {
-            Some(slug) => {
-                let author = corpus
-                    .authors
-                    .iter()
-                    .find(|a| &a.slug == slug)
-                    .ok_or_else(|| {
-                        format!("expected an author slug in papers(author=...), found `{slug}`")
-                    })?;
-                let mut ids = author.papers.clone();
-                ids.sort_unstable();
-                ids
-            }
-            None => (0..corpus.papers.len()).collect(),
-        };
-        if let Some(code) = &query.category {
-            let category = corpus
-                .categories
-                .iter()
-                .position(|c| &c.code == code)
-                .ok_or_else(|| format!("expected a category code of the site in papers(category=...), found `{code}`"))?;
-            ids.retain(|&p| corpus.papers[p].categories.contains(&category));
-        }
-        if let Some(year) = query.year {
-            ids.retain(|&p| corpus.papers[p].year == year);
-        }
-        if query.selected {
-            ids.retain(|&p| corpus.papers[p].details.selected);
-        }
-        if let Some(limit) = query.limit {
-            ids.truncate(limit);
-        }
-        Ok(ids)
     }
 
     /// Categories of `papers` with counts, as `category_counts` (empty

@@ -35,67 +35,71 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// Loads every `*.html` and `*.xml` under `theme_dir`, then those under
-    /// `site_dir` (when it exists), which replace theme files of the same
-    /// name. `files` are (template name, path for messages, text) triples,
-    /// theme first. Errors: a [`Diagnostic`] at the template file and line.
-    pub fn load(files: Vec<(String, PathBuf, String)>) -> Result<Templates, Diagnostic> {
+    /// Loads the templates: `files` are (template name, path for
+    /// messages, text) triples, the theme's first, then the site's own,
+    /// which replace theme files of the same name. Returns them with an
+    /// error at the file and line of each template that does not load:
+    /// a site's broken template is replaced by the theme's of that name
+    /// and a broken theme template left out, so that one run reports every
+    /// broken template and `check` still renders the pages. `None` when
+    /// that cannot be done (an error that names no template).
+    pub fn load(files: Vec<(String, PathBuf, String)>) -> (Option<Templates>, Vec<Diagnostic>) {
         let mut by_name: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+        let mut theme: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
         for (name, path, text) in files {
-            by_name.insert(name, (path, text));
+            if let Some(replaced) = by_name.insert(name.clone(), (path, text)) {
+                theme.insert(name, replaced);
+            }
         }
-        let mut tera = Tera::new();
-        tera.autoescape_on(vec![".html", ".xml"]);
-        // Known when the templates are checked, given its values after the
-        // plan ([`Templates::add_get_url`]).
+        let mut errors = Vec::new();
         let get_url: Arc<RwLock<Option<GetUrl>>> = Arc::default();
-        let resolver = Arc::clone(&get_url);
-        tera.register_function(
-            "get_url",
-            move |kwargs: tera::Kwargs, _: &tera::State| -> tera::TeraResult<String> {
-                let guard = resolver.read().unwrap_or_else(|e| e.into_inner());
-                let Some(site) = guard.as_ref() else {
-                    return Err(tera::Error::message(
-                        "get_url: the site's URLs are not known yet",
-                    ));
-                };
-                site.url(
-                    kwargs.must_get("path")?,
-                    kwargs.get("cachebust")?.unwrap_or(false),
-                )
-            },
-        );
-        let file_names: BTreeMap<String, PathBuf> = by_name
-            .iter()
-            .map(|(name, (path, _))| (name.clone(), path.clone()))
-            .collect();
-        tera.add_raw_templates(
-            by_name
+        // At most one attempt per template: each failure takes one away.
+        for _ in 0..=by_name.len() {
+            let file_names: BTreeMap<String, PathBuf> = by_name
                 .iter()
-                .map(|(name, (_, text))| (name.as_str(), text.as_str())),
-        )
-        .map_err(|e| {
-            let mut diagnostic = template_error(&e, &file_names, None);
-            let text = file_names
-                .iter()
-                .find(|(_, path)| **path == diagnostic.file)
-                .map(|(name, _)| by_name[name].1.as_str());
-            if let Some(found) = text.and_then(|text| block_problem(text, &diagnostic.message)) {
+                .map(|(name, (path, _))| (name.clone(), path.clone()))
+                .collect();
+            let error = match new_tera(&by_name, &get_url) {
+                Ok(tera) => {
+                    let facts = template_hashes(&by_name);
+                    let templates = Templates {
+                        tera,
+                        files: file_names,
+                        hashes: facts.hashes,
+                        show_counts: facts.show_counts,
+                        use_initials: facts.use_initials,
+                        use_get_url: facts.use_get_url,
+                        get_url,
+                        get_url_hash: 0,
+                    };
+                    return (Some(templates), errors);
+                }
+                Err(error) => error,
+            };
+            let name_of = |diagnostic: &Diagnostic| {
+                file_names
+                    .iter()
+                    .find(|(_, path)| **path == diagnostic.file)
+                    .map(|(name, _)| name.clone())
+            };
+            let mut diagnostic = template_error(&error, &file_names, None);
+            if let Some(found) = name_of(&diagnostic)
+                .and_then(|name| block_problem(&by_name[&name].1, &diagnostic.message))
+            {
                 (diagnostic.line, diagnostic.message) = found;
             }
-            missing_parent(&diagnostic.message, &by_name).unwrap_or(diagnostic)
-        })?;
-        let facts = template_hashes(&by_name);
-        Ok(Templates {
-            tera,
-            files: file_names,
-            hashes: facts.hashes,
-            show_counts: facts.show_counts,
-            use_initials: facts.use_initials,
-            use_get_url: facts.use_get_url,
-            get_url,
-            get_url_hash: 0,
-        })
+            let diagnostic = missing_parent(&diagnostic.message, &by_name).unwrap_or(diagnostic);
+            let broken = name_of(&diagnostic);
+            errors.push(diagnostic);
+            let Some(broken) = broken else {
+                return (None, errors);
+            };
+            match theme.remove(&broken) {
+                Some(theirs) => by_name.insert(broken, theirs),
+                None => by_name.remove(&broken),
+            };
+        }
+        (None, errors)
     }
 
     /// Whether template `name`, or one it uses, shows the global corpus
@@ -168,6 +172,39 @@ impl Templates {
     pub fn contains(&self, name: &str) -> bool {
         self.files.contains_key(name)
     }
+}
+
+/// A tera instance holding the templates `by_name`, autoescaping HTML and
+/// XML, with Zola's `get_url`, whose values `get_url` is given after the
+/// plan ([`Templates::add_get_url`]).
+fn new_tera(
+    by_name: &BTreeMap<String, (PathBuf, String)>,
+    get_url: &Arc<RwLock<Option<GetUrl>>>,
+) -> Result<Tera, tera::Error> {
+    let mut tera = Tera::new();
+    tera.autoescape_on(vec![".html", ".xml"]);
+    let resolver = Arc::clone(get_url);
+    tera.register_function(
+        "get_url",
+        move |kwargs: tera::Kwargs, _: &tera::State| -> tera::TeraResult<String> {
+            let guard = resolver.read().unwrap_or_else(|e| e.into_inner());
+            let Some(site) = guard.as_ref() else {
+                return Err(tera::Error::message(
+                    "get_url: the site's URLs are not known yet",
+                ));
+            };
+            site.url(
+                kwargs.must_get("path")?,
+                kwargs.get("cachebust")?.unwrap_or(false),
+            )
+        },
+    );
+    tera.add_raw_templates(
+        by_name
+            .iter()
+            .map(|(name, (_, text))| (name.as_str(), text.as_str())),
+    )?;
+    Ok(tera)
 }
 
 /// What Zola's `get_url` resolves ([`Templates::add_get_url`]).
