@@ -151,6 +151,11 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
         .map_or(String::new(), |(_, c)| format!("; did you mean `{c}`?"))
 }
 
+/// How many "did you mean" suggestions a loop over many names makes
+/// against a whole corpus (each compares one name with every paper or
+/// author): past this the messages go without, so the time stays linear.
+pub const SUGGESTIONS: usize = 20;
+
 /// serde's `unknown field `titel`, expected one of `title`, `date``
 /// (or `expected `a` or `b``) as `expected one of `title`, `date`, found
 /// unknown field `titel`; did you mean `title`?`; `None` for any other

@@ -535,6 +535,33 @@ fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
     assert!(text(&site, "about/index.html").contains(">Shared Systems Paper</a>"));
 }
 
+/// A profile or override whose file name is a mistyped slug is named
+/// with the slug it was probably meant for.
+fn misnamed_profiles_and_overrides_name_the_closest_slug() {
+    let dir = two_author_site();
+    write(dir.path(), "content/authors/ana-lina.md", b"+++\n+++\n");
+    write(
+        dir.path(),
+        "content/papers/fast-graph.md",
+        b"+++\nselected = true\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/papers/unrelated.md",
+        b"+++\nselected = true\n+++\n",
+    );
+    let (report, _) = build_memory(dir.path(), None);
+    let problems: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        problems,
+        [
+            "content/authors/ana-lina.md:1: warning: expected the file name to be an author's slug, found `ana-lina`, which no listing has; did you mean `ana-lima`?",
+            "content/papers/fast-graph.md:1: warning: expected the file name to be a paper's slug, found `fast-graph`, which no paper has; did you mean `fast-graphs`?",
+            "content/papers/unrelated.md:1: warning: expected the file name to be a paper's slug, found `unrelated`, which no paper has",
+        ]
+    );
+}
+
 fn every_csl_export_renders_with_citeproc_js() {
     let site = bundled_copy();
     let public = build_to_disk(site.path());
@@ -933,5 +960,5 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(scholarly: scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
+    trials!(scholarly: misnamed_profiles_and_overrides_name_the_closest_slug, scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
 }

@@ -657,12 +657,21 @@ pub fn add_bibliographies(
 
 /// A profile whose file stem is no author's slug is a warning.
 fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics) {
+    let mut suggested = 0;
     for (slug, profile) in &content.profiles {
         if !corpus.authors.iter().any(|a| &a.slug == slug) {
+            let hint = match suggested < crate::diagnostics::SUGGESTIONS {
+                true => crate::diagnostics::did_you_mean(
+                    slug,
+                    corpus.authors.iter().map(|a| a.slug.as_str()),
+                ),
+                false => String::new(),
+            };
+            suggested += 1;
             diagnostics.push(Diagnostic::warning(
                 &profile.file,
                 1,
-                format!("expected the file name to be an author's slug, found `{slug}`, which no listing has"),
+                format!("expected the file name to be an author's slug, found `{slug}`, which no listing has{hint}"),
             ));
         }
     }

@@ -75,6 +75,7 @@ pub fn apply(
             .copied()
     };
     let mut changes: Vec<(PaperId, &PaperOverride)> = Vec::new();
+    let mut suggested = 0;
     for (slug, found) in overrides {
         match by_slug.get(slug.as_str()) {
             Some(&id) => changes.push((id, found)),
@@ -90,11 +91,18 @@ pub fn apply(
                 ));
                 changes.push((id, found));
             }
-            None => diagnostics.push(Diagnostic::warning(
-                &found.file,
-                1,
-                format!("expected the file name to be a paper's slug, found `{slug}`, which no paper has"),
-            )),
+            None => {
+                let hint = match suggested < crate::diagnostics::SUGGESTIONS {
+                    true => crate::diagnostics::did_you_mean(slug, by_slug.keys().copied()),
+                    false => String::new(),
+                };
+                suggested += 1;
+                diagnostics.push(Diagnostic::warning(
+                    &found.file,
+                    1,
+                    format!("expected the file name to be a paper's slug, found `{slug}`, which no paper has{hint}"),
+                ))
+            }
         }
     }
     // Papers with a record and no override.
