@@ -144,6 +144,11 @@ struct ServeArgs {
     /// Open the site in the default browser.
     #[arg(short = 'O', long)]
     open: bool,
+    /// Also write the site, as served, to this directory after each good
+    /// build (relative paths are under the root), under the same rules as
+    /// `build`: only files Vellum wrote there are replaced or removed.
+    #[arg(short, long)]
+    output_dir: Option<PathBuf>,
     /// Milliseconds of quiet after the last file change before rebuilding.
     #[arg(long, default_value_t = 100)]
     debounce_ms: u64,
@@ -193,7 +198,15 @@ fn main() -> ExitCode {
             // kept, they are reused.
             // SAFETY: sets one documented option; no other thread exists yet.
             unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+            let output_dir = args.output_dir.map(|dir| args.root.join(dir));
+            if let Some(dir) = &output_dir {
+                if let Err(message) = check_output_dir(&args.root, dir) {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            }
             let options = vellum::serve::ServeOptions {
+                output_dir,
                 root: args.root,
                 interface: args.interface,
                 allowed_hosts: args.allowed_hosts,

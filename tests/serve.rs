@@ -246,6 +246,51 @@ fn live_reload_works_under_a_sub_path() {
     assert!(body.contains("<h1>Routing Tokens, Sub-path</h1>"));
 }
 
+/// `serve --output-dir` writes each good build to disk as `build` does:
+/// the site as served (no reload script in the files), a renamed paper's
+/// old page removed, a file of the user's there left alone; an input
+/// directory is refused as an output.
+fn serve_also_writes_the_site_to_an_output_dir() {
+    let site = olumide_site();
+    let root = site.path();
+    let server = start_with(root, &["-o", "public"]);
+    let port = server.port;
+    write(root, "public/notes.txt", b"mine\n");
+    let old = root.join("public/papers/routing-tokens-in-mixture-of-experts/index.html");
+    let page = std::fs::read_to_string(&old).unwrap();
+    assert!(page.contains(&format!(
+        "<link rel=\"canonical\" href=\"http://127.0.0.1:{port}/papers/routing-tokens-in-mixture-of-experts/\">"
+    )));
+    assert!(
+        !page.contains("__vellum/events"),
+        "no reload script on disk"
+    );
+    let rx = events(port);
+    retitle_and_wait(root, &rx, "Routing Tokens Written Out");
+    let new = root.join("public/papers/routing-tokens-written-out/index.html");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(new.is_file() && !old.exists()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(std::fs::read_to_string(&new)
+        .unwrap()
+        .contains("<h1>Routing Tokens Written Out</h1>"));
+    assert!(!old.exists(), "the renamed paper's old page is removed");
+    assert_eq!(
+        std::fs::read(root.join("public/notes.txt")).unwrap(),
+        b"mine\n"
+    );
+    drop(server);
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["serve", "--port", "0", "-o", "seeds", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).starts_with("error: "));
+}
+
 fn an_input_directory_created_after_start_is_watched() {
     let site = olumide_site();
     let root = site.path();
@@ -1122,5 +1167,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

@@ -14,7 +14,7 @@ pub mod fingerprint;
 pub mod watch;
 
 use crate::build::{build, BuildOptions, BuildReport};
-use crate::output::{MemorySink, SiteOutput};
+use crate::output::{MemorySink, Sink, SiteOutput};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -23,6 +23,7 @@ use axum::routing::get;
 use axum::Router;
 use cache::RebuildCache;
 use notify::RecursiveMode;
+use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
@@ -74,6 +75,9 @@ pub struct ServeOptions {
     pub debounce: Duration,
     /// Print stage timings after each build.
     pub verbose: bool,
+    /// Also write each good build to this directory, as `build` does
+    /// (the same manifest and ownership rules), for the base URL served.
+    pub output_dir: Option<PathBuf>,
 }
 
 /// What open pages are told.
@@ -187,6 +191,9 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         options.verbose,
         last_good,
     );
+    if !report.failed() {
+        write_out(&sink.site, options.output_dir.as_deref());
+    }
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
         site: RwLock::new(Arc::clone(&sink.site)),
@@ -366,6 +373,38 @@ fn print_report(
     }
 }
 
+/// Writes the site being served to `dir` (`serve --output-dir`) through
+/// a [`crate::output::DiskSink`], as `build` writes: only files Vellum wrote are replaced
+/// or removed, and the new site takes the old one's place at once.
+/// Prints what was written, or the error; the preview goes on either way.
+fn write_out(site: &SiteOutput, dir: Option<&Path>) {
+    let Some(dir) = dir else {
+        return;
+    };
+    let mut disk = crate::output::DiskSink::new(dir);
+    let written = disk.begin().and_then(|()| {
+        site.par_iter()
+            .try_for_each(|(path, bytes)| disk.put(path, bytes.to_vec()))?;
+        disk.commit()
+    });
+    match written {
+        Ok(stats) => println!(
+            "Wrote {} files ({} written, {} removed) to {}",
+            stats.files,
+            stats.written,
+            stats.removed,
+            dir.display()
+        ),
+        Err(e) => {
+            disk.abort();
+            eprintln!(
+                "error: expected to write the site to {}, found {e}; it is still served",
+                dir.display()
+            );
+        }
+    }
+}
+
 /// Watches the inputs; each debounced batch of relevant events rebuilds the
 /// site, swaps it in, then notifies open pages.
 fn start_watching(
@@ -376,6 +415,7 @@ fn start_watching(
     served: Arc<Served>,
 ) -> Result<impl Drop, ServeError> {
     let verbose = options.verbose;
+    let output_dir = options.output_dir.clone();
     let root = std::fs::canonicalize(&options.root).unwrap_or_else(|_| options.root.clone());
     let handler_root = root.clone();
     // The handler adds watches for input directories created after start;
@@ -457,6 +497,7 @@ fn start_watching(
                             );
                         }
                     }
+                    write_out(&sink.site, output_dir.as_deref());
                 }
                 Some(text) => {
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = Some(text.clone());
