@@ -269,7 +269,7 @@ fn serve_also_writes_the_site_to_an_output_dir() {
     retitle_and_wait(root, &rx, "Routing Tokens Written Out");
     let new = root.join("public/papers/routing-tokens-written-out/index.html");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !(new.is_file() && !old.exists()) && Instant::now() < deadline {
+    while (old.exists() || !new.is_file()) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(std::fs::read_to_string(&new)
