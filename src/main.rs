@@ -303,9 +303,9 @@ fn run_build(args: BuildArgs) -> ExitCode {
     };
     if stats.kept > 0 {
         eprintln!(
-            "warning: {} file(s) written into {} while the build ran found their path taken by the new site \
+            "warning: {} written into {} while the build ran found their path taken by the new site \
              (or a later file of yours): each is kept beside it as <path>.vellum-kept (`find {} -name '*.vellum-kept'`)",
-            stats.kept,
+            counted(stats.kept, "file", "files"),
             output_dir.display(),
             output_dir.display()
         );
@@ -313,12 +313,12 @@ fn run_build(args: BuildArgs) -> ExitCode {
     if !args.site.quiet {
         let [p, a, y, c] = report.counts;
         println!(
-            "Built {}, {}, {}, {}: {} files ({} written, {} removed, {} bytes) in {}",
+            "Built {}, {}, {}, {}: {} ({} written, {} removed, {} bytes) in {}",
             counted(p, "paper", "papers"),
             counted(a, "author", "authors"),
             counted(y, "year", "years"),
             counted(c, "category", "categories"),
-            stats.files,
+            counted(stats.files, "file", "files"),
             stats.written,
             stats.removed,
             stats.bytes,
@@ -402,17 +402,20 @@ fn run_enrich(args: EnrichArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     let read = match from_api {
-        true => format!("Sent {} requests", report.requests),
-        false => format!("Read {} snapshot lines", report.lines),
+        true => format!("Sent {}", counted(report.requests, "request", "requests")),
+        false => format!(
+            "Read {}",
+            counted(report.lines, "snapshot line", "snapshot lines")
+        ),
     };
     let skipped = match report.skipped {
         0 => String::new(),
         n => format!(", {n} already matched (not asked again without --all)"),
     };
     println!(
-        "{read}; matched {} of {} papers ({} new, {} changed), {} ambiguous, {} unmatched{skipped}; wrote {records}",
+        "{read}; matched {} of {} ({} new, {} changed), {} ambiguous, {} unmatched{skipped}; wrote {records}",
         report.matched,
-        report.looked_up,
+        counted(report.looked_up, "paper", "papers"),
         report.new,
         report.changed,
         report.ambiguous,

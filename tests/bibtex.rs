@@ -263,7 +263,21 @@ fn profiles_and_the_setting_give_author_pages() {
     let (report, _) = build_memory(wrong.path(), None);
     assert_eq!(
         messages(&report, Severity::Error),
-        ["site.toml:3: error: expected author_pages to be \"listed\" (listing owners and authors with a profile) or \"all\", found `everyone`"]
+        ["site.toml:3: error: expected `author_pages` to be \"listed\" (listing owners and authors with a profile) or \"all\", found `everyone`"]
+    );
+    // A file none of whose authors has a page says so, in agreeing numbers.
+    let lone = temp_site(
+        &[(
+            "one.bib",
+            b"@article{k, author = {Ada Lovelace}, title = {Notes}, year = 1843}\n",
+        )],
+        "",
+    );
+    let (report, _) = build_memory(lone.path(), None);
+    assert!(
+        messages(&report, Severity::Warning).contains(&"seeds/one.bib: warning: expected an author with an author page among the file's 1 entry, found none, so they are on no author's page; add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml".to_string()),
+        "{:?}",
+        report.diagnostics
     );
 }
 

@@ -442,6 +442,15 @@ fn name_variants_merge_listings_from_a_profile_or_site_toml() {
         "{unmatched:?}"
     );
 
+    // A mistyped canonical name is named with the closest listed one.
+    let dir = temp_site(&seeds, "[author_aliases]\n\"Chaun Wu\" = [\"C. Wu\"]\n");
+    let (report, _) = build_memory(dir.path(), None);
+    let warnings: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        warnings,
+        ["site.toml:4: warning: expected `Chaun Wu` to name a listed author, found none; variant `C. Wu` is not merged; did you mean `Chuan Wu`?"]
+    );
+
     let dir = temp_site(&seeds, "[author_aliases]\n\"Chuan Wu\" = [\"C. Wu\"]\n");
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);

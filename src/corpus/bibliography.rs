@@ -230,8 +230,9 @@ pub fn listings(
                 &file.file,
                 0,
                 format!(
-                    "expected an author with an author page among the {count} entries, found none, so they are on no author's page; \
-                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml"
+                    "expected an author with an author page among the file's {}, found none, so they are on no author's page; \
+                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml",
+                    crate::diagnostics::counted(count, "entry", "entries")
                 ),
             ));
         }

@@ -690,6 +690,16 @@ fn merge_variants(
 ) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
     let name_of = |indexes: &Vec<usize>| &listings[indexes[0]].listing.author;
+    // The closest listed name, for the first few names that match none.
+    let closest = |wanted: &str, by_name: &BTreeMap<String, Vec<usize>>, made: usize| match made
+        < crate::diagnostics::SUGGESTIONS
+    {
+        true => crate::diagnostics::did_you_mean(
+            wanted,
+            by_name.values().map(|indexes| name_of(indexes).as_str()),
+        ),
+        false => String::new(),
+    };
     for v in variants {
         let find = |wanted: &str, by_slug: bool| {
             by_name
@@ -705,8 +715,10 @@ fn merge_variants(
                 &v.file,
                 v.line,
                 format!(
-                    "expected name variant `{}` of {} to match a listing's author, found none",
-                    v.variant, v.canonical
+                    "expected name variant `{}` of {} to match a listing's author, found none{}",
+                    v.variant,
+                    v.canonical,
+                    closest(&v.variant, by_name, warnings.len())
                 ),
             ));
             continue;
@@ -716,8 +728,10 @@ fn merge_variants(
                 &v.file,
                 v.line,
                 format!(
-                    "expected `{}` to name a listed author, found none; variant `{}` is not merged",
-                    v.canonical, v.variant
+                    "expected `{}` to name a listed author, found none; variant `{}` is not merged{}",
+                    v.canonical,
+                    v.variant,
+                    closest(&v.canonical, by_name, warnings.len())
                 ),
             ));
             continue;

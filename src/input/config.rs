@@ -202,7 +202,8 @@ impl Config {
                         display_path,
                         line_at(value.span().start),
                         format!(
-                            "expected author_pages to be \"listed\" (listing owners and authors with a profile) or \"all\", found `{other}`"
+                            "expected `author_pages` to be \"listed\" (listing owners and authors with a profile) or \"all\", found `{other}`{}",
+                            crate::diagnostics::did_you_mean(other, ["listed", "all"])
                         ),
                     ))
                 }

@@ -362,10 +362,11 @@ fn print_report(
         let files = report.written.map_or(0, |w| w.files);
         let rendered = cache.rendered_files().len();
         println!(
-            "{verb} {}, {} in {} ms ({rendered} of {files} files rendered)",
+            "{verb} {}, {} in {} ms ({rendered} of {} rendered)",
             counted(papers, "paper", "papers"),
             counted(authors, "author", "authors"),
-            took.as_millis()
+            took.as_millis(),
+            counted(files, "file", "files")
         );
     }
     if verbose {
@@ -389,8 +390,8 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) {
     });
     match written {
         Ok(stats) => println!(
-            "Wrote {} files ({} written, {} removed) to {}",
-            stats.files,
+            "Wrote {} ({} written, {} removed) to {}",
+            crate::diagnostics::counted(stats.files, "file", "files"),
             stats.written,
             stats.removed,
             dir.display()
