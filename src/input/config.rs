@@ -159,7 +159,7 @@ impl Config {
             Some(v) if *v.get_ref() == 0 => Err(Diagnostic::error(
                 display_path,
                 line_at(v.span().start),
-                format!("expected `{key}` to be a whole number of at least 1, found 0"),
+                format!("expected `{key}` to be a whole number of at least 1, found integer `0`"),
             )),
             Some(v) => Ok(v.into_inner()),
             None => Ok(default),
@@ -497,7 +497,7 @@ mod tests {
         );
         assert_eq!(
             message("search_excerpt_chars = 0"),
-            "expected `search_excerpt_chars` to be a whole number of at least 1, found 0"
+            "expected `search_excerpt_chars` to be a whole number of at least 1, found integer `0`"
         );
         for theme in ["", "..", "../../etc", "a/b"] {
             let error = Config::parse(&format!("theme = \"{theme}\""), Path::new("s")).unwrap_err();
