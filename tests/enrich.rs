@@ -690,7 +690,7 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
         ],
         &[],
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("matched 1 of 1 papers"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("matched 1 of 1 paper ("));
     let (report, built) = build_memory(site.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let owner_slug = vellum::permalink::slugify(owner);
