@@ -207,6 +207,29 @@ impl LinkSink {
         }
         problems.sort();
         problems.dedup();
+        // A broken link a template writes on many pages is reported once,
+        // at the first page, with how many more hold it.
+        let mut pages_of: HashMap<String, usize> = HashMap::new();
+        for problem in problems.iter().filter(|d| d.line == 0) {
+            *pages_of.entry(problem.message.clone()).or_default() += 1;
+        }
+        let mut reported = HashSet::new();
+        problems.retain_mut(|problem| {
+            let more = match pages_of.get(&problem.message) {
+                Some(&pages) if problem.line == 0 => pages - 1,
+                _ => return true,
+            };
+            if !reported.insert(problem.message.clone()) {
+                return false;
+            }
+            if more > 0 {
+                let noun = if more == 1 { "page" } else { "pages" };
+                problem.message.push_str(&format!(
+                    " (and on {more} more {noun}: a link a template writes)"
+                ));
+            }
+            true
+        });
         problems
     }
 }
@@ -226,13 +249,19 @@ pub fn check(options: &BuildOptions) -> BuildReport {
     if let (Some(base_url), Some(unrendered)) = (report.base_url.clone(), &report.unrendered) {
         lock(&sink.files).extend(unrendered.iter().cloned());
         let mut links = sink.broken_links(&base_url, &report.content_links);
-        // A Markdown link the build already reported as an error at its
-        // line (an `@/` link to no file) is not reported again.
+        // A Markdown link the build already reported at its line is not
+        // reported again: an `@/` link to no file (an error), and a
+        // root-relative link outside the base path, which the build left
+        // as written with a warning (`/~user/cv.pdf` on the same host). A
+        // link under the base path to no page stays an error here.
         links.retain(|link| {
             let target = link.message.split('`').nth(1).unwrap_or("");
+            let outside = link
+                .message
+                .starts_with("expected a link under the base URL");
             !report.diagnostics.iter().any(|d| {
-                d.severity == Severity::Error
-                    && (&d.file, d.line) == (&link.file, link.line)
+                (&d.file, d.line) == (&link.file, link.line)
+                    && (d.severity == Severity::Error || outside)
                     && d.message.contains(&format!("`{target}`"))
             })
         });

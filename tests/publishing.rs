@@ -587,7 +587,7 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
         "seeds/b.txt:9: error:",
         "site.toml:2: error: expected `paginate_by` to be a whole number of at least 1, found integer `0`",
         "templates/page.html:2: error: expected `{% endif %}` to close the `{% if %}` of line 2, found `{% endblock %}` at line 2; add `{% endif %}` where the block ends",
-        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: category_counts, config, page, paginator, papers, site, year; did you mean `year`? (page kind: year)",
+        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: category_counts, config, page, paginator, papers, site, year; did you mean `year`? (page kind: year; 1 page, first years/2021/index.html)",
     ];
     assert_eq!(errors.len(), expected.len(), "{stderr}");
     for (error, expected) in errors.iter().zip(expected) {
@@ -756,18 +756,18 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     assert_eq!(errors.len(), 1, "{stderr}");
     assert_eq!(
         errors[0],
-        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, citation_tags, cite, complete_authors, config, details, json_ld, og_tags, page, paper, site (page kind: paper)",
+        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, citation_tags, cite, complete_authors, config, details, json_ld, og_tags, page, paper, site (page kind: paper; 1 page, first papers/routing-tokens-in-mixture-of-experts/index.html)",
         "{stderr}"
     );
     // Each template mistake below: the exact message, at the line to
     // mend, with the fix.
     let base =
         std::fs::read_to_string(project().join("themes/default/templates/base.html")).unwrap();
-    let cases: [(&str, String, &str); 6] = [
+    let cases: [(&str, String, &str); 9] = [
         (
             "templates/base.html",
             base.replace("{{ site.title }}</a>", "{{ site.titel }}</a>"),
-            "templates/base.html:18: error: expected a valid template, found Field `titel` is not defined. Available fields: author_count, authors_script, base_path, base_url, category_count, cite_script, description, extra, favicon, feed_url, language, paper_count, search_index, search_script, search_url, stylesheet, title, urls, year_count; did you mean `title`? (page kinds: 404, author, authors index, categories index, category, home, paper, search, year and years index)",
+            "templates/base.html:18: error: expected a valid template, found Field `titel` is not defined. Available fields: author_count, authors_script, base_path, base_url, category_count, cite_script, description, extra, favicon, feed_url, language, paper_count, search_index, search_script, search_url, stylesheet, title, urls, year_count; did you mean `title`? (page kinds: 404, author, authors index, categories index, category, home, paper, search, year and years index; 12 pages, first 404.html)",
         ),
         (
             "templates/paper.html",
@@ -794,6 +794,21 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
             "{% extends \"base.html\" %}\n{% block content %}\n{% iff paper %}x{% endif %}{% endblock content %}\n".into(),
             "templates/paper.html:3: error: expected a tag such as `if`, `for`, `block`, `set` or `include`, found unknown tag `iff`; did you mean `if`?",
         ),
+        (
+            "templates/paper.html",
+            "{% extends \"base.html\" %}\n{% block content %}\n{% if paper %}a{% else %}b\n{% else %}c{% endif %}{% endblock content %}\n".into(),
+            "templates/paper.html:4: error: expected no `{% else %}` after the `{% else %}` of line 3, found one; use `{% elif %}` before the `{% else %}`",
+        ),
+        (
+            "templates/paper.html",
+            "{% import \"macros.html\" as m %}\n{% extends \"base.html\" %}\n".into(),
+            "templates/paper.html:1: error: expected a tag Tera 2 has, found `import`: Tera 2 has no macros; use `{% include %}` or a `{% component %}`",
+        ),
+        (
+            "templates/base.html",
+            base.replace("<a class=\"skip-link\"", "<a href=\"/contact/\">Contact</a><a class=\"skip-link\""),
+            "(page 404.html): error: expected a link to an existing page, found `/contact/` (no file contact/index.html) (and on 11 more pages: a link a template writes)",
+        ),
     ];
     for (file, text, expected) in cases {
         let _ = std::fs::remove_file(dir.path().join("templates/paper.html"));
@@ -806,7 +821,68 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     }
 }
 
+/// The mistakes a newcomer from Zola or Hugo makes, each reported once
+/// at its file and line with the fix (issue 24's review): links in a
+/// profile or override body, shortcodes Vellum does not have, Hugo's
+/// syntax, a duplicate argument, a shortcode in a profile, TOML written
+/// as YAML and the reverse, a stray end tag inside a block, and a broken
+/// template of the site's own that is not also called missing.
+fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
+    let dir = olumide_site();
+    let root = dir.path();
+    write(
+        root,
+        "content/authors/olumide-adeyemi.md",
+        b"+++\n+++\nSee [x](nope.md) and [z](@/gone.md).\n\n{{ papers(year=2021) }}\n",
+    );
+    write(
+        root,
+        "content/papers/routing-tokens-in-mixture-of-experts.md",
+        b"---\nvenue: X\n---\nSee [w](/papers/nowhere/).\n",
+    );
+    write(root, "content/pubs.md", b"+++\ntitle = \"Pubs\"\n+++\n{{ paper(year=2021) }}\n\nSee [about]({{< ref \"about.md\" >}}).\n\n    {{ papers(author=\"nobody\") }}\n\n{{ papers(author='olumide-adeyemi', author=\"x\") }}\n\n{{ papers(author='Olumide Adeyemi') }}\n");
+    write(
+        root,
+        "content/yaml.md",
+        b"---\ntitle: Note: on things\n---\n",
+    );
+    write(root, "content/toml.md", b"+++\nweight = \"heavy\"\n+++\n");
+    write(root, "content/hugo.md", b"+++\ntitle: \"A\"\n+++\n");
+    write(
+        root,
+        "content/custom.md",
+        b"+++\ntemplate = \"custom.html\"\n+++\n",
+    );
+    write(
+        root,
+        "templates/custom.html",
+        b"{% extends \"base.html\" %}\n{% block content %}{% if page %}{% endblock content %}\n",
+    );
+    write(root, "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}\n<h1>404</h1>\n{% endif %}\n{% endblock content %}\n");
+    let out = vellum(&["check", "--root", root.to_str().unwrap()], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(
+        errors,
+        [
+            "content/authors/olumide-adeyemi.md:3: error: expected `@/gone.md` to name a Markdown file under content/, found no content/gone.md",
+            "content/authors/olumide-adeyemi.md:3: error: expected `nope.md` to name a Markdown file beside content/authors/olumide-adeyemi.md, found no content/authors/nope.md",
+            "content/authors/olumide-adeyemi.md:5: error: expected no `{{ papers(...) }}` shortcode in a profile or per-paper override, found one; shortcodes are expanded in content pages only (content/*.md)",
+            "content/hugo.md:2: error: expected `key = value` (TOML) between `+++` lines, found `title: \"A\"`; write `=`, or put YAML's `key: value` between `---` lines",
+            "content/papers/routing-tokens-in-mixture-of-experts.md:4: error: expected a link to an existing page, found `/papers/nowhere/` (no file papers/nowhere/index.html)",
+            "content/pubs.md:4: error: expected the shortcode `{{ papers(...) }}`, the one Vellum has, found `paper(...)`; did you mean `papers`?",
+            "content/pubs.md:6: error: expected no Hugo shortcode, found `{{< ref \"about.md\" >}}`; link a page as `[text](@/page.md)`",
+            "content/pubs.md:10: error: expected each argument of papers(...) once, found `author` twice; remove one",
+            "content/toml.md:2: error: expected `weight` to be a whole number, found string \"heavy\"",
+            "content/yaml.md:2: error: expected one `key: value` on the line, found a second `: ` in `title: Note: on things`; quote the value: `title: \"Note: on things\"`",
+            "templates/404.html:4: error: expected a `{% if %}` before this `{% endif %}`, found none open; remove it or open the block",
+            "templates/custom.html:2: error: expected `{% endif %}` to close the `{% if %}` of line 2, found `{% endblock %}` at line 2; add `{% endif %}` where the block ends",
+        ],
+        "{stderr}"
+    );
+}
+
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: newcomer_mistakes_are_reported_once_at_their_line_with_the_fix, feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
 }

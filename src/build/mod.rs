@@ -345,7 +345,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     }
     let urls = UrlMap::new(&inputs.config.base_url);
     report.base_url = Some(inputs.config.base_url.clone());
-    report.content_links = content_links(&content, &urls);
+    report.content_links = content_links(&content, &corpus, &urls, inputs.config.paginate_by);
     let site = Site {
         config: &inputs.config,
         urls: &urls,
@@ -589,8 +589,15 @@ fn stage_statics(
 }
 
 /// Each content page's (and the home page intro's) output file, with its
-/// Markdown source and the links written in it.
-fn content_links(content: &Content, urls: &UrlMap) -> ContentLinks {
+/// Markdown source and the links written in it; the same for the pages
+/// that show a profile's body (every page of the author's) or a per-paper
+/// override's note (the paper's page).
+fn content_links(
+    content: &Content,
+    corpus: &Corpus,
+    urls: &UrlMap,
+    paginate_by: usize,
+) -> ContentLinks {
     let mut links: ContentLinks = content
         .pages
         .iter()
@@ -608,6 +615,28 @@ fn content_links(content: &Content, urls: &UrlMap) -> ContentLinks {
         links.insert(
             urls.output_file(&Route::Home),
             (home.file.clone(), home.links.clone()),
+        );
+    }
+    for author in &corpus.authors {
+        let Some(profile) = content.profiles.get(&author.slug) else {
+            continue;
+        };
+        for page in 1..=author.papers.len().div_ceil(paginate_by).max(1) {
+            let route = Route::Author {
+                slug: author.slug.clone(),
+                page,
+            };
+            links.insert(
+                urls.output_file(&route),
+                (profile.file.clone(), profile.links.clone()),
+            );
+        }
+    }
+    for (slug, found) in &content.overrides {
+        let route = Route::Paper { slug: slug.clone() };
+        links.insert(
+            urls.output_file(&route),
+            (found.file.clone(), found.note_links.clone()),
         );
     }
     links

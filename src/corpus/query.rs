@@ -53,6 +53,16 @@ fn author(corpus: &Corpus, given: &str) -> Result<usize, String> {
     if let Some(id) = corpus.authors.iter().position(|a| a.slug == given) {
         return Ok(id);
     }
+    let exact: Vec<usize> = corpus
+        .authors
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.name == given)
+        .map(|(id, _)| id)
+        .collect();
+    if let [one] = exact.as_slice() {
+        return Ok(*one);
+    }
     let as_slug = slugify(given);
     let named: Vec<usize> = corpus
         .authors
@@ -71,7 +81,7 @@ fn author(corpus: &Corpus, given: &str) -> Result<usize, String> {
             "expected papers(author=...) to name one author, found `{given}`, the name of {}: write one slug",
             several
                 .iter()
-                .map(|&id| format!("`{}`", corpus.authors[id].slug))
+                .map(|&id| format!("`{}` ({})", corpus.authors[id].slug, corpus.authors[id].name))
                 .collect::<Vec<_>>()
                 .join(", ")
         )),

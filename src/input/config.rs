@@ -147,12 +147,7 @@ impl Config {
         let line_at = |offset: usize| 1 + text[..offset.min(text.len())].matches('\n').count();
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| line_at(s.start));
-            let key = text
-                .lines()
-                .nth(line.saturating_sub(1))
-                .and_then(|l| l.split_once('='))
-                .map(|(key, _)| key.trim())
-                .filter(|key| !key.is_empty() && !key.starts_with('['));
+            let key = text.lines().nth(line.saturating_sub(1)).and_then(line_key);
             Diagnostic::error(display_path, line, settings_error(e.message().trim(), key))
         })?;
         let at_least_one = |value: Option<Spanned<usize>>, key: &str, default: usize| match value {
@@ -308,11 +303,23 @@ const AT_LEAST_ONE: [&str; 6] = [
     "search_excerpt_chars",
 ];
 
+/// The key a line of TOML sets (`weight` of `weight = 2`, `extra` of
+/// `[extra]`), if it sets one.
+pub(crate) fn line_key(line: &str) -> Option<&str> {
+    let line = line.trim();
+    if let Some(table) = line.strip_prefix('[') {
+        return Some(table.trim_matches(['[', ']', ' ']));
+    }
+    line.split_once('=')
+        .map(|(key, _)| key.trim().trim_matches(['"', '\'']))
+        .filter(|key| !key.is_empty())
+}
+
 /// A TOML or serde error as `expected …, found …`, naming the setting when
 /// its line has one: serde's `invalid type: string "yes", expected a
 /// boolean` for `exports` reads `expected exports to be a boolean, found
-/// string "yes"`.
-fn settings_error(message: &str, key: Option<&str>) -> String {
+/// string "yes"`. Also the wording of front matter's TOML errors.
+pub(crate) fn settings_error(message: &str, key: Option<&str>) -> String {
     if let Some(unknown) = crate::diagnostics::unknown_field(message) {
         return unknown;
     }
@@ -338,10 +345,13 @@ fn settings_error(message: &str, key: Option<&str>) -> String {
         Some(key) if AT_LEAST_ONE.contains(&key) => 1,
         _ => 0,
     };
-    let plain = message.replace(" as i128", "").replace(
-        "expected usize",
-        &format!("expected a whole number of at least {least}"),
-    );
+    let plain = message
+        .replace(" as i128", "")
+        .replace(
+            "expected usize",
+            &format!("expected a whole number of at least {least}"),
+        )
+        .replace("expected i64", "expected a whole number");
     // A number written as a string: say to drop the quotes.
     let quoted_number = plain
         .split("string \"")

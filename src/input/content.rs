@@ -216,8 +216,18 @@ fn extract_shortcodes(
         let opened = trimmed
             .strip_prefix("{{")
             .is_some_and(|rest| rest.trim_start().starts_with("papers("));
-        if fence.is_some() || fence_mark.is_some() || !opened {
-            if fence.is_none() && fence_mark.is_none() && shortcode_inside_text(line) {
+        // An indented code block (four spaces or a tab) is text too.
+        let code = fence.is_some()
+            || fence_mark.is_some()
+            || line.starts_with("    ")
+            || line.starts_with('\t');
+        if !code {
+            if let Some(message) = foreign_shortcode(trimmed) {
+                errors.push(Diagnostic::error(file, line_number, message));
+            }
+        }
+        if code || !opened {
+            if !code && shortcode_inside_text(line) {
                 errors.push(Diagnostic::error(
                     file,
                     line_number,
@@ -257,6 +267,44 @@ fn extract_shortcodes(
     (out, queries, errors)
 }
 
+/// What is wrong with a line that calls a shortcode Vellum does not have,
+/// outside inline code: Hugo's `{{< name >}}` or `{{% name %}}` (its
+/// `ref` and `relref` are `@/` links here), or a line that is a call
+/// `{{ name(...) }}` of another name than `papers` (with the closest).
+fn foreign_shortcode(line: &str) -> Option<String> {
+    let outside_code = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let hugo = [("{{<", ">}}"), ("{{%", "%}}")]
+        .into_iter()
+        .find_map(|(open, close)| {
+            let at = outside_code.find(open)?;
+            let end = outside_code[at..].find(close)?;
+            Some(&outside_code[at..at + end + close.len()])
+        });
+    if let Some(call) = hugo {
+        let name = call[3..].split_whitespace().next().unwrap_or("");
+        let fix = match name {
+            "ref" | "relref" => "link a page as `[text](@/page.md)`".to_string(),
+            _ => "Vellum's one shortcode is `{{ papers(...) }}`; write other things as Markdown or HTML".to_string(),
+        };
+        return Some(format!("expected no Hugo shortcode, found `{call}`; {fix}"));
+    }
+    let call = line.strip_prefix("{{")?.strip_suffix("}}")?.trim();
+    let (name, _) = call.split_once('(')?;
+    let name = name.trim();
+    if name == "papers" || !name.chars().all(|c| c.is_alphanumeric() || c == '_') || name.is_empty()
+    {
+        return None;
+    }
+    let hint = crate::diagnostics::did_you_mean(name, ["papers"]);
+    let hint = match hint.is_empty() {
+        true => "; write other things as Markdown or HTML".to_string(),
+        false => hint,
+    };
+    Some(format!(
+        "expected the shortcode `{{{{ papers(...) }}}}`, the one Vellum has, found `{name}(...)`{hint}"
+    ))
+}
+
 /// Whether `line` holds `{{ papers(` outside inline code (backticks).
 fn shortcode_inside_text(line: &str) -> bool {
     let mut rest = line;
@@ -278,6 +326,7 @@ fn parse_query(args: &str, line: usize) -> Result<PaperQuery, String> {
         line,
         ..PaperQuery::default()
     };
+    let mut seen = std::collections::HashSet::new();
     for arg in args.split(',').map(str::trim).filter(|a| !a.is_empty()) {
         let Some((key, value)) = arg.split_once('=') else {
             return Err(format!(
@@ -285,10 +334,15 @@ fn parse_query(args: &str, line: usize) -> Result<PaperQuery, String> {
             ));
         };
         let (key, value) = (key.trim(), value.trim());
+        if !seen.insert(key) {
+            return Err(format!(
+                "expected each argument of papers(...) once, found `{key}` twice; remove one"
+            ));
+        }
         let text = || {
-            value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
+            ['"', '\'']
+                .into_iter()
+                .find_map(|q| value.strip_prefix(q).and_then(|v| v.strip_suffix(q)))
                 .map(str::to_string)
                 .ok_or_else(|| format!("expected a quoted string for `{key}`, found `{value}`"))
         };
@@ -430,6 +484,7 @@ pub fn load(
                         let doi = not_an("a DOI such as `10.1145/3600006.3613139`", is_doi);
                         check_field("doi", &mut front.doi, doi, page, display, diagnostics);
                         let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+                        no_shortcodes(body, body_line, display, diagnostics);
                         let (note_html, note_links) = render_markdown(body, body_line);
                         content.overrides.insert(
                             stem.to_string(),
@@ -483,6 +538,7 @@ pub fn load(
                         front.aliases.into_iter().partition(|a| is_path_alias(a));
                     front.aliases = paths;
                     let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+                    no_shortcodes(body, body_line, display, diagnostics);
                     let (html, links) = render_markdown(body, body_line);
                     content.profiles.insert(
                         stem.to_string(),
@@ -553,6 +609,21 @@ pub fn load(
     }
     content.pages.sort_by(|a, b| a.path.cmp(&b.path));
     content
+}
+
+/// An error at each shortcode of a profile's or override's body, which
+/// shows no paper list (the author's page lists the papers already).
+fn no_shortcodes(body: &str, body_line: usize, file: &Path, diagnostics: &Diagnostics) {
+    let (_, queries, errors) = extract_shortcodes(body, body_line, file);
+    errors.into_iter().for_each(|d| diagnostics.push(d));
+    for query in queries {
+        diagnostics.push(Diagnostic::error(
+            file,
+            query.line,
+            "expected no `{{ papers(...) }}` shortcode in a profile or per-paper override, found one; \
+             shortcodes are expanded in content pages only (content/*.md)",
+        ));
+    }
 }
 
 /// A Markdown file's text with the characters no page may hold replaced
@@ -845,7 +916,30 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
                     .matches('\n')
                     .count()
             });
-            error(line, e.message().trim())
+            let line_text = front_text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+            let message = e.message().trim();
+            // YAML's `key: value` between `+++` lines.
+            if message.contains("expected `=`") && line_text.contains(':') {
+                return Diagnostic::error(
+                    file,
+                    line + 1,
+                    format!(
+                        "expected `key = value` (TOML) between `+++` lines, found `{}`; write `=`, or put YAML's `key: value` between `---` lines",
+                        line_text.trim()
+                    ),
+                );
+            }
+            match crate::input::config::line_key(line_text) {
+                Some(key) if crate::diagnostics::unknown_field(message).is_none() => Diagnostic::error(
+                    file,
+                    line + 1,
+                    crate::input::config::settings_error(message, Some(key))
+                        .replace("setting once", "key once")
+                        .replace("a valid `", "a valid value of `")
+                        .replace("` setting, found", "`, found"),
+                ),
+                _ => error(line, message),
+            }
         })?,
         Format::Yaml if front_text.trim().is_empty() => T::default(),
         Format::Yaml => serde_saphyr::from_str(front_text).map_err(|e| {
@@ -875,6 +969,51 @@ fn yaml_message(error: &serde_saphyr::Error, line_text: &str) -> Result<String, 
         .map_or(("", ""), |(key, value)| {
             (key.trim().trim_matches(['"', '\'']), value.trim())
         });
+    let shown = line_text.trim();
+    let quoted = match line_text.split_once(':') {
+        Some((key, value)) => format!("{}: \"{}\"", key.trim(), value.trim().replace('"', "\\\"")),
+        None => shown.to_string(),
+    };
+    // serde-saphyr's own words, told as what to do.
+    match message {
+        "alias references unknown anchor" => {
+            return Ok(format!(
+                "expected a value, found `{shown}`, where YAML reads `*…` as an alias; quote the value: `{quoted}`"
+            ))
+        }
+        "mapping values are not allowed in this context" if shown.matches(": ").count() > 1 => {
+            return Ok(format!(
+                "expected one `key: value` on the line, found a second `: ` in `{shown}`; quote the value: `{quoted}`"
+            ))
+        }
+        "mapping values are not allowed in this context" => {
+            return Ok(format!(
+                "expected `{shown}` indented as the keys beside it, found it under a value; mend its indentation"
+            ))
+        }
+        _ if message.starts_with("tabs disallowed") => {
+            return Ok(format!(
+                "expected spaces to indent YAML, found a tab in `{}`; indent with spaces",
+                line_text.escape_debug()
+            ))
+        }
+        _ if message.contains("did not find expected key") || message == "expected mapping start" && !line_text.contains(':') => {
+            return Ok(format!(
+                "expected `key: value` lines, found `{shown}`"
+            ))
+        }
+        _ if message.starts_with("budget breached") => {
+            return Ok(format!(
+                "expected front matter within YAML's limits here (at most 250,000 values and 64 levels of nesting, aliases counted), found more ({message})"
+            ))
+        }
+        _ if message.starts_with("cannot deserialize null") => {
+            return Ok(format!(
+                "expected a value, found none (null) in `{shown}`; write the value, or remove the line"
+            ))
+        }
+        _ => {}
+    }
     if key.is_empty() || message.starts_with("unknown field") {
         return Err(message.to_string());
     }

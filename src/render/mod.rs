@@ -38,6 +38,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use templates::Templates;
 use views::Views;
 
+/// Where one render error happened: the kinds of page, and their output
+/// files.
+type Failed = (BTreeSet<&'static str>, BTreeSet<String>);
+
 /// What [`Renderer::render_all`] could not do.
 pub struct RenderFailure {
     /// Every template or output error, sorted.
@@ -84,8 +88,7 @@ impl<'a> Renderer<'a> {
     ) -> Result<(), RenderFailure> {
         let errors = Diagnostics::new();
         // Each error met while rendering, with the kinds of page it stops.
-        let failed: std::sync::Mutex<BTreeMap<Diagnostic, BTreeSet<&str>>> = Default::default();
-        let failed_files: std::sync::Mutex<Vec<String>> = Default::default();
+        let failed: std::sync::Mutex<BTreeMap<Diagnostic, Failed>> = Default::default();
         jobs.par_iter().for_each(|job| {
             // `corpus.json` goes to the sink as it is made; every other
             // job's files are made whole, then put.
@@ -124,15 +127,17 @@ impl<'a> Renderer<'a> {
                 }
                 Err(e) => {
                     let file = self.site.urls.output_file(&self.site.route(job));
-                    let mut files = failed_files.lock().unwrap_or_else(|e| e.into_inner());
-                    files.push(file);
                     let mut failed = failed.lock().unwrap_or_else(|e| e.into_inner());
-                    failed.entry(e).or_default().insert(job.kind_name());
+                    let (kinds, files) = failed.entry(e).or_default();
+                    kinds.insert(job.kind_name());
+                    files.insert(file);
                 }
             }
         });
-        // An error is reported once, with the page kinds it affects.
-        for (mut error, kinds) in failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        // An error is reported once, with the page kinds it affects and
+        // the first page it failed on.
+        let mut failed_files = Vec::new();
+        for (mut error, (kinds, files)) in failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             let kinds: Vec<&str> = kinds.into_iter().collect();
             let named = match kinds.as_slice() {
                 [one] => one.to_string(),
@@ -144,16 +149,23 @@ impl<'a> Renderer<'a> {
             } else {
                 "page kinds"
             };
-            error.message.push_str(&format!(" ({label}: {named})"));
+            let first = files.first().map_or("", String::as_str);
+            let pages = crate::diagnostics::counted(files.len(), "page", "pages");
+            error
+                .message
+                .push_str(&format!(" ({label}: {named}; {pages}, first {first})"));
             errors.push(error);
+            failed_files.extend(files);
         }
         let errors = errors.into_sorted(false);
         if errors.is_empty() {
             Ok(())
         } else {
-            let mut files = failed_files.into_inner().unwrap_or_else(|e| e.into_inner());
-            files.sort_unstable();
-            Err(RenderFailure { errors, files })
+            failed_files.sort_unstable();
+            Err(RenderFailure {
+                errors,
+                files: failed_files,
+            })
         }
     }
 

@@ -555,17 +555,28 @@ impl<'a> Pages<'a> {
         );
     }
 
+    /// The template of a content page. One of the site's that failed to
+    /// load (reported already) gives way to the default `page.html`, so
+    /// `check` still sees the page's links. Errors: a template that does
+    /// not exist, with the closest name.
     fn content_template<'j>(&'j self, page: &'j ContentPage) -> Result<&'j str, Diagnostic> {
         let name = content_template_name(page);
         if self.templates.contains(name) {
-            Ok(name)
-        } else {
-            Err(Diagnostic::error(
-                &page.file,
-                page.template_line,
-                format!("expected an existing template, found `{name}` (not in the theme or templates/)"),
-            ))
+            return Ok(name);
         }
+        if self.templates.is_broken(name) {
+            return Ok("page.html");
+        }
+        let with_extension = format!("{name}.html");
+        let hint = match self.templates.contains(&with_extension) {
+            true => format!("; did you mean `{with_extension}`?"),
+            false => crate::diagnostics::did_you_mean(name, self.templates.names()),
+        };
+        Err(Diagnostic::error(
+            &page.file,
+            page.template_line,
+            format!("expected an existing template, found `{name}` (not in the theme or templates/){hint}"),
+        ))
     }
 
     fn page_range(&self, items: usize, page: usize) -> std::ops::Range<usize> {

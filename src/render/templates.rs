@@ -32,6 +32,9 @@ pub struct Templates {
     /// What `get_url` resolves, set after the plan, and its hash.
     get_url: Arc<RwLock<Option<GetUrl>>>,
     get_url_hash: u64,
+    /// Templates of the site's own that did not load and have no theme
+    /// template of their name to stand in (reported by [`Templates::load`]).
+    broken: std::collections::BTreeSet<String>,
 }
 
 impl Templates {
@@ -52,6 +55,7 @@ impl Templates {
             }
         }
         let mut errors = Vec::new();
+        let mut broken = std::collections::BTreeSet::new();
         let get_url: Arc<RwLock<Option<GetUrl>>> = Arc::default();
         // At most one attempt per template: each failure takes one away.
         for _ in 0..=by_name.len() {
@@ -71,6 +75,7 @@ impl Templates {
                         use_get_url: facts.use_get_url,
                         get_url,
                         get_url_hash: 0,
+                        broken,
                     };
                     return (Some(templates), errors);
                 }
@@ -89,14 +94,18 @@ impl Templates {
                 (diagnostic.line, diagnostic.message) = found;
             }
             let diagnostic = missing_parent(&diagnostic.message, &by_name).unwrap_or(diagnostic);
-            let broken = name_of(&diagnostic);
+            let name = name_of(&diagnostic);
             errors.push(diagnostic);
-            let Some(broken) = broken else {
+            let Some(name) = name else {
                 return (None, errors);
             };
-            match theme.remove(&broken) {
-                Some(theirs) => by_name.insert(broken, theirs),
-                None => by_name.remove(&broken),
+            match theme.remove(&name) {
+                Some(theirs) => by_name.insert(name, theirs),
+                None => {
+                    by_name.remove(&name);
+                    broken.insert(name);
+                    None
+                }
             };
         }
         (None, errors)
@@ -171,6 +180,17 @@ impl Templates {
     /// Whether a template of that name is loaded.
     pub fn contains(&self, name: &str) -> bool {
         self.files.contains_key(name)
+    }
+
+    /// Whether the site's template `name` failed to load (its error is
+    /// reported already).
+    pub fn is_broken(&self, name: &str) -> bool {
+        self.broken.contains(name)
+    }
+
+    /// The names of the loaded templates.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.files.keys().map(String::as_str)
     }
 }
 
@@ -391,13 +411,12 @@ const BLOCK_TAGS: [(&str, &str); 6] = [
     ("component", "endcomponent"),
     ("set", "endset"),
 ];
-const OTHER_TAGS: [&str; 10] = [
+const OTHER_TAGS: [&str; 9] = [
     "elif",
     "else",
     "set_global",
     "include",
     "extends",
-    "import",
     "raw",
     "endraw",
     "break",
@@ -415,7 +434,8 @@ fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
     if !message.contains("Unknown tag") && !message.contains("Unexpected end of input") {
         return None;
     }
-    let mut open: Vec<(&str, usize)> = Vec::new();
+    // Open blocks: the tag, its line, and the line of its `else`.
+    let mut open: Vec<(&str, usize, Option<usize>)> = Vec::new();
     let mut line = 1;
     let mut rest = text;
     let mut in_raw = false;
@@ -450,21 +470,61 @@ fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
         } else if let Some((opener, _)) = BLOCK_TAGS.iter().find(|(opener, _)| *opener == name) {
             // `{% set x = 1 %}` stands alone; `{% set x %}` opens a block.
             if name != "set" || !tag.contains('=') {
-                open.push((opener, tag_line));
+                open.push((opener, tag_line, None));
             }
         } else if let Some((opener, _)) = BLOCK_TAGS.iter().find(|(_, closer)| *closer == name) {
+            // A closing tag whose block is not open at all is stray; one
+            // whose block is open further out closes past an open block.
+            if !open.iter().any(|(top, ..)| top == opener) {
+                return Some((
+                    tag_line,
+                    format!("expected a `{{% {opener} %}}` before this `{{% {name} %}}`, found none open; remove it or open the block"),
+                ));
+            }
             match open.pop() {
-                Some((top, _)) if top == *opener => {}
-                Some((top, top_line)) => {
-                    return Some((top_line, unclosed(top, top_line, &format!("`{{% {name} %}}` at line {tag_line}"))));
+                Some((top, ..)) if top == *opener => {}
+                Some((top, top_line, _)) => {
+                    return Some((
+                        top_line,
+                        unclosed(
+                            top,
+                            top_line,
+                            &format!("`{{% {name} %}}` at line {tag_line}"),
+                        ),
+                    ));
                 }
-                None => {
+                None => return None,
+            }
+        } else if name == "else" || name == "elif" {
+            let within = if name == "else" {
+                "`{% if %}` or `{% for %}`"
+            } else {
+                "`{% if %}`"
+            };
+            match open.last_mut() {
+                Some((top, _, Some(else_line))) if *top == "if" || *top == "for" => {
                     return Some((
                         tag_line,
-                        format!("expected a `{{% {opener} %}}` before this `{{% {name} %}}`, found none open; remove it or open the block"),
-                    ))
+                        format!("expected no `{{% {name} %}}` after the `{{% else %}}` of line {else_line}, found one; use `{{% elif %}}` before the `{{% else %}}`"),
+                    ));
+                }
+                Some((top, _, else_seen)) if *top == "if" || (*top == "for" && name == "else") => {
+                    if name == "else" {
+                        *else_seen = Some(tag_line);
+                    }
+                }
+                _ => {
+                    return Some((
+                        tag_line,
+                        format!("expected `{{% {name} %}}` inside an open {within}, found none open; remove it or open the block"),
+                    ));
                 }
             }
+        } else if name == "macro" || name == "import" {
+            return Some((
+                tag_line,
+                format!("expected a tag Tera 2 has, found `{name}`: Tera 2 has no macros; use `{{% include %}}` or a `{{% component %}}`"),
+            ));
         } else if !OTHER_TAGS.contains(&name) {
             let known = BLOCK_TAGS
                 .iter()
@@ -479,7 +539,7 @@ fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
             ));
         }
     }
-    let (top, top_line) = open.pop()?;
+    let (top, top_line, _) = open.pop()?;
     Some((top_line, unclosed(top, top_line, "the end of the file")))
 }
 
