@@ -859,8 +859,10 @@ fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
         b"{% extends \"base.html\" %}\n{% block content %}{% if page %}{% endblock content %}\n",
     );
     write(root, "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}\n<h1>404</h1>\n{% endif %}\n{% endblock content %}\n");
+    write(root, "templates/sitemap.xml", b"<urlset></urlset>\n");
     let out = vellum(&["check", "--root", root.to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("templates/sitemap.xml: warning: expected no `sitemap.xml` template, found one: Vellum writes the sitemap itself and does not read it; remove it"), "{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
     assert_eq!(
         errors,
@@ -879,6 +881,12 @@ fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
             "templates/custom.html:2: error: expected `{% endif %}` to close the `{% if %}` of line 2, found `{% endblock %}` at line 2; add `{% endif %}` where the block ends",
         ],
         "{stderr}"
+    );
+    write(root, "site.toml", b"title = \"T\"\ntheme = \"defualt\"\n");
+    let out = vellum(&["check", "--root", root.to_str().unwrap()], &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next(),
+        Some("site.toml:2: error: expected a theme directory themes/defualt/ (the `theme` setting), found none; did you mean `default`?")
     );
 }
 

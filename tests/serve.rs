@@ -289,6 +289,21 @@ fn serve_also_writes_the_site_to_an_output_dir() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).starts_with("error: "));
+    // A directory of someone else's: refused at the first build, before
+    // anything is written there.
+    write(root, "theirs/notes.txt", b"theirs\n");
+    let refused = Command::new(env!("CARGO_BIN_EXE_vellum"))
+        .args(["serve", "--port", "0", "-o", "theirs", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("is not empty and holds no previous build"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(root.join("theirs")).unwrap().count(), 1);
 }
 
 fn an_input_directory_created_after_start_is_watched() {

@@ -355,6 +355,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 
     if let Some(templates) = &templates {
         check_authors_template(templates, &corpus, &diagnostics);
+        check_unread_templates(templates, &diagnostics);
     }
 
     // Plan, render and stage; then write (commit) or abort.
@@ -701,6 +702,26 @@ fn check_profiles(content: &Content, corpus: &Corpus, diagnostics: &Diagnostics)
                 &profile.file,
                 1,
                 format!("expected the file name to be an author's slug, found `{slug}`, which no listing has{hint}"),
+            ));
+        }
+    }
+}
+
+/// A warning for each template Zola reads and Vellum does not (it writes
+/// the sitemap and feeds itself), so that its edits are not lost unseen.
+fn check_unread_templates(templates: &Templates, diagnostics: &Diagnostics) {
+    for (name, what) in [
+        ("sitemap.xml", "the sitemap"),
+        ("atom.xml", "the Atom feeds"),
+        ("rss.xml", "the feeds (Atom)"),
+    ] {
+        if let Some(file) = templates.file(name) {
+            diagnostics.push(Diagnostic::warning(
+                file,
+                0,
+                format!(
+                    "expected no `{name}` template, found one: Vellum writes {what} itself and does not read it; remove it"
+                ),
             ));
         }
     }

@@ -168,7 +168,7 @@ impl Config {
                 Diagnostic::error(
                     display_path,
                     line_at(url.span().start),
-                    format!("`base_url`: {why}"),
+                    why.replacen("expected ", "expected `base_url` to be ", 1),
                 )
             })?,
         };
@@ -276,7 +276,9 @@ pub fn normalise_base_url(url: &str) -> Result<String, String> {
     }
     let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     if host.is_empty() {
-        return Err(format!("expected a host after {scheme}://, found `{url}`"));
+        return Err(format!(
+            "expected a URL with a host after {scheme}://, found `{url}`"
+        ));
     }
     if url.contains(['?', '#']) {
         return Err(format!(
@@ -291,6 +293,19 @@ pub fn normalise_base_url(url: &str) -> Result<String, String> {
     let host = host.to_ascii_lowercase();
     Ok(format!("{scheme}://{host}{}/", path.trim_end_matches('/')))
 }
+
+/// Zola's and Hugo's names of settings Vellum has under another name.
+const FOREIGN_KEYS: [(&str, &str); 9] = [
+    ("paginate", "paginate_by"),
+    ("generate_feeds", "feeds"),
+    ("generate_feed", "feeds"),
+    ("build_search_index", "search"),
+    ("default_language", "language"),
+    ("languageCode", "language"),
+    ("baseURL", "base_url"),
+    ("params", "extra"),
+    ("pagerSize", "paginate_by"),
+];
 
 /// The settings that must be at least 1 (those of [`Config::parse`]'s
 /// `at_least_one`).
@@ -321,7 +336,16 @@ pub(crate) fn line_key(line: &str) -> Option<&str> {
 /// string "yes"`. Also the wording of front matter's TOML errors.
 pub(crate) fn settings_error(message: &str, key: Option<&str>) -> String {
     if let Some(unknown) = crate::diagnostics::unknown_field(message) {
-        return unknown;
+        let foreign = FOREIGN_KEYS
+            .iter()
+            .find(|(theirs, _)| message.starts_with(&format!("unknown field `{theirs}`")));
+        return match foreign {
+            Some((theirs, ours)) => format!(
+                "{}; Zola's or Hugo's `{theirs}` is `{ours}` here",
+                unknown.split("; did you mean").next().unwrap_or(&unknown)
+            ),
+            None => unknown,
+        };
     }
     if message.contains("duplicate key") {
         let what = key.map_or(String::new(), |key| format!(" `{key}`"));
@@ -438,13 +462,27 @@ mod tests {
     }
 
     #[test]
+    fn zola_and_hugo_names_are_told_vellums() {
+        let message = |text: &str| Config::parse(text, Path::new("s")).unwrap_err().message;
+        assert!(message("paginate = 5").ends_with(
+            "found unknown field `paginate`; Zola's or Hugo's `paginate` is `paginate_by` here"
+        ));
+        assert!(message("[params]\nx = 1")
+            .ends_with("found unknown field `params`; Zola's or Hugo's `params` is `extra` here"));
+        assert_eq!(
+            message("base_url = \"https:///x\""),
+            "expected `base_url` to be a URL with a host after https://, found `https:///x`"
+        );
+    }
+
+    #[test]
     fn values_are_located_by_their_key_not_by_text_search() {
         let text = "description = '''\nbase_url = \"not me\"\n'''\nbase_url = \"ftp://x/\"\n";
         let err = Config::parse(text, Path::new("site.toml")).unwrap_err();
         assert_eq!(err.line, 4);
         assert_eq!(
             err.message,
-            "`base_url`: expected an http:// or https:// URL such as https://lab.github.io/papers/, found `ftp://x/`"
+            "expected `base_url` to be an http:// or https:// URL such as https://lab.github.io/papers/, found `ftp://x/`"
         );
     }
 
@@ -464,7 +502,7 @@ mod tests {
         );
         assert_eq!(
             normalise_base_url("https:///x"),
-            Err("expected a host after https://, found `https:///x`".into())
+            Err("expected a URL with a host after https://, found `https:///x`".into())
         );
         assert_eq!(
             normalise_base_url("https://x/?q=1"),

@@ -86,12 +86,20 @@ pub fn read(
     }
     let theme_dir = root.join("themes").join(&config.theme);
     if !theme_dir.is_dir() {
+        let themes: Vec<String> = std::fs::read_dir(root.join("themes"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.path().is_dir())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
         return Err(Diagnostic::error(
             "site.toml",
             config.theme_line,
             format!(
-                "expected a theme directory themes/{}/ (the `theme` setting), found none",
-                config.theme
+                "expected a theme directory themes/{}/ (the `theme` setting), found none{}",
+                config.theme,
+                crate::diagnostics::did_you_mean(&config.theme, themes.iter().map(String::as_str))
             ),
         ));
     }

@@ -126,6 +126,9 @@ pub enum ServeError {
         /// Why binding failed.
         error: std::io::Error,
     },
+    /// `--output-dir` could not be written at the first build.
+    #[error("{0}")]
+    Output(String),
     /// The file watcher could not start.
     #[error("expected to watch {path} for changes, found {error}")]
     Watch {
@@ -192,7 +195,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         last_good,
     );
     if !report.failed() {
-        write_out(&sink.site, options.output_dir.as_deref());
+        write_out(&sink.site, options.output_dir.as_deref()).map_err(ServeError::Output)?;
     }
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
@@ -375,12 +378,14 @@ fn print_report(
 }
 
 /// Writes the site being served to `dir` (`serve --output-dir`) through
-/// a [`crate::output::DiskSink`], as `build` writes: only files Vellum wrote are replaced
-/// or removed, and the new site takes the old one's place at once.
-/// Prints what was written, or the error; the preview goes on either way.
-fn write_out(site: &SiteOutput, dir: Option<&Path>) {
+/// a [`crate::output::DiskSink`], as `build` writes: only files Vellum
+/// wrote are replaced or removed, and the new site takes the old one's
+/// place at once. Prints what was written. Errors: the write's, as a
+/// message (after the first build, the preview goes on and a later
+/// rebuild tries again).
+fn write_out(site: &SiteOutput, dir: Option<&Path>) -> Result<(), String> {
     let Some(dir) = dir else {
-        return;
+        return Ok(());
     };
     let mut disk = crate::output::DiskSink::new(dir);
     let written = disk.begin().and_then(|()| {
@@ -389,19 +394,22 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) {
         disk.commit()
     });
     match written {
-        Ok(stats) => println!(
-            "Wrote {} ({} written, {} removed) to {}",
-            crate::diagnostics::counted(stats.files, "file", "files"),
-            stats.written,
-            stats.removed,
-            dir.display()
-        ),
-        Err(e) => {
-            disk.abort();
-            eprintln!(
-                "error: expected to write the site to {}, found {e}; it is still served",
+        Ok(stats) => {
+            println!(
+                "Wrote {} ({} written, {} removed) to {}",
+                crate::diagnostics::counted(stats.files, "file", "files"),
+                stats.written,
+                stats.removed,
                 dir.display()
             );
+            Ok(())
+        }
+        Err(e) => {
+            disk.abort();
+            Err(format!(
+                "expected to write the site to {}, found {e}",
+                dir.display()
+            ))
         }
     }
 }
@@ -498,7 +506,9 @@ fn start_watching(
                             );
                         }
                     }
-                    write_out(&sink.site, output_dir.as_deref());
+                    if let Err(message) = write_out(&sink.site, output_dir.as_deref()) {
+                        eprintln!("error: {message}; the preview goes on, and the next rebuild tries again");
+                    }
                 }
                 Some(text) => {
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = Some(text.clone());
