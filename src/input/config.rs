@@ -106,7 +106,10 @@ impl Config {
     /// UTF-8 (at the line of the first bad byte), and at the offending line
     /// for TOML syntax, unknown keys, wrong types, `paginate_by = 0` or a
     /// base URL that is not http(s).
-    pub fn load(path: &Path, display_path: &Path) -> Result<(Config, Vec<Diagnostic>), Diagnostic> {
+    pub fn load(
+        path: &Path,
+        display_path: &Path,
+    ) -> Result<(Config, Vec<Diagnostic>), Vec<Diagnostic>> {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -126,19 +129,25 @@ impl Config {
                     "; pass --root with the site's directory, or run `vellum init {}` to make a site",
                     root.display()
                 ));
-                return Err(Diagnostic::error(display_path, 0, message));
+                return Err(vec![Diagnostic::error(display_path, 0, message)]);
             }
             Err(e) => {
-                return Err(Diagnostic::error(
+                return Err(vec![Diagnostic::error(
                     display_path,
                     0,
                     format!("expected a readable file, found {e}"),
-                ))
+                )])
             }
         };
-        let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, display_path)?);
+        let text = crate::input::utf8(&bytes, display_path).map_err(|e| vec![e])?;
+        let text = crate::input::chars::line_feeds(text);
         let (text, found) = crate::input::chars::replace_forbidden_toml(&text);
-        let config = Config::parse(&text, display_path)?;
+        // Every unknown key at once; then the first other problem.
+        let unknown = unknown_settings(&text, display_path);
+        if !unknown.is_empty() {
+            return Err(unknown);
+        }
+        let config = Config::parse(&text, display_path).map_err(|e| vec![e])?;
         Ok((config, crate::input::chars::warnings(display_path, &found)))
     }
 
@@ -292,6 +301,60 @@ pub fn normalise_base_url(url: &str) -> Result<String, String> {
     }
     let host = host.to_ascii_lowercase();
     Ok(format!("{scheme}://{host}{}/", path.trim_end_matches('/')))
+}
+
+/// The settings of `site.toml`, in [`RawConfig`]'s order (as serde lists
+/// them).
+const SETTINGS: [&str; 20] = [
+    "title",
+    "description",
+    "base_url",
+    "language",
+    "theme",
+    "paginate_by",
+    "home_recent",
+    "feed_limit",
+    "feeds",
+    "sitemap_max_urls",
+    "paper_exports",
+    "exports",
+    "search",
+    "search_term_shard_bytes",
+    "search_metadata_documents",
+    "search_facet_documents",
+    "search_excerpt_chars",
+    "author_aliases",
+    "author_pages",
+    "extra",
+];
+
+/// An error at the line of each top-level key of `text` that is no
+/// setting, worded as serde's for the first ([`settings_error`]); none
+/// when the text is not TOML (the parse reports that).
+fn unknown_settings(text: &str, display_path: &Path) -> Vec<Diagnostic> {
+    let Ok(table) = toml::de::DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let expected = SETTINGS
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut unknown: Vec<Diagnostic> = table
+        .get_ref()
+        .iter()
+        .filter(|(key, _)| !SETTINGS.contains(&key.get_ref().as_ref()))
+        .map(|(key, _)| {
+            let name = key.get_ref();
+            let line = 1 + text[..key.span().start.min(text.len())]
+                .matches('\n')
+                .count();
+            let message = format!("unknown field `{name}`, expected one of {expected}");
+            Diagnostic::error(display_path, line, settings_error(&message, Some(name)))
+        })
+        .collect();
+    unknown.sort();
+    unknown
 }
 
 /// Zola's and Hugo's names of settings Vellum has under another name.
@@ -458,6 +521,33 @@ mod tests {
             ),
             "{}",
             err.message
+        );
+    }
+
+    #[test]
+    fn every_unknown_setting_is_reported_at_once() {
+        // The list is serde's own, in its order.
+        let serde = Config::parse("unknown_key = 1", Path::new("s"))
+            .unwrap_err()
+            .message;
+        let ours = unknown_settings("unknown_key = 1", Path::new("s"));
+        assert_eq!(ours.len(), 1);
+        assert_eq!(ours[0].message, serde);
+        let all = unknown_settings(
+            "title = \"x\"\ntitel = 1\nbaseurl = \"y\"\n[params]\nx = 1\n",
+            Path::new("site.toml"),
+        );
+        let lines: Vec<(usize, &str)> = all
+            .iter()
+            .map(|d| (d.line, d.message.rsplit("; ").next().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (2, "did you mean `title`?"),
+                (3, "did you mean `base_url`?"),
+                (4, "Zola's or Hugo's `params` is `extra` here"),
+            ]
         );
     }
 

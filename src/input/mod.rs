@@ -74,11 +74,14 @@ pub fn read(
             // A wrong setting: the rest is read with the default settings,
             // so one run reports every problem. A missing or unreadable
             // site.toml (line 0) stops here: this may be no site at all.
-            Err(error) if error.line != 0 => {
+            Err(errors) if errors.iter().all(|error| error.line != 0) => {
                 let defaults = Config::parse("", Path::new("site.toml"))?;
-                (defaults, vec![error])
+                (defaults, errors)
             }
-            Err(error) => return Err(error),
+            Err(errors) => {
+                let missing = Diagnostic::error("site.toml", 0, "expected readable settings");
+                return Err(errors.into_iter().next().unwrap_or(missing));
+            }
         };
     if let Some(url) = base_url_override {
         config.base_url =
