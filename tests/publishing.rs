@@ -763,7 +763,7 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     // mend, with the fix.
     let base =
         std::fs::read_to_string(project().join("themes/default/templates/base.html")).unwrap();
-    let cases: [(&str, String, &str); 9] = [
+    let cases: [(&str, String, &str); 10] = [
         (
             "templates/base.html",
             base.replace("{{ site.title }}</a>", "{{ site.titel }}</a>"),
@@ -798,6 +798,11 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
             "templates/paper.html",
             "{% extends \"base.html\" %}\n{% block content %}\n{% if paper %}a{% else %}b\n{% else %}c{% endif %}{% endblock content %}\n".into(),
             "templates/paper.html:4: error: expected no `{% else %}` after the `{% else %}` of line 3, found one; use `{% elif %}` before the `{% else %}`",
+        ),
+        (
+            "templates/paper.html",
+            "{% extends \"base.html\" %}\n{% block content %}\n{% include \"partials/paper_itme.html\" %}{% endblock content %}\n".into(),
+            "templates/paper.html:3: error: expected a valid template, found Unknown template `partials/paper_itme.html`; did you mean `partials/paper_item.html`?",
         ),
         (
             "templates/paper.html",
@@ -860,6 +865,12 @@ fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
     );
     write(root, "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}\n<h1>404</h1>\n{% endif %}\n{% endblock content %}\n");
     write(root, "templates/sitemap.xml", b"<urlset></urlset>\n");
+    // An opening fence ending in a space is taken, as a closing one is.
+    write(
+        root,
+        "content/spaced.md",
+        b"--- \ntitle: Spaced\n---  \nHi.\n",
+    );
     let out = vellum(&["check", "--root", root.to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("templates/sitemap.xml: warning: expected no `sitemap.xml` template, found one: Vellum writes the sitemap itself and does not read it; remove it"), "{stderr}");

@@ -846,8 +846,10 @@ impl Format {
     /// The format of the front matter `text` starts with, and the text
     /// after its first line.
     fn of(text: &str) -> Option<(Format, &str)> {
+        // The fence line may end in spaces, as the closing one may.
         let after = |fence: &str| {
             text.strip_prefix(fence).and_then(|rest| {
+                let rest = rest.trim_start_matches([' ', '\t']);
                 rest.strip_prefix('\n')
                     .or_else(|| rest.strip_prefix("\r\n"))
             })

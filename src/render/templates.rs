@@ -392,10 +392,18 @@ fn template_error(
                 .next()
                 .unwrap_or_default()
                 .trim_start_matches("error: ");
+            // `Unknown template `partials/paper_itme.html``: the closest.
+            let hint = match message.strip_prefix("Unknown template `") {
+                Some(rest) => crate::diagnostics::did_you_mean(
+                    rest.trim_end_matches('`'),
+                    files.keys().map(String::as_str),
+                ),
+                None => String::new(),
+            };
             Diagnostic::error(
                 file_of(&name),
                 line,
-                format!("expected a valid template, found {message}"),
+                format!("expected a valid template, found {message}{hint}"),
             )
         }
     }
