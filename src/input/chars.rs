@@ -54,6 +54,26 @@ pub fn is_forbidden(c: char) -> bool {
         || (c as u32 & 0xfffe) == 0xfffe
 }
 
+/// Whether `text` holds a forbidden character, looked for byte by byte:
+/// only a character whose UTF-8 starts with an ASCII control byte, 0xC2
+/// (U+0080 to U+00BF), 0xEF (U+F000 to U+FFFF) or 0xF0 to 0xF4 (the
+/// planes past the first) can be one, so only those are decoded. Most
+/// listings hold none of them (measured: a char-by-char scan was 3% of a
+/// 100,000-paper build).
+fn holds_forbidden(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        let candidate = match b {
+            b'\t' | b'\n' | b'\r' => false,
+            0..=0x1f | 0x7f | 0xc2 | 0xef | 0xf0..=0xf4 => true,
+            _ => false,
+        };
+        // A candidate byte always starts a character: ASCII bytes and
+        // leading bytes are never inside another character's bytes.
+        candidate && text[at..].chars().next().is_some_and(is_forbidden)
+    })
+}
+
 /// The lines holding forbidden characters (1-based) and the characters
 /// found on each, in order.
 pub type Found = Vec<(usize, Vec<char>)>;
@@ -61,7 +81,7 @@ pub type Found = Vec<(usize, Vec<char>)>;
 /// `text` with every forbidden character replaced by U+FFFD, and where
 /// they were. Linear; borrows `text` when it holds none.
 pub fn replace_forbidden(text: &str) -> (Cow<'_, str>, Found) {
-    if !text.chars().any(is_forbidden) {
+    if !holds_forbidden(text) {
         return (Cow::Borrowed(text), Vec::new());
     }
     let mut found: Found = Vec::new();
@@ -186,6 +206,19 @@ pub fn warnings(file: &Path, found: &Found) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_scan_finds_what_the_char_scan_finds() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let text = format!("ab{c}cd");
+            assert_eq!(
+                holds_forbidden(&text),
+                is_forbidden(c),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
 
     #[test]
     fn lone_carriage_returns_become_line_feeds_and_crlf_stays() {
