@@ -254,15 +254,20 @@ pub fn check(options: &BuildOptions) -> BuildReport {
         // root-relative link outside the base path, which the build left
         // as written with a warning (`/~user/cv.pdf` on the same host). A
         // link under the base path to no page stays an error here.
+        let mut at_line: HashMap<(&std::path::Path, usize), Vec<&Diagnostic>> = HashMap::new();
+        for d in report.diagnostics.iter().filter(|d| d.line != 0) {
+            at_line.entry((&d.file, d.line)).or_default().push(d);
+        }
         links.retain(|link| {
-            let target = link.message.split('`').nth(1).unwrap_or("");
+            let target = format!("`{}`", link.message.split('`').nth(1).unwrap_or(""));
             let outside = link
                 .message
                 .starts_with("expected a link under the base URL");
-            !report.diagnostics.iter().any(|d| {
-                (&d.file, d.line) == (&link.file, link.line)
-                    && (d.severity == Severity::Error || outside)
-                    && d.message.contains(&format!("`{target}`"))
+            let reported = at_line.get(&(link.file.as_path(), link.line));
+            !reported.is_some_and(|found| {
+                found.iter().any(|d| {
+                    (d.severity == Severity::Error || outside) && d.message.contains(&target)
+                })
             })
         });
         if options.strict {

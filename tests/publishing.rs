@@ -417,14 +417,9 @@ fn a_site_in_zola_habits_builds_and_shows_its_values() {
         b"+++\ntitle = \"About\"\ndate = \"May 2024\"\n+++\nHi.\n",
     );
     let (report, _) = build_memory(dir.path(), None);
-    let errors = messages(&report, Severity::Error);
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].starts_with("content/about.md:3: error: ")
-            && errors[0].contains(
-                "expected `date` to be a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `May 2024`"
-            ),
-        "{errors:?}"
+    assert_eq!(
+        messages(&report, Severity::Error),
+        ["content/about.md:3: error: expected `date` to be a date such as 2024-05-01 or 2024-05-01T09:30:00Z, found `May 2024`"]
     );
     // YAML front matter's errors name the key, what it should be and the fix.
     for (front, expected) in [
@@ -536,7 +531,7 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    let errors: Vec<&str> = error_lines(&stderr);
     assert_eq!(errors.len(), 4, "{stderr}");
     assert!(
         errors[0].starts_with(
@@ -578,7 +573,7 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     );
     let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    let errors: Vec<&str> = error_lines(&stderr);
     let expected = [
         "content/about.md:7: error: expected a link to an existing page, found `/nowhere/` (no file nowhere/index.html)",
         "content/about.md:7: error: expected an anchor `#nope` on about/index.html, found no element with that id (link `/about/#nope`)",
@@ -752,7 +747,7 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     );
     let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    let errors: Vec<&str> = error_lines(&stderr);
     assert_eq!(errors.len(), 1, "{stderr}");
     assert_eq!(
         errors[0],
@@ -821,7 +816,7 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
         write(dir.path(), file, text.as_bytes());
         let out = vellum(&["check", "--root", dir.path().to_str().unwrap()], &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+        let errors: Vec<&str> = error_lines(&stderr);
         assert_eq!(errors, [expected], "{stderr}");
     }
 }
@@ -835,46 +830,27 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
 fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
     let dir = olumide_site();
     let root = dir.path();
-    write(
-        root,
-        "content/authors/olumide-adeyemi.md",
-        b"+++\n+++\nSee [x](nope.md) and [z](@/gone.md).\n\n{{ papers(year=2021) }}\n",
-    );
-    write(
-        root,
-        "content/papers/routing-tokens-in-mixture-of-experts.md",
-        b"---\nvenue: X\n---\nSee [w](/papers/nowhere/).\n",
-    );
-    write(root, "content/pubs.md", b"+++\ntitle = \"Pubs\"\n+++\n{{ paper(year=2021) }}\n\nSee [about]({{< ref \"about.md\" >}}).\n\n    {{ papers(author=\"nobody\") }}\n\n{{ papers(author='olumide-adeyemi', author=\"x\") }}\n\n{{ papers(author='Olumide Adeyemi') }}\n");
-    write(
-        root,
-        "content/yaml.md",
-        b"---\ntitle: Note: on things\n---\n",
-    );
-    write(root, "content/toml.md", b"+++\nweight = \"heavy\"\n+++\n");
-    write(root, "content/hugo.md", b"+++\ntitle: \"A\"\n+++\n");
-    write(
-        root,
-        "content/custom.md",
-        b"+++\ntemplate = \"custom.html\"\n+++\n",
-    );
-    write(
-        root,
-        "templates/custom.html",
-        b"{% extends \"base.html\" %}\n{% block content %}{% if page %}{% endblock content %}\n",
-    );
-    write(root, "templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}\n<h1>404</h1>\n{% endif %}\n{% endblock content %}\n");
-    write(root, "templates/sitemap.xml", b"<urlset></urlset>\n");
-    // An opening fence ending in a space is taken, as a closing one is.
-    write(
-        root,
-        "content/spaced.md",
-        b"--- \ntitle: Spaced\n---  \nHi.\n",
-    );
+    let files: [(&str, &[u8]); 11] = [
+        ("content/authors/olumide-adeyemi.md", b"+++\n+++\nSee [x](nope.md) and [z](@/gone.md).\n\n{{ papers(year=2021) }}\n"),
+        ("content/papers/routing-tokens-in-mixture-of-experts.md", b"---\nvenue: X\n---\nSee [w](/papers/nowhere/).\n"),
+        ("content/pubs.md", b"+++\ntitle = \"Pubs\"\n+++\n{{ paper(year=2021) }}\n\nSee [about]({{< ref \"about.md\" >}}).\n\n    {{ papers(author=\"nobody\") }}\n\n{{ papers(author='olumide-adeyemi', author=\"x\") }}\n\n{{ papers(author='Olumide Adeyemi') }}\n"),
+        ("content/yaml.md", b"---\ntitle: Note: on things\n---\n"),
+        ("content/toml.md", b"+++\nweight = \"heavy\"\n+++\n"),
+        ("content/hugo.md", b"+++\ntitle: \"A\"\n+++\n"),
+        ("content/custom.md", b"+++\ntemplate = \"custom.html\"\n+++\n"),
+        ("templates/custom.html", b"{% extends \"base.html\" %}\n{% block content %}{% if page %}{% endblock content %}\n"),
+        ("templates/404.html", b"{% extends \"base.html\" %}\n{% block content %}\n<h1>404</h1>\n{% endif %}\n{% endblock content %}\n"),
+        ("templates/sitemap.xml", b"<urlset></urlset>\n"),
+        // An opening fence ending in a space is taken, as a closing one is.
+        ("content/spaced.md", b"--- \ntitle: Spaced\n---  \nHi.\n"),
+    ];
+    for (path, bytes) in files {
+        write(root, path, bytes);
+    }
     let out = vellum(&["check", "--root", root.to_str().unwrap()], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("templates/sitemap.xml: warning: expected no `sitemap.xml` template, found one: Vellum writes the sitemap itself and does not read it; remove it"), "{stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    let errors: Vec<&str> = error_lines(&stderr);
     assert_eq!(
         errors,
         [

@@ -534,14 +534,26 @@ fn the_papers_shortcode_embeds_lists_in_markdown_pages() {
         "{problems:?}"
     );
     assert!(site.is_empty(), "nothing is written on an error");
-    write(
-        dir.path(),
-        "content/about.md",
-        b"+++\ntitle = \"About\"\n+++\n{{ papers(author=\"Ben van der Berg\") }}\n",
-    );
-    let (report, site) = build_memory(dir.path(), None);
-    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
-    assert!(text(&site, "about/index.html").contains(">Shared Systems Paper</a>"));
+    // The about page listing one author's papers, built without a problem.
+    let about_listing = |root: &std::path::Path, author: &str| {
+        let page = format!("+++\ntitle = \"About\"\n+++\n{{{{ papers(author=\"{author}\") }}}}\n");
+        write(root, "content/about.md", page.as_bytes());
+        let (report, site) = build_memory(root, None);
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+        text(&site, "about/index.html").to_string()
+    };
+    let about = about_listing(dir.path(), "Ben van der Berg");
+    assert!(about.contains(">Shared Systems Paper</a>"), "{about}");
+
+    // Two names that slugify alike: the exact name wins over the slug.
+    let zoe = listing("Zoe Chen", &[("Plain Name Paper", 2024, "A.", "cs.DC")]);
+    let zoe_accented = listing("Zoë Chen", &[("Accented Name Paper", 2024, "B.", "cs.DC")]);
+    for (first, second) in [(&zoe, &zoe_accented), (&zoe_accented, &zoe)] {
+        let dir = temp_site(&[("a.txt", first), ("b.txt", second)], "");
+        let about = about_listing(dir.path(), "Zoe Chen");
+        assert!(about.contains(">Plain Name Paper</a>"), "{about}");
+        assert!(!about.contains(">Accented Name Paper</a>"), "{about}");
+    }
 }
 
 /// A profile or override whose file name is a mistyped slug is named
@@ -894,7 +906,7 @@ fn every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors() {
     let site_root = dir.path().to_str().unwrap();
     let out = vellum(&["check", "--root", site_root], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
+    let errors: Vec<&str> = error_lines(&stderr);
     assert_eq!(
         errors,
         [

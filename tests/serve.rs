@@ -3,7 +3,7 @@
 //! pages are in place, failed rebuilds keeping the last good site and
 //! announcing the error, and request paths that try to escape the site.
 
-use crate::common::{olumide_listing, olumide_site, temp_site, write};
+use crate::common::{olumide_listing, olumide_site, temp_site, vellum, write};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -282,21 +282,17 @@ fn serve_also_writes_the_site_to_an_output_dir() {
     );
     drop(server);
 
-    let refused = Command::new(env!("CARGO_BIN_EXE_vellum"))
-        .args(["serve", "--port", "0", "-o", "seeds", "--root"])
-        .arg(root)
-        .output()
-        .unwrap();
+    let serve_into = |dir: &str| {
+        let root = root.to_str().unwrap();
+        vellum(&["serve", "--port", "0", "-o", dir, "--root", root], &[])
+    };
+    let refused = serve_into("seeds");
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).starts_with("error: "));
     // A directory of someone else's: refused at the first build, before
     // anything is written there.
     write(root, "theirs/notes.txt", b"theirs\n");
-    let refused = Command::new(env!("CARGO_BIN_EXE_vellum"))
-        .args(["serve", "--port", "0", "-o", "theirs", "--root"])
-        .arg(root)
-        .output()
-        .unwrap();
+    let refused = serve_into("theirs");
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(

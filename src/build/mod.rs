@@ -345,13 +345,13 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     }
     let urls = UrlMap::new(&inputs.config.base_url);
     report.base_url = Some(inputs.config.base_url.clone());
-    report.content_links = content_links(&content, &corpus, &urls, inputs.config.paginate_by);
     let site = Site {
         config: &inputs.config,
         urls: &urls,
         corpus: &corpus,
         content: &content,
     };
+    report.content_links = content_links(&site);
 
     if let Some(templates) = &templates {
         check_authors_template(templates, &corpus, &diagnostics);
@@ -593,12 +593,8 @@ fn stage_statics(
 /// Markdown source and the links written in it; the same for the pages
 /// that show a profile's body (every page of the author's) or a per-paper
 /// override's note (the paper's page).
-fn content_links(
-    content: &Content,
-    corpus: &Corpus,
-    urls: &UrlMap,
-    paginate_by: usize,
-) -> ContentLinks {
+fn content_links(site: &Site) -> ContentLinks {
+    let (content, urls) = (site.content, site.urls);
     let mut links: ContentLinks = content
         .pages
         .iter()
@@ -618,11 +614,11 @@ fn content_links(
             (home.file.clone(), home.links.clone()),
         );
     }
-    for author in &corpus.authors {
+    for author in &site.corpus.authors {
         let Some(profile) = content.profiles.get(&author.slug) else {
             continue;
         };
-        for page in 1..=author.papers.len().div_ceil(paginate_by).max(1) {
+        for page in 1..=site.pages_for(author.papers.len()) {
             let route = Route::Author {
                 slug: author.slug.clone(),
                 page,

@@ -157,7 +157,11 @@ impl Config {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| line_at(s.start));
             let key = text.lines().nth(line.saturating_sub(1)).and_then(line_key);
-            Diagnostic::error(display_path, line, settings_error(e.message().trim(), key))
+            Diagnostic::error(
+                display_path,
+                line,
+                serde_error(e.message().trim(), key, Holding::Settings),
+            )
         })?;
         let at_least_one = |value: Option<Spanned<usize>>, key: &str, default: usize| match value {
             Some(v) if *v.get_ref() == 0 => Err(Diagnostic::error(
@@ -329,7 +333,7 @@ const SETTINGS: [&str; 20] = [
 ];
 
 /// An error at the line of each top-level key of `text` that is no
-/// setting, worded as serde's for the first ([`settings_error`]); none
+/// setting, worded as serde's for the first ([`serde_error`]); none
 /// when the text is not TOML (the parse reports that).
 fn unknown_settings(text: &str, display_path: &Path) -> Vec<Diagnostic> {
     let Ok(table) = toml::de::DeTable::parse(text) else {
@@ -350,7 +354,11 @@ fn unknown_settings(text: &str, display_path: &Path) -> Vec<Diagnostic> {
                 .matches('\n')
                 .count();
             let message = format!("unknown field `{name}`, expected one of {expected}");
-            Diagnostic::error(display_path, line, settings_error(&message, Some(name)))
+            Diagnostic::error(
+                display_path,
+                line,
+                serde_error(&message, Some(name), Holding::Settings),
+            )
         })
         .collect();
     unknown.sort();
@@ -393,11 +401,25 @@ pub(crate) fn line_key(line: &str) -> Option<&str> {
         .filter(|key| !key.is_empty())
 }
 
-/// A TOML or serde error as `expected …, found …`, naming the setting when
-/// its line has one: serde's `invalid type: string "yes", expected a
+/// Which file a [`serde_error`] is worded for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holding {
+    /// `site.toml`: settings.
+    Settings,
+    /// A content file's front matter (TOML or YAML): keys.
+    FrontMatter,
+}
+
+/// A TOML, YAML or serde error as `expected …, found …`, naming the key
+/// when its line has one: serde's `invalid type: string "yes", expected a
 /// boolean` for `exports` reads `expected exports to be a boolean, found
-/// string "yes"`. Also the wording of front matter's TOML errors.
-pub(crate) fn settings_error(message: &str, key: Option<&str>) -> String {
+/// string "yes"`; an unknown key names the closest one, or the Vellum
+/// name of a Zola or Hugo setting. A message already worded so (a date
+/// that is not one) is kept.
+pub(crate) fn serde_error(message: &str, key: Option<&str>, holding: Holding) -> String {
+    if message.starts_with("expected ") {
+        return message.to_string();
+    }
     if let Some(unknown) = crate::diagnostics::unknown_field(message) {
         let foreign = FOREIGN_KEYS
             .iter()
@@ -412,9 +434,11 @@ pub(crate) fn settings_error(message: &str, key: Option<&str>) -> String {
     }
     if message.contains("duplicate key") {
         let what = key.map_or(String::new(), |key| format!(" `{key}`"));
-        return format!(
-            "expected each setting once, found{what} a second time; remove one of them"
-        );
+        let each = match holding {
+            Holding::Settings => "setting",
+            Holding::FrontMatter => "key",
+        };
+        return format!("expected each {each} once, found{what} a second time; remove one of them");
     }
     // A string left open: TOML says `invalid basic string`.
     if message.contains("invalid basic string") || message.contains("invalid literal string") {
@@ -450,9 +474,15 @@ pub(crate) fn settings_error(message: &str, key: Option<&str>) -> String {
         _ => String::new(),
     };
     let Some((found, expected)) = plain.rsplit_once(", expected ") else {
-        return match key {
-            Some(key) => format!("expected a valid `{key}` setting, found {plain}"),
-            None => format!("expected valid settings, found {plain}"),
+        return match (key, holding) {
+            (Some(key), Holding::Settings) => {
+                format!("expected a valid `{key}` setting, found {plain}")
+            }
+            (Some(key), Holding::FrontMatter) => {
+                format!("expected a valid value of `{key}`, found {plain}")
+            }
+            (None, Holding::Settings) => format!("expected valid settings, found {plain}"),
+            (None, Holding::FrontMatter) => format!("expected valid front matter, found {plain}"),
         };
     };
     let found = found

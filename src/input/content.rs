@@ -8,6 +8,7 @@
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::chars;
+use crate::input::config::{line_key, serde_error, Holding};
 use crate::permalink::slugify;
 use crate::safe_url;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
@@ -272,6 +273,9 @@ fn extract_shortcodes(
 /// `ref` and `relref` are `@/` links here), or a line that is a call
 /// `{{ name(...) }}` of another name than `papers` (with the closest).
 fn foreign_shortcode(line: &str) -> Option<String> {
+    if !line.contains("{{") {
+        return None;
+    }
     let outside_code = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
     let hugo = [("{{<", ">}}"), ("{{%", "%}}")]
         .into_iter()
@@ -902,15 +906,6 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
         ));
     };
     let front_text = &rest[..end];
-    let error = |line: usize, message: &str| {
-        let message = match crate::diagnostics::unknown_field(message) {
-            Some(unknown) => unknown,
-            // Already worded so (a date that is not one).
-            None if message.starts_with("expected ") => message.to_string(),
-            None => format!("expected valid front matter, found {message}"),
-        };
-        Diagnostic::error(file, line + 1, message)
-    };
     let front: T = match format {
         Format::Toml => toml::from_str(front_text).map_err(|e| {
             let line = e.span().map_or(0, |s| {
@@ -920,37 +915,23 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
             });
             let line_text = front_text.lines().nth(line.saturating_sub(1)).unwrap_or("");
             let message = e.message().trim();
-            // YAML's `key: value` between `+++` lines.
-            if message.contains("expected `=`") && line_text.contains(':') {
-                return Diagnostic::error(
-                    file,
-                    line + 1,
-                    format!(
-                        "expected `key = value` (TOML) between `+++` lines, found `{}`; write `=`, or put YAML's `key: value` between `---` lines",
-                        line_text.trim()
-                    ),
-                );
-            }
-            match crate::input::config::line_key(line_text) {
-                Some(key) if crate::diagnostics::unknown_field(message).is_none() => Diagnostic::error(
-                    file,
-                    line + 1,
-                    crate::input::config::settings_error(message, Some(key))
-                        .replace("setting once", "key once")
-                        .replace("a valid `", "a valid value of `")
-                        .replace("` setting, found", "`, found"),
+            let message = match message.contains("expected `=`") && line_text.contains(':') {
+                // YAML's `key: value` between `+++` lines.
+                true => format!(
+                    "expected `key = value` (TOML) between `+++` lines, found `{}`; write `=`, or put YAML's `key: value` between `---` lines",
+                    line_text.trim()
                 ),
-                _ => error(line, message),
-            }
+                false => serde_error(message, line_key(line_text), Holding::FrontMatter),
+            };
+            Diagnostic::error(file, line + 1, message)
         })?,
         Format::Yaml if front_text.trim().is_empty() => T::default(),
         Format::Yaml => serde_saphyr::from_str(front_text).map_err(|e| {
             let line = e.location().map_or(0, |at| at.line() as usize);
             let line_text = front_text.lines().nth(line.saturating_sub(1)).unwrap_or("");
-            match yaml_message(&e, line_text) {
-                Ok(message) => Diagnostic::error(file, line + 1, message),
-                Err(message) => error(line, &message),
-            }
+            let message = yaml_message(&e, line_text)
+                .unwrap_or_else(|message| serde_error(&message, None, Holding::FrontMatter));
+            Diagnostic::error(file, line + 1, message)
         })?,
     };
     Ok((front, &rest[body_start..]))

@@ -32,8 +32,9 @@ pub struct Templates {
     /// What `get_url` resolves, set after the plan, and its hash.
     get_url: Arc<RwLock<Option<GetUrl>>>,
     get_url_hash: u64,
-    /// Templates of the site's own that did not load and have no theme
-    /// template of their name to stand in (reported by [`Templates::load`]).
+    /// Templates that did not load and had no other of their name to
+    /// stand in: the theme's, or the site's own with no theme template of
+    /// that name (each reported by [`Templates::load`]).
     broken: std::collections::BTreeSet<String>,
 }
 
@@ -81,20 +82,19 @@ impl Templates {
                 }
                 Err(error) => error,
             };
-            let name_of = |diagnostic: &Diagnostic| {
-                file_names
-                    .iter()
-                    .find(|(_, path)| **path == diagnostic.file)
-                    .map(|(name, _)| name.clone())
-            };
-            let mut diagnostic = template_error(&error, &file_names, None);
-            if let Some(found) = name_of(&diagnostic)
-                .and_then(|name| block_problem(&by_name[&name].1, &diagnostic.message))
+            let diagnostic = template_error(&error, &file_names, None);
+            let mut diagnostic =
+                missing_parent(&diagnostic.message, &by_name).unwrap_or(diagnostic);
+            let name = file_names
+                .iter()
+                .find(|(_, path)| **path == diagnostic.file)
+                .map(|(name, _)| name.clone());
+            if let Some(found) = name
+                .as_ref()
+                .and_then(|name| block_problem(&by_name[name].1, &diagnostic.message))
             {
                 (diagnostic.line, diagnostic.message) = found;
             }
-            let diagnostic = missing_parent(&diagnostic.message, &by_name).unwrap_or(diagnostic);
-            let name = name_of(&diagnostic);
             errors.push(diagnostic);
             let Some(name) = name else {
                 return (None, errors);
@@ -182,8 +182,8 @@ impl Templates {
         self.files.contains_key(name)
     }
 
-    /// Whether the site's template `name` failed to load (its error is
-    /// reported already).
+    /// Whether template `name` failed to load with none to stand in (its
+    /// error is reported already).
     pub fn is_broken(&self, name: &str) -> bool {
         self.broken.contains(name)
     }
@@ -447,11 +447,13 @@ fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
     let mut line = 1;
     let mut rest = text;
     let mut in_raw = false;
-    while let Some(at) = [rest.find("{%"), rest.find("{#")]
-        .into_iter()
-        .flatten()
-        .min()
-    {
+    // The next `{%` or `{#`, found in one pass over the text.
+    let next_tag = |rest: &str| {
+        rest.match_indices('{')
+            .map(|(at, _)| at)
+            .find(|&at| matches!(rest.as_bytes().get(at + 1), Some(b'%' | b'#')))
+    };
+    while let Some(at) = next_tag(rest) {
         line += rest[..at].matches('\n').count();
         let comment = rest[at..].starts_with("{#");
         let close = if comment { "#}" } else { "%}" };

@@ -174,6 +174,11 @@ pub fn vellum(args: &[&str], env: &[(&str, &str)]) -> Output {
     command.output().unwrap()
 }
 
+/// The error lines of a command's stderr (`file:line: error: …`), in order.
+pub fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.contains(": error: ")).collect()
+}
+
 /// Every file under `dir`: relative path → bytes.
 pub fn read_tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(dir)
