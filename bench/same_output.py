@@ -15,6 +15,7 @@ Each case is a site root built by both binaries in turn at the same path
   - the bundled site, at its own base URL and under a sub-path;
   - each listing fixture of tests/fixtures/listings (valid and errors), as
     the one listing of a site with the default theme;
+  - BibTeX fixtures beside a listing (papers with complete author lists);
   - sites broken on purpose: a bad site.toml key, a missing theme, a
     template syntax error, bad front matter, an alias taking a generated
     page's path, a static file clashing with a page;
@@ -143,6 +144,11 @@ def main():
             for fixture in sorted((FIXTURES / kind).iterdir()):
                 root = site(work / f"{kind}-{fixture.stem}", [fixture])
                 ok &= compare(f"fixture {kind}/{fixture.name}", args.old, args.new, root)
+
+        bib = ROOT / "tests" / "fixtures" / "bibtex"
+        root = site(work / "bibtex", [one, bib / "pybtex" / "xampl.bib", bib / "biblatex" / "gral.bib",
+                                      bib / "biblatex" / "polaritons.bib", bib / "pybtex" / "IEEEtran.bib"])
+        ok &= compare("BibTeX files beside a listing (complete author lists)", args.old, args.new, root)
 
         broken = {
             "unknown site.toml key": dict(config="paginate_by = 5\ntitel = \"x\"\n"),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vellum::build::{build, BuildOptions, BuildReport};
 use vellum::diagnostics::{counted, Severity};
-use vellum::output::DiskSink;
+use vellum::output::{DiskSink, NullSink, Sink};
 
 /// mimalloc: the build allocates millions of small strings from two
 /// threads, where it is markedly faster than the system allocator.
@@ -115,6 +115,10 @@ struct BuildArgs {
     /// Where to write the site; relative paths are under the root.
     #[arg(short, long, default_value = "public")]
     output_dir: PathBuf,
+    /// Render every page and count the files and bytes, but write nothing
+    /// (as Hugo's `--renderToMemory`): times the work apart from the disk.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Args)]
@@ -291,7 +295,15 @@ fn run_build(args: BuildArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let options = options(&args.site, false);
-    let report = build(&options, &mut DiskSink::new(&output_dir));
+    let mut null = NullSink::default();
+    let mut disk;
+    let sink: &mut dyn Sink = if args.dry_run {
+        &mut null
+    } else {
+        disk = DiskSink::new(&output_dir);
+        &mut disk
+    };
+    let report = build(&options, sink);
     let errors = report_problems(&report, &args.site, &options);
     let Some(stats) = report.written.filter(|_| errors == 0) else {
         eprintln!(
@@ -312,18 +324,29 @@ fn run_build(args: BuildArgs) -> ExitCode {
     }
     if !args.site.quiet {
         let [p, a, y, c] = report.counts;
-        println!(
-            "Built {}, {}, {}, {}: {} ({} written, {} removed, {} bytes) in {}",
+        let site = format!(
+            "{}, {}, {}, {}",
             counted(p, "paper", "papers"),
             counted(a, "author", "authors"),
             counted(y, "year", "years"),
             counted(c, "category", "categories"),
-            counted(stats.files, "file", "files"),
-            stats.written,
-            stats.removed,
-            stats.bytes,
-            output_dir.display()
         );
+        if args.dry_run {
+            println!(
+                "Rendered {site}: {} ({} bytes); nothing written (--dry-run)",
+                counted(stats.files, "file", "files"),
+                stats.bytes,
+            );
+        } else {
+            println!(
+                "Built {site}: {} ({} written, {} removed, {} bytes) in {}",
+                counted(stats.files, "file", "files"),
+                stats.written,
+                stats.removed,
+                stats.bytes,
+                output_dir.display()
+            );
+        }
     }
     ExitCode::SUCCESS
 }

@@ -27,6 +27,9 @@ pub struct CategoryLink<'a> {
     url: String,
 }
 
+/// A paper's template value. Its parts shared with other papers (author
+/// and category links, the year's URL) are values made once: serde hands a
+/// [`Value`] field to tera as it is, a clone of its `Arc`.
 #[derive(Serialize)]
 struct PaperView<'a> {
     slug: &'a str,
@@ -38,14 +41,17 @@ struct PaperView<'a> {
     title_html: &'a str,
     /// `None` for an undated paper.
     year: Option<u16>,
-    year_url: Option<String>,
-    authors: Vec<PersonLink<'a>>,
+    year_url: Value,
+    /// The listed authors' links (`{name, url}`).
+    authors: Vec<Value>,
     /// The byline as lists show it: the first [`LIST_AUTHORS`] names and
-    /// the listing owners named later, then `more_authors` left out.
-    byline: Vec<PersonView<'a>>,
+    /// the listing owners named later (`{name, url}`, the URL none for a
+    /// name without a listing), then `more_authors` left out.
+    byline: Vec<Value>,
     more_authors: usize,
     authors_complete: bool,
-    categories: Vec<CategoryLink<'a>>,
+    /// `{code, name, url}` of each category.
+    categories: Vec<Value>,
     /// arXiv, PDF and DOI, where known (al-folio's small links).
     links: Vec<LinkView>,
     /// The paper's BibTeX file, when per-paper exports are written.
@@ -53,6 +59,14 @@ struct PaperView<'a> {
     /// The abstract's HTML, in lists asked for with [`Abstract::Included`]
     /// (author pages and the home page) when the paper has one.
     abstract_html: Option<&'a str>,
+}
+
+/// A name of a complete author list, as it is written there, and the
+/// person's URL (none when they have no listing).
+#[derive(Serialize)]
+struct BylineName<'a> {
+    name: &'a str,
+    url: Value,
 }
 
 /// A small link of a paper in a list.
@@ -92,15 +106,23 @@ struct TermView<'a> {
 
 /// Template values of corpus items: an author's, year's and category's
 /// made once and shared by every page listing it; a paper's made each time
-/// a page lists it, so a rebuild that renders a few pages serialises only
-/// their papers. Papers are not kept: at 100,000 papers their values held
-/// about 480 MB, and making them again costs no measurable time.
+/// a page lists it, so a rebuild that renders a few pages makes only
+/// their papers' values. Papers are not kept (at 100,000 papers their
+/// values held about 480 MB); what a paper's value shares with others (its
+/// authors' and categories' links, its year's URL) is made once and
+/// shared, so making it again is a map of the paper's own strings.
 pub struct Views<'a> {
     site: Site<'a>,
     /// Each author's value, made when first used ([`Views::author`]).
     authors: Vec<std::sync::OnceLock<Value>>,
+    /// Each author's link (`{name, url}`) and URL, made when first used.
+    author_links: Vec<std::sync::OnceLock<(Value, Value)>>,
     years: Vec<Value>,
+    /// Each year's URL, by year.
+    year_urls: std::collections::HashMap<u16, Value>,
     categories: Vec<Value>,
+    /// Each category's link (`{code, name, url}`).
+    category_links: Vec<Value>,
     /// The authors index's letters, made when first used.
     initials: std::sync::OnceLock<Vec<crate::corpus::Initial>>,
 }
@@ -116,6 +138,25 @@ impl<'a> Views<'a> {
             .authors
             .iter()
             .map(|_| std::sync::OnceLock::new())
+            .collect();
+        let author_links = corpus
+            .authors
+            .iter()
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        let year_urls = corpus
+            .years
+            .iter()
+            .map(|year| {
+                let url = urls.url(&Route::Year {
+                    year: year.year,
+                    page: 1,
+                });
+                (year.year, Value::from(url))
+            })
+            .collect();
+        let category_links = (0..corpus.categories.len())
+            .map(|id| Value::from_serializable(&category_link(site, id)))
             .collect();
         let years = corpus
             .years
@@ -160,8 +201,11 @@ impl<'a> Views<'a> {
         Views {
             site: *site,
             authors,
+            author_links,
             years,
+            year_urls,
             categories,
+            category_links,
             initials: std::sync::OnceLock::new(),
         }
     }
@@ -209,53 +253,76 @@ impl<'a> Views<'a> {
         self.authors[id].get_or_init(made).clone()
     }
 
+    /// The link value (`{name, url}`) of author `id`, and their URL.
+    fn author_link(&self, id: AuthorId) -> &(Value, Value) {
+        self.author_links[id].get_or_init(|| {
+            let link = person_link(&self.site, id);
+            let url = Value::from(link.url.as_str());
+            (Value::from_serializable(&link), url)
+        })
+    }
+
     /// The template value of paper `id`, with its abstract when `with` is
     /// [`Abstract::Included`].
     pub fn paper(&self, id: PaperId, with: Abstract) -> Value {
         let site = &self.site;
-        let urls = site.urls;
-        let paper = &site.corpus.papers[id];
-        let full = byline(site, paper);
-        let total = full.len();
-        let shown: Vec<PersonView> = full
-            .into_iter()
-            .enumerate()
-            .filter(|(i, person)| *i < LIST_AUTHORS || person.url.is_some())
-            .map(|(_, person)| person)
+        let corpus = site.corpus;
+        let paper = &corpus.papers[id];
+        let authors: Vec<Value> = paper
+            .authors
+            .iter()
+            .map(|&a| self.author_link(a).0.clone())
             .collect();
-        let more_authors = total - shown.len();
+        let (byline, total) = match &paper.details.complete_authors {
+            Some(names) => {
+                let byline: Vec<Value> = names
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, name)| {
+                        let url = corpus
+                            .listed_author(paper, name)
+                            .map(|a| self.author_link(a).1.clone());
+                        (i < LIST_AUTHORS || url.is_some()).then(|| {
+                            Value::from_serializable(&BylineName {
+                                name,
+                                url: url.unwrap_or_else(Value::none),
+                            })
+                        })
+                    })
+                    .collect();
+                (byline, names.len())
+            }
+            None => (authors.clone(), authors.len()),
+        };
+        let year = paper.known_year();
         Value::from_serializable(&PaperView {
             slug: &paper.slug,
             key: &paper.key,
             selected: paper.details.selected,
             venue: paper.details.venue.as_deref(),
-            url: urls.url(&Route::Paper {
+            url: site.urls.url(&Route::Paper {
                 slug: paper.slug.clone(),
             }),
             title: &paper.title.plain,
             title_html: &paper.title.html,
-            year: paper.known_year(),
-            year_url: paper
-                .known_year()
-                .map(|year| urls.url(&Route::Year { year, page: 1 })),
-            authors: paper
-                .authors
-                .iter()
-                .map(|&a| person_link(site, a))
-                .collect(),
-            byline: shown,
-            more_authors,
+            year,
+            year_url: year
+                .and_then(|year| self.year_urls.get(&year).cloned())
+                .unwrap_or_else(Value::none),
+            more_authors: total - byline.len(),
+            authors,
+            byline,
             authors_complete: paper.details.complete_authors.is_some(),
             categories: paper
                 .categories
                 .iter()
-                .map(|&c| category_link(site, c))
+                .map(|&c| self.category_links[c].clone())
                 .collect(),
             links: paper_links(paper),
-            bib_url: site
-                .config
-                .paper_exports
-                .then(|| urls.url(&site.route(&Job::PaperExport(id, Export::Bibtex)))),
+            bib_url: site.config.paper_exports.then(|| {
+                site.urls
+                    .url(&site.route(&Job::PaperExport(id, Export::Bibtex)))
+            }),
             abstract_html: (with == Abstract::Included && !paper.abstract_text.html.is_empty())
                 .then_some(paper.abstract_text.html.as_str()),
         })
