@@ -524,18 +524,15 @@ impl<'a> Pages<'a> {
         let files = site.config.paper_exports.then(|| {
             Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))
         });
+        let [bibtex, ris, csl] =
+            crate::render::exports::paper_exports(site, id, Export::ALL, Abstract::Left);
         context.insert(
             "cite",
             &CiteView {
                 key: &paper.key,
-                bibtex: crate::render::exports::paper_export(
-                    site,
-                    id,
-                    Export::Bibtex,
-                    Abstract::Left,
-                ),
-                ris: crate::render::exports::paper_export(site, id, Export::Ris, Abstract::Left),
-                csl: crate::render::exports::paper_export(site, id, Export::Csl, Abstract::Left),
+                bibtex,
+                ris,
+                csl,
                 bib_url: files.as_ref().map(|f| f[0].clone()),
                 ris_url: files.as_ref().map(|f| f[1].clone()),
                 csl_url: files.as_ref().map(|f| f[2].clone()),

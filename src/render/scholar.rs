@@ -13,7 +13,6 @@ use crate::corpus::Paper;
 use crate::permalink::Route;
 use crate::render::site::Site;
 use serde::Serialize;
-use serde_json::{json, Value};
 
 /// One `<meta>` tag: `name` (or `property` for OpenGraph) and `content`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -100,81 +99,142 @@ pub fn open_graph(site: &Site, paper: &Paper, description: &str) -> Vec<MetaTag>
 /// `abstract_plain` is the abstract's plain text.
 pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
     let corpus = site.corpus;
-    let person = |name: &str, url: Option<String>| {
-        let mut p = json!({"@type": "Person", "name": name});
-        if let Some(url) = url {
-            p["url"] = Value::from(url);
-        }
-        p
-    };
     let author_url = |id: usize| {
         site.urls.permalink(&Route::Author {
             slug: corpus.authors[id].slug.clone(),
             page: 1,
         })
     };
-    let authors: Vec<Value> = match &paper.details.complete_authors {
+    let author: Vec<Person> = match &paper.details.complete_authors {
         Some(names) => names
             .iter()
-            .map(|name| person(name, corpus.listed_author(paper, name).map(author_url)))
+            .map(|name| Person::new(name, corpus.listed_author(paper, name).map(author_url)))
             .collect(),
         None => paper
             .authors
             .iter()
-            .map(|&id| person(&corpus.authors[id].name, Some(author_url(id))))
+            .map(|&id| Person::new(&corpus.authors[id].name, Some(author_url(id))))
             .collect(),
     };
-    let keywords: Vec<&str> = paper
-        .categories
-        .iter()
-        .map(|&c| corpus.categories[c].name.as_str())
-        .collect();
-    let mut article = json!({
-        "@context": "https://schema.org",
-        "@type": "ScholarlyArticle",
-        "headline": paper.title.plain,
-        "name": paper.title.plain,
-        "author": authors,
-        "keywords": keywords,
-        "url": site.urls.permalink(&paper_route(paper)),
-    });
-    let published = paper.details.submitted.clone();
-    if let Some(date) = published.or_else(|| paper.known_year().map(|y| y.to_string())) {
-        article["datePublished"] = Value::from(date);
-    }
-    if !paper.abstract_text.is_empty() {
-        article["abstract"] = Value::from(abstract_plain);
-    }
     let details = &paper.details;
-    let mut identifiers = Vec::new();
+    let mut identifier = Vec::new();
     let mut same_as = Vec::new();
     if let Some(id) = &details.arxiv_id {
-        identifiers.push(json!({"@type": "PropertyValue", "propertyID": "arXiv", "value": id}));
+        identifier.push(PropertyValue::new("arXiv", id));
         same_as.push(format!("https://arxiv.org/abs/{id}"));
     }
     if let Some(doi) = &details.doi {
-        identifiers.push(json!({"@type": "PropertyValue", "propertyID": "DOI", "value": doi}));
+        identifier.push(PropertyValue::new("DOI", doi));
         same_as.push(format!("https://doi.org/{doi}"));
     }
-    if !identifiers.is_empty() {
-        article["identifier"] = Value::from(identifiers);
-        article["sameAs"] = Value::from(same_as);
+    let article = ScholarlyArticle {
+        context: "https://schema.org",
+        kind: "ScholarlyArticle",
+        abstract_plain: (!paper.abstract_text.is_empty()).then_some(abstract_plain),
+        author,
+        date_modified: details.revised.as_ref().map(|(_, date)| date.as_str()),
+        date_published: details
+            .submitted
+            .clone()
+            .or_else(|| paper.known_year().map(|y| y.to_string())),
+        headline: &paper.title.plain,
+        identifier,
+        is_part_of: details.venue.as_deref(),
+        keywords: paper
+            .categories
+            .iter()
+            .map(|&c| corpus.categories[c].name.as_str())
+            .collect(),
+        name: &paper.title.plain,
+        same_as,
+        url: site.urls.permalink(&paper_route(paper)),
+    };
+    script_safe(&serde_json::to_string(&article).unwrap_or_default())
+}
+
+/// A schema.org `ScholarlyArticle`, its keys in byte order as a JSON
+/// object of serde_json writes them.
+#[derive(Serialize)]
+struct ScholarlyArticle<'a> {
+    #[serde(rename = "@context")]
+    context: &'static str,
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    #[serde(rename = "abstract", skip_serializing_if = "Option::is_none")]
+    abstract_plain: Option<&'a str>,
+    author: Vec<Person<'a>>,
+    #[serde(rename = "dateModified", skip_serializing_if = "Option::is_none")]
+    date_modified: Option<&'a str>,
+    #[serde(rename = "datePublished", skip_serializing_if = "Option::is_none")]
+    date_published: Option<String>,
+    headline: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    identifier: Vec<PropertyValue<'a>>,
+    #[serde(rename = "isPartOf", skip_serializing_if = "Option::is_none")]
+    is_part_of: Option<&'a str>,
+    keywords: Vec<&'a str>,
+    name: &'a str,
+    #[serde(rename = "sameAs", skip_serializing_if = "Vec::is_empty")]
+    same_as: Vec<String>,
+    url: String,
+}
+
+/// A schema.org `Person`: a name, and the author page when there is one.
+#[derive(Serialize)]
+struct Person<'a> {
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+}
+
+impl<'a> Person<'a> {
+    fn new(name: &'a str, url: Option<String>) -> Person<'a> {
+        Person {
+            kind: "Person",
+            name,
+            url,
+        }
     }
-    if let Some(venue) = &details.venue {
-        article["isPartOf"] = Value::from(venue.as_str());
+}
+
+/// A schema.org `PropertyValue`: an identifier of a scheme (arXiv, DOI).
+#[derive(Serialize)]
+struct PropertyValue<'a> {
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    #[serde(rename = "propertyID")]
+    property_id: &'static str,
+    value: &'a str,
+}
+
+impl<'a> PropertyValue<'a> {
+    fn new(property_id: &'static str, value: &'a str) -> PropertyValue<'a> {
+        PropertyValue {
+            kind: "PropertyValue",
+            property_id,
+            value,
+        }
     }
-    if let Some((_, date)) = &details.revised {
-        article["dateModified"] = Value::from(date.as_str());
-    }
-    script_safe(&article.to_string())
 }
 
 /// JSON text with `<`, `>` and `&` escaped as JSON unicode escapes (they
 /// can only occur inside strings, where the escapes mean the same).
 fn script_safe(json: &str) -> String {
-    json.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = memchr::memchr3(b'<', b'>', b'&', rest.as_bytes()) {
+        out.push_str(&rest[..at]);
+        out.push_str(match rest.as_bytes()[at] {
+            b'<' => "\\u003c",
+            b'>' => "\\u003e",
+            _ => "\\u0026",
+        });
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The PDF link: the override's, else arXiv's when the id is known.
@@ -197,6 +257,7 @@ fn paper_route(paper: &Paper) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     #[test]
     fn script_safe_keeps_json_meaning() {
