@@ -134,7 +134,9 @@ def vellum_site(corpus_dir, kind):
     if not site.exists():
         site.mkdir(parents=True)
         os.symlink(corpus_dir / "listings", site / "seeds")
-        shutil.copytree(ROOT / "themes", site / "themes")
+    # The theme of this checkout, not one copied by an earlier run.
+    shutil.rmtree(site / "themes", ignore_errors=True)
+    shutil.copytree(ROOT / "themes", site / "themes")
     (site / "site.toml").write_text(
         'title = "Corpus"\nbase_url = "https://example.org/"\npaginate_by = 20\n'
         + VELLUM_KINDS[kind])

@@ -74,7 +74,13 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     );
     assert!(meta_values(page, "citation_author").is_empty());
     assert_eq!(meta_values(page, "citation_publication_date"), ["2024"]);
-    assert_eq!(meta_values(page, "citation_abstract"), ["We share it."]);
+    // The abstract is once in the page, summarised by the description
+    // (which Open Graph shares), and in no other metadata.
+    assert!(meta_values(page, "citation_abstract").is_empty());
+    assert!(meta_values(page, "citation_abstract_html_url").is_empty());
+    assert_eq!(meta_values(page, "description"), ["We share it."]);
+    assert_eq!(meta_values(page, "og:description"), ["We share it."]);
+    assert_eq!(page.matches("We share it.").count(), 3);
     assert!(meta_values(page, "citation_arxiv_id").is_empty());
     assert_eq!(meta_values(page, "og:type"), ["article"]);
     assert_eq!(
@@ -87,7 +93,7 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     assert_eq!(article["@type"], "ScholarlyArticle");
     assert_eq!(article["headline"], "Shared Systems Paper");
     assert_eq!(article["datePublished"], "2024");
-    assert_eq!(article["abstract"], "We share it.");
+    assert_eq!(article.get("abstract"), None);
     assert_eq!(
         article["keywords"],
         serde_json::json!(["Distributed, Parallel, and Cluster Computing"])
@@ -142,27 +148,31 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     assert!(page.contains("<p>The <em>artifact</em> won a badge.</p>"));
 }
 
-fn a_hostile_abstract_leaves_one_valid_json_ld_element() {
+fn a_hostile_title_leaves_one_valid_json_ld_element() {
     let hostile = "</script><script>alert(1)</script> & <b>bold</b>";
     let dir = temp_site(
         &[(
             "x.txt",
-            &listing("Ana Lima", &[("Hostile Paper", 2024, hostile, "cs.CR")]),
+            &listing("Ana Lima", &[(hostile, 2024, hostile, "cs.CR")]),
         )],
         "",
     );
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
-    let page = text(&site, "papers/hostile-paper/index.html");
+    let page = text(
+        &site,
+        "papers/script-script-alert-1-script-b-bold-b/index.html",
+    );
     let ld = json_ld(page);
     assert_eq!(ld.len(), 1);
-    assert_eq!(ld[0]["abstract"], hostile);
+    assert_eq!(ld[0]["headline"], hostile);
     assert_eq!(
         page.matches("<script").count(),
         2,
         "JSON-LD and cite.js only"
     );
-    assert_eq!(meta_values(page, "citation_abstract"), [hostile]);
+    assert_eq!(meta_values(page, "citation_title"), [hostile]);
+    assert_eq!(meta_values(page, "description"), [hostile]);
 }
 
 fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {
@@ -232,7 +242,15 @@ fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {
 
     let page = text(&site, "papers/fast-graphs/index.html");
     assert!(page.contains("<dt>Citation key</dt>\n    <dd><code>lima2023fast</code></dd>"));
-    assert!(page.contains("href=\"/papers/fast-graphs/fast-graphs.bib\" download"));
+    // The Cite block: BibTeX once, inline, RIS and CSL-JSON as their files.
+    assert!(page.contains(
+        "<p>Download <a href=\"/papers/fast-graphs/fast-graphs.bib\" download>BibTeX</a>, \
+         <a href=\"/papers/fast-graphs/fast-graphs.ris\" download>RIS</a> or \
+         <a href=\"/papers/fast-graphs/fast-graphs.json\" download>CSL-JSON</a>.</p>"
+    ));
+    assert_eq!(page.matches("@misc{lima2023fast,").count(), 1);
+    assert_eq!(page.matches("<pre").count(), 1);
+    assert!(!page.contains("TY  - UNPB"));
     assert!(page.contains("data-copy=\"cite-bibtex-text\""));
 }
 
@@ -256,6 +274,7 @@ fn per_paper_files_can_be_switched_off_keeping_the_cite_block() {
     let page = text(&site, "papers/fast-graphs/index.html");
     assert!(page.contains("@misc{lima2023fast,"));
     assert!(!page.contains(".bib\" download"));
+    assert!(!page.contains(".ris\" download"));
     // Lists offer a paper's [BibTeX] only when its file is written.
     let author = text(&site, "authors/ana-lima/index.html");
     assert!(author.contains("<summary>Abstract</summary>"), "{author}");
@@ -981,5 +1000,5 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(scholarly: misnamed_profiles_and_overrides_name_the_closest_slug, scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_abstract_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
+    trials!(scholarly: misnamed_profiles_and_overrides_name_the_closest_slug, scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_title_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
 }

@@ -28,18 +28,6 @@ pub enum Abstract {
 /// array of one item (pretty-printed). Authors are the complete list when
 /// an override gives one, else the listed authors followed by "others".
 pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) -> String {
-    let [text] = paper_exports(site, id, [export], with);
-    text
-}
-
-/// One paper in each of `exports` ([`paper_export`]), its names and links
-/// worked out once.
-pub fn paper_exports<const N: usize>(
-    site: &Site,
-    id: PaperId,
-    exports: [Export; N],
-    with: Abstract,
-) -> [String; N] {
     let corpus = site.corpus;
     let paper = &corpus.papers[id];
     let authors: Vec<NameParts> = corpus
@@ -73,14 +61,14 @@ pub fn paper_exports<const N: usize>(
         pdf: pdf.as_deref(),
         venue: details.venue.as_deref(),
     };
-    exports.map(|export| match export {
+    match export {
         Export::Bibtex => bibtex(&record),
         Export::Ris => ris(&record),
         Export::Csl => {
             let items = serde_json::Value::Array(vec![csl_json(&record)]);
             serde_json::to_string_pretty(&items).unwrap_or_default() + "\n"
         }
-    })
+    }
 }
 
 /// `corpus.json` without its papers, which are serialised apart (in

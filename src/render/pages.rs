@@ -388,13 +388,12 @@ impl<'a> Pages<'a> {
                 let paper = &corpus.papers[id];
                 context.insert_value("paper", views.paper(id, Abstract::Left));
                 context.insert("abstract_html", &paper.abstract_text.html);
-                let abstract_plain = paper.abstract_text.plain();
                 let description = if paper.abstract_text.is_empty() {
                     paper.title.plain.clone()
                 } else {
-                    crate::text::summarise(&abstract_plain, DESCRIPTION_CHARS)
+                    crate::text::summarise(&paper.abstract_text.plain(), DESCRIPTION_CHARS)
                 };
-                self.insert_scholarly(context, id, &description, &abstract_plain);
+                self.insert_scholarly(context, id, &description);
                 ("paper.html", paper.title.plain.clone(), Some(description))
             }
             Job::Content(index) => {
@@ -474,13 +473,7 @@ impl<'a> Pages<'a> {
 
     /// A paper page's identifiers and links, complete author list, Cite
     /// block, and citation, OpenGraph and JSON-LD metadata.
-    fn insert_scholarly(
-        &self,
-        context: &mut Context,
-        id: PaperId,
-        description: &str,
-        abstract_plain: &str,
-    ) {
+    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str) {
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -524,15 +517,16 @@ impl<'a> Pages<'a> {
         let files = site.config.paper_exports.then(|| {
             Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))
         });
-        let [bibtex, ris, csl] =
-            crate::render::exports::paper_exports(site, id, Export::ALL, Abstract::Left);
         context.insert(
             "cite",
             &CiteView {
                 key: &paper.key,
-                bibtex,
-                ris,
-                csl,
+                bibtex: crate::render::exports::paper_export(
+                    site,
+                    id,
+                    Export::Bibtex,
+                    Abstract::Left,
+                ),
                 bib_url: files.as_ref().map(|f| f[0].clone()),
                 ris_url: files.as_ref().map(|f| f[1].clone()),
                 csl_url: files.as_ref().map(|f| f[2].clone()),
@@ -540,16 +534,13 @@ impl<'a> Pages<'a> {
         );
         context.insert(
             "citation_tags",
-            &crate::render::scholar::citation_tags(site, paper, abstract_plain),
+            &crate::render::scholar::citation_tags(paper),
         );
         context.insert(
             "og_tags",
             &crate::render::scholar::open_graph(site, paper, description),
         );
-        context.insert(
-            "json_ld",
-            &crate::render::scholar::json_ld(site, paper, abstract_plain),
-        );
+        context.insert("json_ld", &crate::render::scholar::json_ld(site, paper));
     }
 
     /// The template of a content page. One of the site's that failed to
@@ -803,8 +794,6 @@ struct DetailsView<'a> {
 struct CiteView<'a> {
     key: &'a str,
     bibtex: String,
-    ris: String,
-    csl: String,
     bib_url: Option<String>,
     ris_url: Option<String>,
     csl_url: Option<String>,

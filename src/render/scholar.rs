@@ -33,10 +33,11 @@ fn tag(name: &'static str, content: impl Into<String>) -> MetaTag {
 /// Google Scholar tags: `citation_title`, `citation_author` (each, only
 /// with a complete author list), `citation_publication_date` (v1's date
 /// where the arXiv record gives it, else the year),
-/// `citation_abstract`, `citation_arxiv_id`, `citation_doi`,
-/// `citation_pdf_url` and `citation_abstract_html_url`, those last when
-/// known. `abstract_plain` is the abstract's plain text ([`crate::text::Abstract::plain`]).
-pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<MetaTag> {
+/// `citation_arxiv_id`, `citation_doi` and `citation_pdf_url`, those
+/// last when known. No `citation_abstract`: Scholar reads the abstract
+/// from the page, where it is once; no `citation_abstract_html_url`: it
+/// was the page's own URL, which the canonical link gives.
+pub fn citation_tags(paper: &Paper) -> Vec<MetaTag> {
     let mut tags = vec![tag("citation_title", paper.title.plain.as_str())];
     if let Some(names) = &paper.details.complete_authors {
         tags.extend(names.iter().map(|n| tag("citation_author", n.as_str())));
@@ -49,9 +50,6 @@ pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<Me
         .map(|d| d.replace('-', "/"));
     if let Some(date) = date.or_else(|| paper.known_year().map(|y| y.to_string())) {
         tags.push(tag("citation_publication_date", date));
-    }
-    if !paper.abstract_text.is_empty() {
-        tags.push(tag("citation_abstract", abstract_plain));
     }
     let details = &paper.details;
     if let Some(id) = &details.arxiv_id {
@@ -72,10 +70,6 @@ pub fn citation_tags(site: &Site, paper: &Paper, abstract_plain: &str) -> Vec<Me
         };
         tags.push(tag(name, venue.as_str()));
     }
-    tags.push(tag(
-        "citation_abstract_html_url",
-        site.urls.permalink(&paper_route(paper)),
-    ));
     tags
 }
 
@@ -95,9 +89,10 @@ pub fn open_graph(site: &Site, paper: &Paper, description: &str) -> Vec<MetaTag>
 /// inside `<script type="application/ld+json">`: `<`, `>` and `&` are
 /// written as `\u003c`, `\u003e`, `\u0026`, so no text can end the element.
 /// Authors are `Person`s with their author page URL when they are listed
-/// authors (the complete list when an override gives one).
-/// `abstract_plain` is the abstract's plain text.
-pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
+/// authors (the complete list when an override gives one). It has no
+/// `abstract`: the page shows it once, the meta description (shared by
+/// Open Graph) summarises it, and the exports carry it.
+pub fn json_ld(site: &Site, paper: &Paper) -> String {
     let corpus = site.corpus;
     let author_url = |id: usize| {
         site.urls.permalink(&Route::Author {
@@ -130,7 +125,6 @@ pub fn json_ld(site: &Site, paper: &Paper, abstract_plain: &str) -> String {
     let article = ScholarlyArticle {
         context: "https://schema.org",
         kind: "ScholarlyArticle",
-        abstract_plain: (!paper.abstract_text.is_empty()).then_some(abstract_plain),
         author,
         date_modified: details.revised.as_ref().map(|(_, date)| date.as_str()),
         date_published: details
@@ -160,8 +154,6 @@ struct ScholarlyArticle<'a> {
     context: &'static str,
     #[serde(rename = "@type")]
     kind: &'static str,
-    #[serde(rename = "abstract", skip_serializing_if = "Option::is_none")]
-    abstract_plain: Option<&'a str>,
     author: Vec<Person<'a>>,
     #[serde(rename = "dateModified", skip_serializing_if = "Option::is_none")]
     date_modified: Option<&'a str>,
