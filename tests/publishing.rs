@@ -709,7 +709,8 @@ fn init_then_build_in_an_empty_directory() {
         .contains("href=\"/papers/authors/\""));
 }
 
-/// Counts in the command line's summaries agree with their numbers.
+/// Counts in the command line's summaries agree with their numbers, and
+/// `build --dry-run` counts what `build` writes.
 fn summaries_say_one_paper_and_two_papers() {
     let dir = olumide_site();
     let root = dir.path().to_str().unwrap();
@@ -719,8 +720,25 @@ fn summaries_say_one_paper_and_two_papers() {
         "Checked 1 paper and 1 author: no errors, 0 warnings\n"
     );
     let built = vellum(&["build", "-r", root, "-o", "out"], &[]);
-    assert!(String::from_utf8_lossy(&built.stdout)
-        .starts_with("Built 1 paper, 1 author, 1 year, 3 categories: "));
+    let stdout = String::from_utf8_lossy(&built.stdout);
+    assert!(stdout.starts_with("Built 1 paper, 1 author, 1 year, 3 categories: "));
+    // A dry run renders the same files and bytes and writes none.
+    let counts = stdout.split(": ").nth(1).unwrap();
+    let (files, rest) = counts.split_once(" (").unwrap();
+    let bytes = rest
+        .split(", ")
+        .nth(2)
+        .unwrap()
+        .split(" bytes)")
+        .next()
+        .unwrap();
+    let dry = vellum(&["build", "-r", root, "-o", "dry", "--dry-run"], &[]);
+    assert_eq!(dry.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&dry.stdout),
+        format!("Rendered 1 paper, 1 author, 1 year, 3 categories: {files} ({bytes} bytes); nothing written (--dry-run)\n")
+    );
+    assert!(!dir.path().join("dry").exists());
 }
 
 /// `vellum completion <shell>` prints a completion script naming the
