@@ -105,8 +105,7 @@ impl<'a> Pages<'a> {
                 extra,
             },
         );
-        let html = self.templates.render(template, &context)?;
-        Ok(html.into_bytes())
+        self.templates.render_bytes(template, &context)
     }
 
     /// The site's own `robots.txt` template (as in Zola), rendered with

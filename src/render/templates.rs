@@ -177,6 +177,19 @@ impl Templates {
             .map_err(|e| template_error(&e, &self.files, Some(name)))
     }
 
+    /// Renders template `name` as bytes: as [`Templates::render`], without
+    /// checking again that tera's output is UTF-8 (it writes only `str`s),
+    /// which was 1.7% of a build's instructions. The bytes hold no spare
+    /// capacity (`serve` keeps them).
+    pub fn render_bytes(&self, name: &str, context: &Context) -> Result<Vec<u8>, Diagnostic> {
+        let mut out = Vec::with_capacity(16 * 1024);
+        self.tera
+            .render_to(name, context, &mut out)
+            .map_err(|e| template_error(&e, &self.files, Some(name)))?;
+        out.shrink_to_fit();
+        Ok(out)
+    }
+
     /// Whether a template of that name is loaded.
     pub fn contains(&self, name: &str) -> bool {
         self.files.contains_key(name)
