@@ -117,6 +117,8 @@ struct BuildArgs {
     output_dir: PathBuf,
     /// Render every page and count the files and bytes, but write nothing
     /// (as Hugo's `--renderToMemory`): times the work apart from the disk.
+    /// The output directory is neither checked nor touched (`vellum check`
+    /// also checks links).
     #[arg(long)]
     dry_run: bool,
 }
@@ -290,7 +292,12 @@ fn report_problems(report: &BuildReport, args: &SiteArgs, options: &BuildOptions
 
 fn run_build(args: BuildArgs) -> ExitCode {
     let output_dir = args.site.root.join(&args.output_dir);
-    if let Err(message) = check_output_dir(&args.site.root, &output_dir) {
+    // A dry run neither checks nor touches the output directory.
+    let checked = match args.dry_run {
+        true => Ok(()),
+        false => check_output_dir(&args.site.root, &output_dir),
+    };
+    if let Err(message) = checked {
         eprintln!("error: {message}");
         return ExitCode::from(2);
     }
@@ -306,10 +313,13 @@ fn run_build(args: BuildArgs) -> ExitCode {
     let report = build(&options, sink);
     let errors = report_problems(&report, &args.site, &options);
     let Some(stats) = report.written.filter(|_| errors == 0) else {
+        let untouched = match args.dry_run {
+            true => "nothing written (--dry-run)".to_string(),
+            false => format!("{} left untouched", output_dir.display()),
+        };
         eprintln!(
-            "error: build failed with {}; {} left untouched",
+            "error: build failed with {}; {untouched}",
             counted(errors, "error", "errors"),
-            output_dir.display()
         );
         return ExitCode::from(1);
     };

@@ -739,6 +739,11 @@ fn summaries_say_one_paper_and_two_papers() {
         format!("Rendered 1 paper, 1 author, 1 year, 3 categories: {files} ({bytes} bytes); nothing written (--dry-run)\n")
     );
     assert!(!dir.path().join("dry").exists());
+    write(dir.path(), "templates/paper.html", b"{% if %}\n");
+    let failed = vellum(&["build", "-r", root, "--dry-run"], &[]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stderr)
+        .ends_with("error: build failed with 1 error; nothing written (--dry-run)\n"));
 }
 
 /// `vellum completion <shell>` prints a completion script naming the

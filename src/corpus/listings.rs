@@ -172,11 +172,20 @@ fn sentences(text: &str) -> usize {
 
 impl ParsedListing {
     /// The listing in `bytes`, read from `file` (a path for messages).
-    /// Errors: the parse error, at its line of `file`.
-    pub fn parse(file: PathBuf, bytes: &[u8]) -> Result<ParsedListing, Diagnostic> {
+    /// Errors: the parse error, at its line of `file`, after the warnings
+    /// of the forbidden characters the file holds (replaced by U+FFFD, so
+    /// the error may quote one: the warnings say where it came from).
+    pub fn parse(file: PathBuf, bytes: &[u8]) -> Result<ParsedListing, Vec<Diagnostic>> {
         match listing::parse(bytes) {
             Ok(listing) => Ok(ParsedListing::new(file, Arc::new(listing))),
-            Err(e) => Err(Diagnostic::error(&file, e.line(), e.to_string())),
+            Err(e) => {
+                let text = String::from_utf8_lossy(bytes);
+                let text = crate::input::chars::line_feeds(&text);
+                let (_, found) = crate::input::chars::replace_forbidden(&text);
+                let mut problems = crate::input::chars::warnings(&file, &found);
+                problems.push(Diagnostic::error(&file, e.line(), e.to_string()));
+                Err(problems)
+            }
         }
     }
 }
@@ -204,8 +213,10 @@ pub fn read_all(paths: &[PathBuf], root: &Path, diagnostics: &Diagnostics) -> Ve
         let start = parsed.len();
         parsed.par_extend(chunk.par_iter().filter_map(|path| {
             let read = read_file(path, &dir, root)
+                .map_err(|d| vec![d])
                 .and_then(|(_, shown, bytes)| ParsedListing::parse(shown, &bytes));
-            read.map_err(|d| diagnostics.push(d)).ok()
+            read.map_err(|problems| problems.into_iter().for_each(|d| diagnostics.push(d)))
+                .ok()
         }));
         for listing in &mut parsed[start..] {
             listing.forget_repeated_abstracts(&mut seen);
@@ -274,6 +285,29 @@ pub fn paper_identity(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_that_fails_to_parse_still_warns_of_its_forbidden_characters() {
+        let bytes = "Ana Lima\n\nPublications and source records attributed to Ana Lima.\n\n\
+                     At least 1 records · Page 1\n\nLinked to original sources\n\narXiv2024\n\n\
+                     Fast\u{7f} Graphs\n\nAn abstract.\n\ncs.DS\n\n\u{1}\n";
+        let Err(problems) = ParsedListing::parse(PathBuf::from("seeds/ana.txt"), bytes.as_bytes())
+        else {
+            panic!("expected a parse error");
+        };
+        let problems: Vec<String> = problems.iter().map(|d| d.to_string()).collect();
+        assert_eq!(
+            problems,
+            [
+                "seeds/ana.txt:11: warning: expected text, found the control character or \
+                 noncharacter U+007F, which no page or feed may hold; it is replaced by U+FFFD",
+                "seeds/ana.txt:17: warning: expected text, found the control character or \
+                 noncharacter U+0001, which no page or feed may hold; it is replaced by U+FFFD",
+                "seeds/ana.txt:17: error: expected a record marker such as `arXiv2024` or the \
+                 end of the file, found `\u{fffd}`",
+            ]
+        );
+    }
 
     #[test]
     fn identity_ignores_case_punctuation_and_latex() {

@@ -123,7 +123,8 @@ pub fn read(
     let content = read_files(&walk, &root.join("content"), Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "md")
     })?;
-    let records = records::Records::load(root)?;
+    let (records, records_warnings) = records::Records::load(root)?;
+    problems.extend(records_warnings);
     problems.extend(
         walk.warnings
             .into_inner()

@@ -78,14 +78,18 @@ struct FileOut<'a> {
 
 impl Records {
     /// Reads `records/arxiv.toml` under `root`; none when the file is
-    /// absent. Errors at their `file:line`: TOML syntax, a missing or
-    /// unknown field, an identifier, DOI or date of the wrong shape, a URL
-    /// field that is not a safe link.
-    pub fn load(root: &Path) -> Result<Records, Diagnostic> {
+    /// absent. Forbidden characters ([`crate::input::chars`]), raw or as
+    /// `\u` escapes, become U+FFFD with a warning at their line. Errors at
+    /// their `file:line`: TOML syntax, a missing or unknown field, an
+    /// identifier, DOI or date of the wrong shape, a URL field that is not
+    /// a safe link.
+    pub fn load(root: &Path) -> Result<(Records, Vec<Diagnostic>), Diagnostic> {
         let shown = Path::new(RECORDS_FILE);
         let bytes = match std::fs::read(root.join(RECORDS_FILE)) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Records::default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Records::default(), Vec::new()))
+            }
             Err(e) => {
                 return Err(Diagnostic::error(
                     shown,
@@ -94,8 +98,10 @@ impl Records {
                 ))
             }
         };
-        let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, shown)?).into_owned();
-        Records::parse(&text, shown)
+        let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, shown)?);
+        let (text, found) = crate::input::chars::replace_forbidden_toml(&text);
+        let records = Records::parse(&text, shown)?;
+        Ok((records, crate::input::chars::warnings(shown, &found)))
     }
 
     /// Parses the text of a records file shown as `shown`.
@@ -242,5 +248,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.starts_with("records/arxiv.toml:9: error: expected a records file written by `vellum enrich`, found unknown field `pdf`"), "{error}");
+    }
+
+    #[test]
+    fn forbidden_characters_become_u_fffd_with_a_warning_at_their_line() {
+        let mut papers = BTreeMap::new();
+        let slug = "heat-bath-random-walks-with-markov-bases";
+        papers.insert(slug.to_string(), record());
+        let text = Records::to_text(&papers)
+            .replace("Caprice Stanley", "Caprice\u{1} Stanley")
+            .replace("20 pages", "20 \\u0085pages");
+        let root = std::env::temp_dir().join(format!("vellum-records-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("records")).unwrap();
+        std::fs::write(root.join(RECORDS_FILE), &text).unwrap();
+        let (records, warnings) = Records::load(&root).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        let paper = &records.papers[slug];
+        assert_eq!(paper.authors[0], "Caprice\u{fffd} Stanley");
+        assert_eq!(
+            paper.comment.as_deref(),
+            Some("20 \u{fffd}pages, 3 figures")
+        );
+        let warnings: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].starts_with("records/arxiv.toml:10: warning: expected text, found the control character or noncharacter U+0001"), "{warnings:?}");
+        assert!(warnings[1].starts_with("records/arxiv.toml:14: warning: expected text, found the control character or noncharacter U+0085"), "{warnings:?}");
     }
 }

@@ -248,8 +248,8 @@ impl Incremental for RebuildCache {
                     self.parsed.fetch_add(1, Ordering::Relaxed);
                     match ParsedListing::parse(shown, &bytes) {
                         Ok(parsed) => parsed,
-                        Err(d) => {
-                            diagnostics.push(d);
+                        Err(problems) => {
+                            problems.into_iter().for_each(|d| diagnostics.push(d));
                             return None;
                         }
                     }
