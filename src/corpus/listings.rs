@@ -176,12 +176,9 @@ impl ParsedListing {
     /// of the forbidden characters the file holds (replaced by U+FFFD, so
     /// the error may quote one: the warnings say where it came from).
     pub fn parse(file: PathBuf, bytes: &[u8]) -> Result<ParsedListing, Vec<Diagnostic>> {
-        match listing::parse(bytes) {
+        match listing::parse_noting_forbidden(bytes) {
             Ok(listing) => Ok(ParsedListing::new(file, Arc::new(listing))),
-            Err(e) => {
-                let text = String::from_utf8_lossy(bytes);
-                let text = crate::input::chars::line_feeds(&text);
-                let (_, found) = crate::input::chars::replace_forbidden(&text);
+            Err((e, found)) => {
                 let mut problems = crate::input::chars::warnings(&file, &found);
                 problems.push(Diagnostic::error(&file, e.line(), e.to_string()));
                 Err(problems)

@@ -214,9 +214,31 @@ pub fn is_listing(path: &std::path::Path) -> bool {
 /// Output: the [`Listing`], or the first [`ListingError`] in file order, which
 /// carries its 1-based line. Never panics, whatever the bytes.
 pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
-    let text = crate::input::chars::line_feeds(decode(bytes)?);
+    parse_noting_forbidden(bytes).map_err(|(error, _)| error)
+}
+
+/// As [`parse`], and a failure also gives the forbidden characters found
+/// before it (replaced by U+FFFD, so the error may quote one), to be
+/// warned of with the error.
+pub fn parse_noting_forbidden(
+    bytes: &[u8],
+) -> Result<Listing, (ListingError, crate::input::chars::Found)> {
+    let text = decode(bytes).map_err(|error| (error, Vec::new()))?;
+    let text = crate::input::chars::line_feeds(text);
     let (text, forbidden) = crate::input::chars::replace_forbidden(&text);
-    let blocks = split_blocks(&text);
+    match parse_text(&text) {
+        Ok(listing) => Ok(Listing {
+            forbidden,
+            ..listing
+        }),
+        Err(error) => Err((error, forbidden)),
+    }
+}
+
+/// The listing in `text` (line feeds only, no forbidden characters), its
+/// `forbidden` empty.
+fn parse_text(text: &str) -> Result<Listing, ListingError> {
+    let blocks = split_blocks(text);
     let kinds: Vec<BlockKind> = blocks.iter().map(|b| classify(&b.text)).collect();
     let first_marker = kinds
         .iter()
@@ -240,7 +262,7 @@ pub fn parse(bytes: &[u8]) -> Result<Listing, ListingError> {
         author_line: header.author_line,
         count: header.count,
         records,
-        forbidden,
+        forbidden: Vec::new(),
     })
 }
 

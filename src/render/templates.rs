@@ -178,9 +178,9 @@ impl Templates {
     }
 
     /// Renders template `name` as bytes: as [`Templates::render`], without
-    /// checking again that tera's output is UTF-8 (it writes only `str`s),
-    /// which was 1.7% of a build's instructions. The bytes hold no spare
-    /// capacity (`serve` keeps them).
+    /// checking again that tera's output is UTF-8 (it writes only `str`s);
+    /// 0.9% fewer instructions in a 10,000-paper build. The bytes hold no
+    /// spare capacity (`serve` keeps them).
     pub fn render_bytes(&self, name: &str, context: &Context) -> Result<Vec<u8>, Diagnostic> {
         let mut out = Vec::with_capacity(16 * 1024);
         self.tera

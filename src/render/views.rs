@@ -115,8 +115,8 @@ pub struct Views<'a> {
     site: Site<'a>,
     /// Each author's value, made when first used ([`Views::author`]).
     authors: Vec<std::sync::OnceLock<Value>>,
-    /// Each author's link (`{name, url}`) and URL, made when first used.
-    author_links: Vec<std::sync::OnceLock<(Value, Value)>>,
+    /// Each author's link (`{name, url}`), made when first used.
+    author_links: Vec<std::sync::OnceLock<Value>>,
     years: Vec<Value>,
     /// Each year's URL, by year.
     year_urls: std::collections::HashMap<u16, Value>,
@@ -253,13 +253,9 @@ impl<'a> Views<'a> {
         self.authors[id].get_or_init(made).clone()
     }
 
-    /// The link value (`{name, url}`) of author `id`, and their URL.
-    fn author_link(&self, id: AuthorId) -> &(Value, Value) {
-        self.author_links[id].get_or_init(|| {
-            let link = person_link(&self.site, id);
-            let url = Value::from(link.url.as_str());
-            (Value::from_serializable(&link), url)
-        })
+    /// The link value (`{name, url}`) of author `id`.
+    fn author_link(&self, id: AuthorId) -> &Value {
+        self.author_links[id].get_or_init(|| Value::from_serializable(&person_link(&self.site, id)))
     }
 
     /// The template value of paper `id`, with its abstract when `with` is
@@ -271,7 +267,7 @@ impl<'a> Views<'a> {
         let authors: Vec<Value> = paper
             .authors
             .iter()
-            .map(|&a| self.author_link(a).0.clone())
+            .map(|&a| self.author_link(a).clone())
             .collect();
         let (byline, total) = match &paper.details.complete_authors {
             Some(names) => {
@@ -281,7 +277,7 @@ impl<'a> Views<'a> {
                     .filter_map(|(i, name)| {
                         let url = corpus
                             .listed_author(paper, name)
-                            .map(|a| self.author_link(a).1.clone());
+                            .and_then(|a| self.author_link(a).get_from_path("url").cloned());
                         (i < LIST_AUTHORS || url.is_some()).then(|| {
                             Value::from_serializable(&BylineName {
                                 name,
