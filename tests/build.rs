@@ -6,14 +6,13 @@ use crate::common::*;
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 use vellum::diagnostics::Severity;
-use vellum::output::SiteOutput;
 use vellum::text::escape_html;
 
-fn page<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+fn page<'a>(site: &'a Pages, file: &str) -> &'a str {
     std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
 }
 
-fn count_pages(site: &SiteOutput, prefix: &str) -> usize {
+fn count_pages(site: &Pages, prefix: &str) -> usize {
     site.keys()
         .filter(|k| k.starts_with(prefix) && k.ends_with("/index.html") && !k.contains("/page/"))
         .filter(|k| k[prefix.len()..].matches('/').count() == 1)

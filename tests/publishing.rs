@@ -5,12 +5,11 @@ use crate::common::*;
 use std::collections::HashSet;
 use std::process::Command;
 use vellum::diagnostics::Severity;
-use vellum::output::SiteOutput;
 
 const BASE: &str = "https://example.org/sub/dir/";
 
 /// An Atom feed of the site, parsed back with atom_syndication's reader.
-fn feed(site: &SiteOutput, file: &str) -> atom_syndication::Feed {
+fn feed(site: &Pages, file: &str) -> atom_syndication::Feed {
     atom_syndication::Feed::read_from(site.get(file).unwrap().as_slice())
         .unwrap_or_else(|e| panic!("{file}: {e}"))
 }

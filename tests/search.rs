@@ -5,9 +5,8 @@
 
 use crate::common::*;
 use serde_json::Value;
-use vellum::output::SiteOutput;
 
-fn json(site: &SiteOutput, file: &str) -> Value {
+fn json(site: &Pages, file: &str) -> Value {
     serde_json::from_slice(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
 }
 
@@ -32,7 +31,7 @@ fn decode(text: &str) -> Vec<u64> {
 
 /// Every term of the index with its postings `(document, impact)`,
 /// checking that each term sits in the shard the entry file assigns it.
-fn all_terms(site: &SiteOutput) -> std::collections::BTreeMap<String, Vec<(u64, u64)>> {
+fn all_terms(site: &Pages) -> std::collections::BTreeMap<String, Vec<(u64, u64)>> {
     let entry = json(site, "search/index.json");
     let shards = entry["terms"].as_array().unwrap();
     let mut terms = std::collections::BTreeMap::new();
@@ -66,7 +65,7 @@ fn all_terms(site: &SiteOutput) -> std::collections::BTreeMap<String, Vec<(u64, 
 
 /// Every document's metadata record, in document order, read from the
 /// metadata packs by their offset headers.
-fn records(site: &SiteOutput) -> Vec<Value> {
+fn records(site: &Pages) -> Vec<Value> {
     let entry = json(site, "search/index.json");
     let mut out = Vec::new();
     for file in entry["metadata"]["files"].as_array().unwrap() {
@@ -89,7 +88,7 @@ fn records(site: &SiteOutput) -> Vec<Value> {
 }
 
 /// Each document's category ids, from the category runs file.
-fn category_runs(site: &SiteOutput) -> Vec<Vec<u64>> {
+fn category_runs(site: &Pages) -> Vec<Vec<u64>> {
     let entry = json(site, "search/index.json");
     let file = json(
         site,
@@ -243,7 +242,7 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     assert_eq!(all_terms(&tiny), all_terms(&default));
     assert_eq!(records(&tiny), records(&default));
     let (_, again) = build_memory(tiny_dir.path(), None);
-    let search_files = |site: &SiteOutput| -> Vec<(String, Vec<u8>)> {
+    let search_files = |site: &Pages| -> Vec<(String, Vec<u8>)> {
         let mut files: Vec<(String, Vec<u8>)> = site
             .iter()
             .filter(|(f, _)| f.starts_with("search/"))

@@ -24,17 +24,17 @@ pub mod memory;
 pub mod null;
 
 pub use disk::DiskSink;
-pub use memory::MemorySink;
+pub use memory::{MemorySink, StoredFile};
 pub use null::NullSink;
 
 use std::io;
 use std::sync::{Arc, Mutex};
 
-/// A whole site in memory: output path (relative, with `/`) → bytes.
-/// Paths and bytes are shared, so a rebuild carries an unchanged file over
-/// without copying either. Unordered (a hash map: built once per build,
-/// looked up per request).
-pub type SiteOutput = rustc_hash::FxHashMap<Arc<str>, Arc<Vec<u8>>>;
+/// A whole site in memory: output path (relative, with `/`) → its bytes,
+/// compressed ([`StoredFile`]). Paths and bytes are shared, so a rebuild
+/// carries an unchanged file over without copying either. Unordered (a
+/// hash map: built once per build, looked up per request).
+pub type SiteOutput = rustc_hash::FxHashMap<Arc<str>, StoredFile>;
 
 /// Writes one file's bytes to the writer it is given ([`Sink::put_streamed`]).
 pub type StreamedFile<'a> = dyn FnMut(&mut dyn io::Write) -> io::Result<()> + 'a;

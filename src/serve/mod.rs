@@ -14,7 +14,7 @@ pub mod fingerprint;
 pub mod watch;
 
 use crate::build::{build, BuildOptions, BuildReport};
-use crate::output::{MemorySink, Sink, SiteOutput};
+use crate::output::{MemorySink, Sink, SiteOutput, StoredFile};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -390,7 +390,7 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) -> Result<(), String> {
     let mut disk = crate::output::DiskSink::new(dir);
     let written = disk.begin().and_then(|()| {
         site.par_iter()
-            .try_for_each(|(path, bytes)| disk.put(path, bytes.to_vec()))?;
+            .try_for_each(|(path, file)| disk.put(path, file.bytes()))?;
         disk.commit()
     });
     match written {
@@ -658,12 +658,12 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
             site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
         }
     }
-    match site.get(file.as_str()) {
+    match site.get(file.as_str()).map(StoredFile::bytes) {
         Some(bytes) if !file.ends_with(".html") && headers.contains_key(header::RANGE) => {
             let range = headers[header::RANGE].to_str().unwrap_or_default();
-            respond_range(&served, &file, bytes, range)
+            respond_range(&served, &file, &bytes, range)
         }
-        Some(bytes) => respond(&served, &file, bytes, StatusCode::OK),
+        Some(bytes) => respond(&served, &file, &bytes, StatusCode::OK),
         None if site.contains_key(format!("{relative}/index.html").as_str()) => {
             let location = format!("{path}/");
             (
@@ -681,8 +681,13 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
 /// open tab shows the errors and reloads once they are fixed.
 fn not_found(served: &Served, site: &SiteOutput) -> Response {
     const BARE: &[u8] = b"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head><body><p>Not found.</p></body></html>";
-    let page = site.get("404.html").map_or(BARE, |bytes| bytes.as_slice());
-    respond(served, "404.html", page, StatusCode::NOT_FOUND)
+    let page = site.get("404.html").map(StoredFile::bytes);
+    respond(
+        served,
+        "404.html",
+        page.as_deref().unwrap_or(BARE),
+        StatusCode::NOT_FOUND,
+    )
 }
 
 fn respond(served: &Served, file: &str, bytes: &[u8], status: StatusCode) -> Response {
@@ -807,7 +812,7 @@ mod tests {
         let page_at = |ready: bool| {
             Arc::new(Served {
                 site: RwLock::new(Arc::new(
-                    [(Arc::from("404.html"), Arc::new(b"gone".to_vec()))]
+                    [(Arc::from("404.html"), StoredFile::new(b"gone"))]
                         .into_iter()
                         .collect(),
                 )),
@@ -834,7 +839,7 @@ mod tests {
             let finish = async move {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let mut site = SiteOutput::clone(&making.site.read().unwrap());
-                site.insert(Arc::from("corpus.json"), Arc::new(b"{}".to_vec()));
+                site.insert(Arc::from("corpus.json"), StoredFile::new(b"{}"));
                 *making.site.write().unwrap() = Arc::new(site);
                 making.exports_ready.send_replace(true);
             };

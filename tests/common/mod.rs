@@ -135,8 +135,18 @@ pub fn bundled_copy() -> TempDir {
     dir
 }
 
+/// A built site's files as they read: output path → bytes.
+pub type Pages = rustc_hash::FxHashMap<std::sync::Arc<str>, Vec<u8>>;
+
+/// The files of `site`, decompressed.
+pub fn pages(site: &SiteOutput) -> Pages {
+    site.iter()
+        .map(|(path, file)| (path.clone(), file.bytes()))
+        .collect()
+}
+
 /// Builds `root` in memory.
-pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, SiteOutput) {
+pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, Pages) {
     let mut sink = MemorySink::default();
     let options = BuildOptions {
         root: root.to_path_buf(),
@@ -144,12 +154,12 @@ pub fn build_memory(root: &Path, base_url: Option<&str>) -> (BuildReport, SiteOu
         ..BuildOptions::default()
     };
     let report = build(&options, &mut sink);
-    (report, std::sync::Arc::unwrap_or_clone(sink.site))
+    (report, pages(&sink.site))
 }
 
 /// The text of the built file `file` of `site`; panics naming it when it
 /// is missing.
-pub fn text<'a>(site: &'a SiteOutput, file: &str) -> &'a str {
+pub fn text<'a>(site: &'a Pages, file: &str) -> &'a str {
     std::str::from_utf8(site.get(file).unwrap_or_else(|| panic!("{file} missing"))).unwrap()
 }
 
@@ -215,7 +225,7 @@ pub fn links(html: &str) -> Vec<String> {
 /// file: `Ok(Some(file))` when it exists, `Ok(None)` for an external link,
 /// `Err(why)` when it points nowhere. `base` is the base URL with its slash.
 pub fn resolve(
-    site: &SiteOutput,
+    site: &Pages,
     base: &str,
     page_file: &str,
     link: &str,
