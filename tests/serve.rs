@@ -660,6 +660,48 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     assert!(sink.site.contains_key("corpus.json"));
 }
 
+fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
+    let listing = |author: &str, own: &str| {
+        format!(
+            "{author}\n\nPublications and source records attributed to {author}.\n\nAt least 2 records \u{b7} Page 1\n\n\
+             arXiv2021\n\nShared Graphs\n\nWe study graphs that two authors share.\n\nA second paragraph.\n\ncs.DS\n\n\
+             arXiv2020\n\n{own}\n\nThe paper of {author} alone.\n\ncs.LG\n"
+        )
+    };
+    let (ana, ben) = (
+        listing("Ana Lima", "Lone Trees"),
+        listing("Ben Okafor", "Lone Paths"),
+    );
+    let site = temp_site(
+        &[("ana.txt", ana.as_bytes()), ("ben.txt", ben.as_bytes())],
+        "",
+    );
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert_eq!(cache.abstracts_held(), 3, "four records, three abstracts");
+
+    // Ben's own abstract edited: the old one is forgotten, the shared one
+    // is still held once.
+    write(
+        root,
+        "seeds/ben.txt",
+        ben.replace("alone.", "alone, edited.").as_bytes(),
+    );
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert_eq!(cache.abstracts_held(), 3);
+
+    // Ben's copy of the shared paper now says something else: two abstracts.
+    write(
+        root,
+        "seeds/ben.txt",
+        ben.replace("two authors share", "both share").as_bytes(),
+    );
+    cached_equals_fresh(root, &cache, &mut sink);
+    assert_eq!(cache.abstracts_held(), 4);
+}
+
 fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     let site = temp_site(
@@ -1178,5 +1220,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

@@ -98,7 +98,7 @@ impl ParsedListing {
         };
         for (record, keys) in listing.records.iter_mut().zip(self.keys.iter()) {
             if !seen.insert(Arc::clone(&keys.identity)) {
-                record.abstract_paragraphs = Vec::new();
+                record.abstract_paragraphs = Vec::new().into();
             }
         }
     }

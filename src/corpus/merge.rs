@@ -494,14 +494,15 @@ fn merge(
                 .map(|(position, record)| {
                     if !chosen(index, position) {
                         record.title = String::new();
-                        record.abstract_paragraphs = Vec::new();
+                        record.abstract_paragraphs = Vec::new().into();
                         record.categories = Vec::new();
                         return None;
                     }
                     if texts.is_some() {
                         return None;
                     }
-                    let paragraphs = std::mem::take(&mut record.abstract_paragraphs);
+                    let paragraphs =
+                        std::mem::replace(&mut record.abstract_paragraphs, Vec::new().into());
                     let hash = keys[position].abstract_hash;
                     let mut problems = Vec::new();
                     let made = Abstract::with_hash(&paragraphs, hash, &mut problems);

@@ -9,6 +9,7 @@
 
 use crate::corpus::categories::Taxonomy;
 use std::fmt;
+use std::sync::Arc;
 use unicode_normalization::UnicodeNormalization;
 
 /// The optional banner line some exports start with.
@@ -65,8 +66,10 @@ pub struct Record {
     pub title: String,
     /// 1-based line of the title block.
     pub title_line: usize,
-    /// Abstract paragraphs (zero or more blocks), each with lines joined.
-    pub abstract_paragraphs: Vec<String>,
+    /// Abstract paragraphs (zero or more blocks), each with lines joined;
+    /// shared by the records of one paper in `vellum serve`'s cache
+    /// ([`crate::serve::cache`]).
+    pub abstract_paragraphs: Arc<[String]>,
     /// 1-based line of the first abstract paragraph (the marker's when
     /// there is none).
     pub abstract_line: usize,
@@ -556,7 +559,7 @@ fn parse_records(blocks: &[Block], kinds: &[BlockKind]) -> Result<Vec<Record>, L
             position: records.len(),
             title,
             title_line,
-            abstract_paragraphs,
+            abstract_paragraphs: abstract_paragraphs.into(),
             abstract_line,
             categories,
         });
@@ -683,7 +686,7 @@ mod tests {
         let r = &parsed.records[0];
         assert_eq!((r.source.as_str(), r.year, r.line), ("arXiv", 2021, 9));
         assert_eq!(r.title, "A Title on two lines");
-        assert_eq!(r.abstract_paragraphs, vec!["One.", "Two."]);
+        assert_eq!(*r.abstract_paragraphs, ["One.", "Two."]);
         assert_eq!(r.categories, vec!["cs.LG", "cs.DC"]);
     }
 

@@ -84,6 +84,13 @@ struct PendingPages {
 #[derive(Debug, Default)]
 pub struct RebuildCache {
     entries: Mutex<HashMap<PathBuf, CachedListing>>,
+    /// The abstracts of the cached listings by their source hash
+    /// ([`crate::corpus::listings::RecordKeys::abstract_hash`]): the
+    /// records of a paper listed by several of its authors share one copy
+    /// (at 100,000 papers, three records a paper, about 350 MB less).
+    abstracts: Mutex<rustc_hash::FxHashMap<u64, Arc<[String]>>>,
+    /// [`RebuildCache::parsed`] when the abstracts were last pruned.
+    pruned_at: AtomicUsize,
     parsed: AtomicUsize,
     index: Mutex<Option<IndexFiles>>,
     indexed: AtomicUsize,
@@ -108,6 +115,12 @@ impl RebuildCache {
         self.parsed.load(Ordering::Relaxed)
     }
 
+    /// How many distinct abstracts the cached listings hold (each once,
+    /// however many listings hold its paper).
+    pub fn abstracts_held(&self) -> usize {
+        lock(&self.abstracts).len()
+    }
+
     /// How many corpora were patched from the last one rather than merged
     /// anew ([`crate::corpus::merge::Merge::corpus`]) so far.
     pub fn patched_count(&self) -> usize {
@@ -124,6 +137,33 @@ impl RebuildCache {
     /// carried over unchanged), sorted.
     pub fn rendered_files(&self) -> Vec<String> {
         lock(&self.rendered).clone()
+    }
+
+    /// `parsed` with each record's abstract replaced by an equal one that
+    /// a cached listing holds, if there is one.
+    fn share_abstracts(&self, mut parsed: ParsedListing) -> ParsedListing {
+        use std::collections::hash_map::Entry;
+        let Some(listing) = Arc::get_mut(&mut parsed.listing) else {
+            return parsed;
+        };
+        let mut shared = lock(&self.abstracts);
+        for (record, keys) in listing.records.iter_mut().zip(parsed.keys.iter()) {
+            if record.abstract_paragraphs.is_empty() {
+                continue;
+            }
+            match shared.entry(keys.abstract_hash) {
+                Entry::Occupied(found) if **found.get() == *record.abstract_paragraphs => {
+                    record.abstract_paragraphs = Arc::clone(found.get());
+                }
+                // Another abstract of the same hash stays apart.
+                Entry::Occupied(_) => {}
+                Entry::Vacant(slot) => {
+                    slot.insert(Arc::clone(&record.abstract_paragraphs));
+                }
+            }
+        }
+        drop(shared);
+        parsed
     }
 
     /// Makes the cached search index that of `site` (kept when its inputs
@@ -247,7 +287,7 @@ impl Incremental for RebuildCache {
                 None => {
                     self.parsed.fetch_add(1, Ordering::Relaxed);
                     match ParsedListing::parse(shown, &bytes) {
-                        Ok(parsed) => parsed,
+                        Ok(parsed) => self.share_abstracts(parsed),
                         Err(problems) => {
                             problems.into_iter().for_each(|d| diagnostics.push(d));
                             return None;
@@ -323,6 +363,12 @@ impl Incremental for RebuildCache {
         let mut merge = lock(&self.merge);
         let texts = &self.texts;
         let (corpus, patched) = merge.corpus(listings, taxonomy, variants, texts, diagnostics);
+        let parsed = self.parsed.load(Ordering::Relaxed);
+        if self.pruned_at.swap(parsed, Ordering::Relaxed) != parsed {
+            // Listings were parsed, so others were let go (by the cache and
+            // by the merge): abstracts no listing holds any more are forgotten.
+            lock(&self.abstracts).retain(|_, shared| Arc::strong_count(shared) > 1);
+        }
         if patched {
             // The unchanged papers' texts were not looked up, but
             // are still in use.
