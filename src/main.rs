@@ -269,6 +269,7 @@ fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
         incremental: None,
         defer_exports: false,
         changed_paths: None,
+        snapshot: false,
     }
 }
 

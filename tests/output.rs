@@ -105,7 +105,7 @@ fn a_memory_sink_carries_its_last_commit_over_but_the_dropped_files() {
     let mut files: Vec<(&str, Vec<u8>)> = sink
         .site
         .iter()
-        .map(|(path, file)| (&**path, file.bytes()))
+        .map(|(path, file)| (&**path, file.bytes().unwrap()))
         .collect();
     files.sort();
     // a dropped; b dropped and put, so put; c and d carried over.
@@ -182,7 +182,7 @@ fn streamed_files_are_staged_like_put_ones() {
     memory.begin().unwrap();
     stream(&memory, "corpus.json", "[1,2]").unwrap();
     memory.commit().unwrap();
-    assert_eq!(memory.site["corpus.json"].bytes(), b"[1,2]");
+    assert_eq!(memory.site["corpus.json"].bytes().unwrap(), b"[1,2]");
     let mut null = NullSink::default();
     null.begin().unwrap();
     stream(&null, "corpus.json", "[1,2]").unwrap();
@@ -199,9 +199,13 @@ fn memory_and_null_sinks() {
     memory.put("c", b"3".to_vec()).unwrap();
     let stats = memory.commit().unwrap();
     assert_eq!((stats.files, stats.written), (2, 1));
-    assert_eq!(memory.site["a"].bytes(), b"1");
+    assert_eq!(memory.site["a"].bytes().unwrap(), b"1");
     assert_eq!(put_all(&mut memory, &[("d", "old"), ("d", "new")]).files, 1);
-    assert_eq!(memory.site["d"].bytes(), b"new", "the last put wins");
+    assert_eq!(
+        memory.site["d"].bytes().unwrap(),
+        b"new",
+        "the last put wins"
+    );
     memory.begin().unwrap();
     assert_eq!(memory.keep(&["d"]), [true]);
     memory.put("e", b"5".to_vec()).unwrap();
@@ -212,7 +216,11 @@ fn memory_and_null_sinks() {
     memory.put("d", b"newer".to_vec()).unwrap();
     let stats = memory.commit().unwrap();
     assert_eq!((stats.files, stats.written, stats.removed), (1, 1, 1));
-    assert_eq!(memory.site["d"].bytes(), b"newer", "a put wins over a keep");
+    assert_eq!(
+        memory.site["d"].bytes().unwrap(),
+        b"newer",
+        "a put wins over a keep"
+    );
     memory.begin().unwrap();
     assert_eq!(memory.keep(&["d"]), [true]);
     memory.abort();

@@ -3,7 +3,9 @@
 //! pages are in place, failed rebuilds keeping the last good site and
 //! announcing the error, and request paths that try to escape the site.
 
-use crate::common::{olumide_listing, olumide_site, temp_site, vellum, write};
+use crate::common::{
+    build_memory, bundled_copy, olumide_listing, olumide_site, temp_site, vellum, write,
+};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -660,6 +662,81 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     assert!(sink.site.contains_key("corpus.json"));
 }
 
+/// Every file of a build into `sink` (kept, or rendered again by the
+/// build's snapshot) equals a full build's, and how many were kept.
+fn kept_and_rendered_again_equal_a_full_build(
+    root: &std::path::Path,
+    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
+    sink: &mut vellum::output::MemorySink,
+) -> usize {
+    let options = vellum::build::BuildOptions {
+        root: root.to_path_buf(),
+        incremental: Some(cache.clone()),
+        snapshot: true,
+        ..vellum::build::BuildOptions::default()
+    };
+    let report = vellum::build::build(&options, sink);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let snapshot = report.snapshot.expect("a snapshot");
+    let (_, fresh) = build_memory(root, None);
+    assert_eq!(sink.site.len(), fresh.len());
+    let mut kept = 0;
+    for (path, file) in sink.site.iter() {
+        let bytes = match file.bytes() {
+            Some(bytes) => {
+                kept += 1;
+                bytes
+            }
+            None => snapshot.render(path).expect("a job").expect("rendered"),
+        };
+        assert!(bytes == fresh[path], "{path} differs");
+    }
+    kept
+}
+
+fn pages_not_kept_are_rendered_again_as_the_build_rendered_them() {
+    let site = bundled_copy();
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::on_request();
+    let kept = kept_and_rendered_again_equal_a_full_build(root, &cache, &mut sink);
+    let (_, fresh) = build_memory(root, None);
+    let pages = fresh.keys().filter(|p| p.ends_with(".html")).count();
+    // Kept: the static files, corpus.json, the search index and the sitemap.
+    let data = fresh
+        .keys()
+        .filter(|p| {
+            !p.ends_with(".html") && !p.starts_with("papers/") && !p.starts_with("authors/")
+        })
+        .count();
+    assert!(
+        kept <= data,
+        "{kept} kept of {} files, {data} data files",
+        fresh.len()
+    );
+    assert!(pages > 20, "{pages} pages, none kept");
+    assert_eq!(sink.site["index.html"].stored_len(), 0);
+    assert!(sink.site["style.css"].stored_len() > 0);
+
+    // After an edit, the rebuild's snapshot renders every page as the
+    // new full build does, carried over or not.
+    let listing = std::fs::read_dir(root.join("seeds"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&listing).unwrap();
+    let at = text.find("\n\narXiv").unwrap() + 2;
+    let title_at = text[at..].find("\n\n").unwrap() + at + 2;
+    std::fs::write(
+        &listing,
+        format!("{}Edited: {}", &text[..title_at], &text[title_at..]),
+    )
+    .unwrap();
+    kept_and_rendered_again_equal_a_full_build(root, &cache, &mut sink);
+}
+
 fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
     let listing = |author: &str, own: &str| {
         format!(
@@ -1220,5 +1297,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

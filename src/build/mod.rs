@@ -43,7 +43,7 @@ use crate::render::plan::{self, Plan};
 use crate::render::site::Site;
 use crate::render::templates::Templates;
 use crate::render::views::Views;
-use crate::render::{search, Renderer};
+use crate::render::{search, Renderer, Snapshot};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -86,6 +86,9 @@ pub struct BuildOptions {
     /// makes the build walk `seeds/` again. `None`: every listing's stamp
     /// (size, modification and change times, inode) is read.
     pub changed_paths: Option<Vec<PathBuf>>,
+    /// Keep what renders the pages again ([`BuildReport::snapshot`]), for
+    /// a sink that does not keep them ([`crate::output::MemorySink::on_request`]).
+    pub snapshot: bool,
 }
 
 /// The seam through which incremental rebuilds enter the driver: what one
@@ -178,6 +181,9 @@ pub struct BuildReport {
     /// With [`BuildOptions::defer_exports`], after a successful build: what
     /// makes the files left out.
     pub exports: Option<DeferredExports>,
+    /// With [`BuildOptions::snapshot`], after a successful build: what
+    /// renders its pages again.
+    pub snapshot: Option<crate::render::Snapshot>,
 }
 
 /// Content page output file → (its Markdown source, the links written in
@@ -362,11 +368,13 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
     let mut corpus_json_left = false;
     let mut committed = false;
+    let mut snapshot = None;
     if let (Some(templates), true) = (templates, render) {
         match sink.begin() {
             Ok(()) => {
-                (report.unrendered, corpus_json_left) = render_site(
+                (report.unrendered, corpus_json_left, snapshot) = render_site(
                     &site,
+                    options.snapshot.then(|| Arc::clone(&corpus)),
                     templates,
                     inputs.statics,
                     options,
@@ -390,7 +398,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
                         incremental.commit(sink.last_commit());
                     }
                     committed = true;
-                    report.written = Some(stats)
+                    report.written = Some(stats);
+                    report.snapshot = snapshot.take();
                 }
                 Err(e) => diagnostics.push(Diagnostic::error(
                     "output",
@@ -419,17 +428,20 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 /// the search index, to `sink`, advancing `options.progress` and asking
 /// `options.incremental` which pages to render. Errors go to
 /// `diagnostics`. Returns the output files of the pages that failed to
-/// render (`None` when the plan failed), and whether `corpus.json` was
-/// left out ([`BuildOptions::defer_exports`]).
+/// render (`None` when the plan failed), whether `corpus.json` was
+/// left out ([`BuildOptions::defer_exports`]), and given the corpus
+/// ([`BuildOptions::snapshot`]), what renders the pages again.
+#[allow(clippy::too_many_arguments)]
 fn render_site(
     site: &Site,
+    snapshot_of: Option<Arc<Corpus>>,
     mut templates: Templates,
     statics: Vec<InputFile>,
     options: &BuildOptions,
     sink: &dyn Sink,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
-) -> (Option<Vec<String>>, bool) {
+) -> (Option<Vec<String>>, bool, Option<Snapshot>) {
     let incremental = options.incremental.as_deref();
     let static_files: rustc_hash::FxHashSet<String> = statics
         .iter()
@@ -443,7 +455,7 @@ fn render_site(
         Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            return (None, false);
+            return (None, false, None);
         }
     };
     // Markdown links resolved against the site's files, now known.
@@ -478,9 +490,16 @@ fn render_site(
     };
     let Plan { jobs, files } = plan;
     let mut selected: Vec<&Job> = selected.into_iter().map(|i| &jobs[i]).collect();
-    // The output paths are not needed again (1.8 million at 1,000,000
-    // papers): freed beside the render, not before it.
-    rayon::spawn(move || drop(files));
+    // Without a snapshot, the output paths are not needed again (1.8
+    // million at 1,000,000 papers): freed beside the render, not before it.
+    let files = match snapshot_of {
+        Some(_) => Some(files),
+        None => {
+            rayon::spawn(move || drop(files));
+            None
+        }
+    };
+    let snapshot_templates = files.as_ref().map(|_| templates.clone());
     let corpus_json_left =
         options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
     if options.defer_exports {
@@ -523,10 +542,16 @@ fn render_site(
         }
     }
     match rendered {
-        Ok(()) => (Some(Vec::new()), corpus_json_left),
+        Ok(()) => {
+            let snapshot = snapshot_of.zip(snapshot_templates.zip(files));
+            let snapshot = snapshot.map(|(corpus, (templates, files))| {
+                Snapshot::new(site, corpus, templates, jobs, files)
+            });
+            (Some(Vec::new()), corpus_json_left, snapshot)
+        }
         Err(failure) => {
             failure.errors.into_iter().for_each(|d| diagnostics.push(d));
-            (Some(failure.files), corpus_json_left)
+            (Some(failure.files), corpus_json_left, None)
         }
     }
 }

@@ -29,11 +29,18 @@ struct Stored {
     len: usize,
     /// XXH3-64 of the file's bytes.
     hash: u64,
-    /// A zstd frame made with `dictionary` (or with none), or the file's
-    /// bytes when `compressed` is false.
-    data: Box<[u8]>,
-    compressed: bool,
-    dictionary: Option<Dictionary>,
+    data: Data,
+}
+
+/// How a [`StoredFile`] holds its bytes.
+enum Data {
+    /// As they are.
+    Raw(Box<[u8]>),
+    /// A zstd frame made with the dictionary (or with none).
+    Zstd(Box<[u8]>, Option<Dictionary>),
+    /// Not at all: a page rendered again when asked for
+    /// ([`MemorySink::on_request`]).
+    OnRequest,
 }
 
 /// A page of the site that other files are compressed against (a zstd
@@ -99,24 +106,27 @@ impl StoredFile {
             }
             slot.as_mut()?.1.compress(bytes).ok()
         });
-        let hash = xxhash_rust::xxh3::xxh3_64(bytes);
-        let stored = match frame {
-            Some(frame) if frame.len() < bytes.len() => Stored {
-                len: bytes.len(),
-                hash,
-                data: frame.into_boxed_slice(),
-                compressed: true,
-                dictionary: dictionary.cloned(),
-            },
-            _ => Stored {
-                len: bytes.len(),
-                hash,
-                data: bytes.into(),
-                compressed: false,
-                dictionary: None,
-            },
+        let data = match frame {
+            Some(frame) if frame.len() < bytes.len() => {
+                Data::Zstd(frame.into_boxed_slice(), dictionary.cloned())
+            }
+            _ => Data::Raw(bytes.into()),
         };
-        StoredFile(Arc::new(stored))
+        StoredFile::holding(bytes, data)
+    }
+
+    /// Keeps only what tells `bytes` from other bytes (their length and
+    /// hash): the page is rendered again when asked for.
+    pub fn on_request(bytes: &[u8]) -> StoredFile {
+        StoredFile::holding(bytes, Data::OnRequest)
+    }
+
+    fn holding(bytes: &[u8], data: Data) -> StoredFile {
+        StoredFile(Arc::new(Stored {
+            len: bytes.len(),
+            hash: xxhash_rust::xxh3::xxh3_64(bytes),
+            data,
+        }))
     }
 
     /// The file's length in bytes.
@@ -129,23 +139,28 @@ impl StoredFile {
         self.0.len == 0
     }
 
-    /// How many bytes of memory the file takes (compressed or not).
+    /// How many bytes of memory the file's bytes take (compressed or
+    /// not; 0 for a page rendered on request).
     pub fn stored_len(&self) -> usize {
-        self.0.data.len()
+        match &self.0.data {
+            Data::Raw(data) | Data::Zstd(data, _) => data.len(),
+            Data::OnRequest => 0,
+        }
     }
 
-    /// The file's bytes.
-    pub fn bytes(&self) -> Vec<u8> {
-        let stored = &self.0;
-        if !stored.compressed {
-            return stored.data.to_vec();
-        }
-        let dictionary = stored.dictionary.as_ref().map_or(&[][..], |d| &d.bytes);
+    /// The file's bytes; `None` for a page rendered on request.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        let (frame, dictionary) = match &self.0.data {
+            Data::Raw(data) => return Some(data.to_vec()),
+            Data::OnRequest => return None,
+            Data::Zstd(frame, dictionary) => (frame, dictionary),
+        };
+        let dictionary = dictionary.as_ref().map_or(&[][..], |d| &d.bytes);
         // A frame this process made, of this length, with this dictionary:
         // it decompresses.
         zstd::bulk::Decompressor::with_dictionary(dictionary)
-            .and_then(|mut d| d.decompress(&stored.data, stored.len))
-            .unwrap_or_default()
+            .and_then(|mut d| d.decompress(frame, self.0.len))
+            .ok()
     }
 }
 
@@ -155,7 +170,7 @@ impl std::fmt::Debug for StoredFile {
             f,
             "StoredFile({} bytes in {})",
             self.0.len,
-            self.0.data.len()
+            self.stored_len()
         )
     }
 }
@@ -191,6 +206,9 @@ pub struct MemorySink {
     bytes: u64,
     /// The page files are compressed against, once one is put.
     dictionary: std::sync::OnceLock<Dictionary>,
+    /// Whether the files of page jobs ([`Sink::put_page`]) are kept as
+    /// their length and hash only ([`MemorySink::on_request`]).
+    pages_on_request: bool,
 }
 
 /// The source of commit numbers, shared by every [`MemorySink`].
@@ -226,6 +244,17 @@ impl MemorySink {
 }
 
 impl MemorySink {
+    /// A sink that keeps the files of page jobs ([`Sink::put_page`]) as
+    /// their length and hash only, for `vellum serve` to render them again
+    /// when asked for ([`crate::render::Snapshot`]): at 100,000 papers, the
+    /// pages took 1.1 GB compressed.
+    pub fn on_request() -> MemorySink {
+        MemorySink {
+            pages_on_request: true,
+            ..MemorySink::default()
+        }
+    }
+
     /// The dictionary to compress `bytes` (of `path`) against: the sink's,
     /// which they become when it has none and they are a page long enough.
     fn dictionary(&self, path: &str, bytes: &[u8]) -> Option<&Dictionary> {
@@ -242,6 +271,14 @@ impl MemorySink {
 impl Sink for MemorySink {
     fn begin(&mut self) -> io::Result<()> {
         self.abort();
+        Ok(())
+    }
+
+    fn put_page(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        if !self.pages_on_request {
+            return self.put(path, bytes);
+        }
+        lock(&self.pending).push((Arc::from(path), StoredFile::on_request(&bytes)));
         Ok(())
     }
 
@@ -357,7 +394,7 @@ mod tests {
         let page = "<li><a href=\"/papers/x/\">A paper</a></li>\n".repeat(200);
         let file = StoredFile::new(page.as_bytes());
         assert_eq!(
-            (file.len(), file.bytes()),
+            (file.len(), file.bytes().unwrap()),
             (page.len(), page.clone().into_bytes())
         );
         assert!(file.stored_len() * 20 < page.len(), "{file:?}");
@@ -374,19 +411,22 @@ mod tests {
             })
             .collect();
         let file = StoredFile::new(&noise);
-        assert_eq!((file.stored_len(), file.bytes()), (noise.len(), noise));
+        assert_eq!(
+            (file.stored_len(), file.bytes().unwrap()),
+            (noise.len(), noise)
+        );
 
         // Equal bytes are equal files, whatever they were compressed with.
         let dictionary = Dictionary::new(page.as_bytes());
         let against = StoredFile::with_dictionary(page.as_bytes(), Some(&dictionary));
         assert_eq!(
-            (&against, against.bytes()),
+            (&against, against.bytes().unwrap()),
             (&StoredFile::new(page.as_bytes()), page.clone().into_bytes())
         );
 
         let empty = StoredFile::new(b"");
         assert!(empty.is_empty());
-        assert_eq!(empty.bytes(), b"");
+        assert_eq!(empty.bytes().unwrap(), b"");
     }
 
     #[test]
@@ -409,13 +449,19 @@ mod tests {
         let alone = StoredFile::new(page(2).as_bytes()).stored_len();
         let b = &sink.site["b/index.html"];
         assert!(b.stored_len() * 10 < alone, "{b:?} against {alone}");
-        assert_eq!(b.bytes(), page(2).into_bytes());
-        assert_eq!(sink.site["a/index.html"].bytes(), page(1).into_bytes());
-        assert_eq!(sink.site["small.html"].bytes(), b"<p>short</p>");
+        assert_eq!(b.bytes().unwrap(), page(2).into_bytes());
+        assert_eq!(
+            sink.site["a/index.html"].bytes().unwrap(),
+            page(1).into_bytes()
+        );
+        assert_eq!(sink.site["small.html"].bytes().unwrap(), b"<p>short</p>");
 
         // Files added after the commit use it too.
         sink.add(vec![("c/index.html".to_string(), page(3).into_bytes())]);
-        assert_eq!(sink.site["c/index.html"].bytes(), page(3).into_bytes());
+        assert_eq!(
+            sink.site["c/index.html"].bytes().unwrap(),
+            page(3).into_bytes()
+        );
         assert!(sink.site["c/index.html"].stored_len() * 10 < alone);
     }
 }

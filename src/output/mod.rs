@@ -65,6 +65,12 @@ pub trait Sink: Sync {
     /// separators). Called from several threads; nothing is visible before
     /// [`Sink::commit`]. Errors: I/O errors naming the path.
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()>;
+    /// Takes the file of a page job, which the build's inputs render again
+    /// on request ([`crate::render::Snapshot`]). By default as
+    /// [`Sink::put`]. Errors: those of [`Sink::put`].
+    fn put_page(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
+        self.put(path, bytes)
+    }
     /// Takes one output file as `write` writes it, for a file too large to
     /// hold whole (`corpus.json`: 2 GB at 1,000,000 papers). By default
     /// the bytes are collected and [`Sink::put`]. Errors: those of `write`

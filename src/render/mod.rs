@@ -22,6 +22,7 @@ pub mod plan;
 pub mod scholar;
 pub mod search;
 pub mod site;
+pub mod snapshot;
 pub mod templates;
 pub mod views;
 
@@ -34,6 +35,7 @@ use jobs::{Export, Job};
 use pages::Pages;
 use rayon::prelude::*;
 use site::Site;
+pub use snapshot::Snapshot;
 use std::collections::{BTreeMap, BTreeSet};
 use templates::Templates;
 use views::Views;
@@ -100,11 +102,21 @@ impl<'a> Renderer<'a> {
                     });
                     Ok(vec![(path, result)])
                 }
-                _ => self.render(job, plan).map(|files| {
+                // The sitemap's parts are more files than its job's own.
+                Job::Sitemap => self.render(job, plan).map(|files| {
                     files
                         .into_iter()
                         .map(|(path, bytes)| {
                             let result = sink.put(&path, bytes);
+                            (path, result)
+                        })
+                        .collect()
+                }),
+                _ => self.render(job, plan).map(|files| {
+                    files
+                        .into_iter()
+                        .map(|(path, bytes)| {
+                            let result = sink.put_page(&path, bytes);
                             (path, result)
                         })
                         .collect()

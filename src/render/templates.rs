@@ -11,6 +11,7 @@ use std::sync::{Arc, RwLock};
 use tera::{Context, Tera};
 
 /// Loaded templates: the theme's, overridden file by file by the site's own.
+#[derive(Clone)]
 pub struct Templates {
     tera: Tera,
     /// Template name → file it came from, for messages.

@@ -14,7 +14,8 @@ pub mod fingerprint;
 pub mod watch;
 
 use crate::build::{build, BuildOptions, BuildReport};
-use crate::output::{MemorySink, Sink, SiteOutput, StoredFile};
+use crate::output::{MemorySink, Sink, SiteOutput};
+use crate::render::Snapshot;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -92,6 +93,9 @@ pub enum Notice {
 /// The site being served and the channel to open pages.
 struct Served {
     site: RwLock<Arc<SiteOutput>>,
+    /// What renders the site's pages that it does not keep
+    /// ([`MemorySink::on_request`]); changed only under `site`'s write lock.
+    snapshot: RwLock<Option<Arc<Snapshot>>>,
     /// False from the swap of a rebuilt site until the data files it left
     /// out ([`crate::build::DeferredExports`]) are in it; a request for a
     /// missing file waits for true.
@@ -109,6 +113,20 @@ impl Served {
     fn show(&self, sink: &MemorySink) -> Arc<SiteOutput> {
         let mut site = self.site.write().unwrap_or_else(|e| e.into_inner());
         std::mem::replace(&mut *site, Arc::clone(&sink.site))
+    }
+
+    /// [`Served::show`], with what renders the new site's pages.
+    fn show_build(&self, sink: &MemorySink, snapshot: Option<Snapshot>) -> Arc<SiteOutput> {
+        let mut site = self.site.write().unwrap_or_else(|e| e.into_inner());
+        *self.snapshot.write().unwrap_or_else(|e| e.into_inner()) = snapshot.map(Arc::new);
+        std::mem::replace(&mut *site, Arc::clone(&sink.site))
+    }
+
+    /// The site served, with what renders its pages.
+    fn shown(&self) -> (Arc<SiteOutput>, Option<Arc<Snapshot>>) {
+        let site = self.site.read().unwrap_or_else(|e| e.into_inner());
+        let snapshot = self.snapshot.read().unwrap_or_else(|e| e.into_inner());
+        (Arc::clone(&site), snapshot.clone())
     }
 }
 
@@ -172,19 +190,26 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     };
     let local_base = format!("http://{host}:{port}{path}");
     let cache = Arc::new(RebuildCache::default());
+    // Pages are rendered again when asked for, not kept, unless they are
+    // written to --output-dir too.
+    let on_request = options.output_dir.is_none();
     let build_options = BuildOptions {
         root: options.root.clone(),
         base_url: Some(local_base.clone()),
         drafts: options.drafts,
         incremental: Some(cache.clone()),
+        snapshot: on_request,
         ..BuildOptions::default()
     };
 
     let start = Instant::now();
-    let mut sink = MemorySink::default();
+    let mut sink = match on_request {
+        true => MemorySink::on_request(),
+        false => MemorySink::default(),
+    };
     // The sink keeps the last good site; later builds carry the pages
     // whose fingerprint did not change over from it.
-    let report = build(&build_options, &mut sink);
+    let mut report = build(&build_options, &mut sink);
     let last_good = !sink.site.is_empty();
     print_report(
         &report,
@@ -200,6 +225,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     let (notices, _) = broadcast::channel(16);
     let served = Arc::new(Served {
         site: RwLock::new(Arc::clone(&sink.site)),
+        snapshot: RwLock::new(report.snapshot.take().map(Arc::new)),
         exports_ready: tokio::sync::watch::Sender::new(true),
         error: RwLock::new(failures(&report)),
         base_path: path.clone(),
@@ -390,7 +416,11 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) -> Result<(), String> {
     let mut disk = crate::output::DiskSink::new(dir);
     let written = disk.begin().and_then(|()| {
         site.par_iter()
-            .try_for_each(|(path, file)| disk.put(path, file.bytes()))?;
+            .try_for_each(|(path, file)| match file.bytes() {
+                Some(bytes) => disk.put(path, bytes),
+                // Only a sink that keeps every page is written out.
+                None => Err(std::io::Error::other(format!("{path} was not kept"))),
+            })?;
         disk.commit()
     });
     match written {
@@ -477,7 +507,7 @@ fn start_watching(
             watched_since_last_build = true;
             // The sink keeps the last good site; later builds carry the pages
             // whose fingerprint did not change over from it.
-            let report = build(&options, &mut sink);
+            let mut report = build(&options, &mut sink);
             let what = changes
                 .iter()
                 .map(|c| format!("{c:?}").to_lowercase())
@@ -490,7 +520,7 @@ fn start_watching(
                 None => {
                     // Pages first; requests for missing files wait for the rest.
                     served.exports_ready.send_replace(report.exports.is_none());
-                    let previous = served.show(&sink);
+                    let previous = served.show_build(&sink, report.snapshot.take());
                     *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
                     let _ = served.notices.send(Notice::Reload);
                     drop(previous);
@@ -634,7 +664,7 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
     let Some(path) = safe_path(uri.path()) else {
         return (StatusCode::BAD_REQUEST, "bad request path").into_response();
     };
-    let mut site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
+    let (mut site, mut snapshot) = served.shown();
     let Some(relative) = path.strip_prefix(&served.base_path) else {
         if format!("{path}/") == served.base_path {
             let location = served.base_path.clone();
@@ -644,7 +674,7 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
             )
                 .into_response();
         }
-        return not_found(&served, &site);
+        return not_found(&served, &site, snapshot.as_deref());
     };
     let file = if relative.is_empty() || relative.ends_with('/') {
         format!("{relative}index.html")
@@ -655,10 +685,32 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
         // It may be one of the data files a rebuild is still making.
         let mut ready = served.exports_ready.subscribe();
         if ready.wait_for(|ready| *ready).await.is_ok() {
-            site = Arc::clone(&served.site.read().unwrap_or_else(|e| e.into_inner()));
+            (site, snapshot) = served.shown();
         }
     }
-    match site.get(file.as_str()).map(StoredFile::bytes) {
+    let stored = site.get(file.as_str()).cloned();
+    let bytes = match stored {
+        Some(stored) => match stored.bytes() {
+            Some(bytes) => Some(bytes),
+            None => {
+                let (file, snapshot) = (file.clone(), snapshot.clone());
+                let made =
+                    tokio::task::spawn_blocking(move || render_again(snapshot.as_deref(), &file))
+                        .await;
+                match made {
+                    Ok(Ok(bytes)) => Some(bytes),
+                    Ok(Err(message)) => {
+                        return (StatusCode::INTERNAL_SERVER_ERROR, message).into_response()
+                    }
+                    Err(e) => {
+                        return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response()
+                    }
+                }
+            }
+        },
+        None => None,
+    };
+    match bytes {
         Some(bytes) if !file.ends_with(".html") && headers.contains_key(header::RANGE) => {
             let range = headers[header::RANGE].to_str().unwrap_or_default();
             respond_range(&served, &file, &bytes, range)
@@ -672,16 +724,32 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
             )
                 .into_response()
         }
-        None => not_found(&served, &site),
+        None => not_found(&served, &site, snapshot.as_deref()),
+    }
+}
+
+/// The bytes of `file`, a page of the site served that it does not keep,
+/// rendered again by `snapshot`. Errors: the message to answer with (the
+/// build rendered the page from the same inputs, so none is expected).
+fn render_again(snapshot: Option<&Snapshot>, file: &str) -> Result<Vec<u8>, String> {
+    match snapshot.and_then(|s| s.render(file)) {
+        Some(Ok(bytes)) => Ok(bytes),
+        Some(Err(error)) => Err(error.to_string()),
+        None => Err(format!("expected a job that renders {file}, found none")),
     }
 }
 
 /// The site's 404 page; while no build has succeeded (there is no 404
 /// page yet), a minimal page that still carries the reload script, so an
 /// open tab shows the errors and reloads once they are fixed.
-fn not_found(served: &Served, site: &SiteOutput) -> Response {
+fn not_found(served: &Served, site: &SiteOutput, snapshot: Option<&Snapshot>) -> Response {
     const BARE: &[u8] = b"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head><body><p>Not found.</p></body></html>";
-    let page = site.get("404.html").map(StoredFile::bytes);
+    let page = site
+        .get("404.html")
+        .and_then(|stored| match stored.bytes() {
+            Some(bytes) => Some(bytes),
+            None => render_again(snapshot, "404.html").ok(),
+        });
     respond(
         served,
         "404.html",
@@ -763,6 +831,7 @@ fn inject(html: &[u8], script: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::StoredFile;
 
     #[test]
     fn hosts_answered() {
@@ -816,6 +885,7 @@ mod tests {
                         .into_iter()
                         .collect(),
                 )),
+                snapshot: RwLock::new(None),
                 exports_ready: tokio::sync::watch::Sender::new(ready),
                 error: RwLock::new(None),
                 base_path: "/".to_string(),

@@ -141,7 +141,7 @@ pub type Pages = rustc_hash::FxHashMap<std::sync::Arc<str>, Vec<u8>>;
 /// The files of `site`, decompressed.
 pub fn pages(site: &SiteOutput) -> Pages {
     site.iter()
-        .map(|(path, file)| (path.clone(), file.bytes()))
+        .map(|(path, file)| (path.clone(), file.bytes().expect("a kept file")))
         .collect()
 }
 
