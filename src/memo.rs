@@ -1,8 +1,7 @@
 //! Values that `vellum serve` keeps from one build to the next, keyed by
 //! an XXH3-64 hash of what they are made from, so a rebuild makes only the
 //! values it has not made before: converted titles and abstracts
-//! ([`crate::text::TextMemo`]) and the per-paper entries of `corpus.json`
-//! ([`crate::render::exports::corpus_json`]). A value a build does not use is
+//! ([`crate::text::TextMemo`]). A value a build does not use is
 //! forgotten when the build finishes ([`Memo::finish_build`]).
 
 use rustc_hash::FxHashMap;

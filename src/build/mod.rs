@@ -35,7 +35,6 @@ use crate::input::chars;
 use crate::input::config::Config;
 use crate::input::content::{self, Content};
 use crate::input::{self, InputFile};
-use crate::memo::Memo;
 use crate::output::{Sink, WriteStats};
 use crate::permalink::{Route, UrlMap};
 use crate::render::jobs::Job;
@@ -141,9 +140,6 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
         sink: &dyn Sink,
     ) -> Vec<usize>;
 
-    /// `corpus.json`'s paper entries, kept between builds.
-    fn corpus_json_memo(&self) -> &Memo<Arc<[u8]>>;
-
     /// Stages the search index of `site` in `sink`, the last one when its
     /// inputs did not change. Errors: the files not staged.
     fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)>;
@@ -227,9 +223,8 @@ impl DeferredExports {
         let incremental = self.incremental.as_deref();
         let mut files = Vec::new();
         if self.corpus_json {
-            let memo = incremental.map(|i| i.corpus_json_memo());
             let file = self.urls.output_file(&Route::CorpusJson);
-            files.push((file, crate::render::exports::corpus_json(&site, memo)));
+            files.push((file, crate::render::exports::corpus_json(&site)));
         }
         if self.config.search {
             match incremental {
@@ -511,8 +506,7 @@ fn render_site(
         if let Some(bar) = progress {
             bar.set_length(selected.len() as u64);
         }
-        let memo = incremental.map(|i| i.corpus_json_memo());
-        Renderer::new(*site, templates, views, memo).render_all(&selected, &jobs, sink, progress)
+        Renderer::new(*site, templates, views).render_all(&selected, &jobs, sink, progress)
     });
     if search_staged {
         let failed = timings.time("search", || match incremental {

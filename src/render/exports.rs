@@ -4,7 +4,6 @@
 //! ([`crate::render::Renderer`]) and the page contexts per job; hands back file text or bytes.
 
 use crate::corpus::PaperId;
-use crate::memo::Memo;
 use crate::permalink::Route;
 use crate::render::cite::{bibtex, csl_json, ris, CiteRecord};
 use crate::render::jobs::Export;
@@ -12,7 +11,6 @@ use crate::render::site::Site;
 use crate::text::names::NameParts;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::hash::{Hash, Hasher};
 
 /// Whether an export carries the abstract: the files do; the Cite block
 /// on the paper page, which shows the abstract beside it, does not.
@@ -80,7 +78,7 @@ struct CorpusRest<'a> {
     categories: Vec<CategoryEntry<'a>>,
 }
 
-#[derive(Serialize, Hash)]
+#[derive(Serialize)]
 struct PaperEntry<'a> {
     key: &'a str,
     slug: &'a str,
@@ -128,11 +126,11 @@ struct CategoryEntry<'a> {
 /// `corpus.json`: every visible paper (global order), author, year and
 /// category; papers are referred to by citation key. Shape in
 /// `docs/scholarly.md`. The bytes of [`write_corpus_json`], in memory.
-pub fn corpus_json(site: &Site, memo: Option<&Memo<std::sync::Arc<[u8]>>>) -> Vec<u8> {
+pub fn corpus_json(site: &Site) -> Vec<u8> {
     let mut bytes = Vec::new();
     // Writing to a Vec fails only on a serialiser error, which these plain
     // fields cannot raise.
-    let _ = write_corpus_json(site, memo, &mut bytes);
+    let _ = write_corpus_json(site, &mut bytes);
     bytes
 }
 
@@ -140,16 +138,12 @@ pub fn corpus_json(site: &Site, memo: Option<&Memo<std::sync::Arc<[u8]>>>) -> Ve
 /// about 2 KB an entry, a batch holds some 16 MB.
 const CORPUS_JSON_BATCH: usize = 8192;
 
-/// Writes `corpus.json` ([`corpus_json`]) to `out` as it is made.
-/// With a `memo` (`vellum serve`), a paper entry whose fields hash as in
-/// the previous build is not serialised again. Without one, papers are
-/// serialised `CORPUS_JSON_BATCH` at a time, so the file is never held
-/// whole (at 1,000,000 papers it is 2 GB). Errors: those of `out`.
-pub fn write_corpus_json(
-    site: &Site,
-    memo: Option<&Memo<std::sync::Arc<[u8]>>>,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+/// Writes `corpus.json` ([`corpus_json`]) to `out` as it is made. Papers
+/// are serialised `CORPUS_JSON_BATCH` at a time, so the file is never
+/// held whole (at 1,000,000 papers it is 2 GB). (`vellum serve` kept
+/// each paper's entry between builds until measured: at 100,000 papers
+/// the entries held 200 MB and saved no time.) Errors: those of `out`.
+pub fn write_corpus_json(site: &Site, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let corpus = site.corpus;
     let urls = site.urls;
     let rest = CorpusRest {
@@ -203,42 +197,16 @@ pub fn write_corpus_json(
         }
         out.write_all(bytes)
     };
-    match memo {
-        Some(memo) => {
-            let papers: Vec<std::sync::Arc<[u8]>> = corpus
-                .papers
-                .par_iter()
-                .map(|p| {
-                    // Keyed by the abstract's source hash, which decides its
-                    // plain text: only an entry made again reads it back.
-                    let mut entry = paper_entry(site, p, "".into());
-                    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-                    entry.hash(&mut hasher);
-                    p.abstract_text.source_hash.hash(&mut hasher);
-                    memo.get_or_make(hasher.finish(), || {
-                        entry.abstract_text = p.abstract_text.plain();
-                        serde_json::to_vec(&entry).unwrap_or_default().into()
-                    })
-                })
-                .collect();
-            memo.finish_build();
-            for paper in &papers {
-                write_entry(out, paper)?;
-            }
-        }
-        None => {
-            for batch in corpus.papers.chunks(CORPUS_JSON_BATCH) {
-                let entries: Vec<Vec<u8>> = batch
-                    .par_iter()
-                    .map(|p| {
-                        let entry = paper_entry(site, p, p.abstract_text.plain());
-                        serde_json::to_vec(&entry).unwrap_or_default()
-                    })
-                    .collect();
-                for bytes in &entries {
-                    write_entry(out, bytes)?;
-                }
-            }
+    for batch in corpus.papers.chunks(CORPUS_JSON_BATCH) {
+        let entries: Vec<Vec<u8>> = batch
+            .par_iter()
+            .map(|p| {
+                let entry = paper_entry(site, p, p.abstract_text.plain());
+                serde_json::to_vec(&entry).unwrap_or_default()
+            })
+            .collect();
+        for bytes in &entries {
+            write_entry(out, bytes)?;
         }
     }
     out.write_all(b"],")?;

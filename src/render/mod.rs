@@ -27,7 +27,6 @@ pub mod templates;
 pub mod views;
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::memo::Memo;
 use crate::output::Sink;
 use crate::permalink::Route;
 use exports::Abstract;
@@ -56,24 +55,14 @@ pub struct RenderFailure {
 pub struct Renderer<'a> {
     site: Site<'a>,
     pages: Pages<'a>,
-    /// `corpus.json`'s paper entries kept between builds (`vellum serve`).
-    corpus_json_memo: Option<&'a Memo<std::sync::Arc<[u8]>>>,
 }
 
 impl<'a> Renderer<'a> {
     /// Prepares a renderer: sets the global `site` value of every template.
-    /// `corpus_json_memo` keeps `corpus.json`'s paper entries between
-    /// builds (`vellum serve`; `None` for a one-off build).
-    pub fn new(
-        site: Site<'a>,
-        templates: Templates,
-        views: Views<'a>,
-        corpus_json_memo: Option<&'a Memo<std::sync::Arc<[u8]>>>,
-    ) -> Renderer<'a> {
+    pub fn new(site: Site<'a>, templates: Templates, views: Views<'a>) -> Renderer<'a> {
         Renderer {
             site,
             pages: Pages::new(site, templates, views),
-            corpus_json_memo,
         }
     }
 
@@ -98,7 +87,7 @@ impl<'a> Renderer<'a> {
                 Job::CorpusJson => {
                     let path = self.site.urls.output_file(&Route::CorpusJson);
                     let result = sink.put_streamed(&path, &mut |out| {
-                        exports::write_corpus_json(&self.site, self.corpus_json_memo, out)
+                        exports::write_corpus_json(&self.site, out)
                     });
                     Ok(vec![(path, result)])
                 }
@@ -213,7 +202,7 @@ impl<'a> Renderer<'a> {
                 return Ok(vec![file(&route, bib.join("\n").into_bytes())]);
             }
             Job::CorpusJson => {
-                let json = exports::corpus_json(site, self.corpus_json_memo);
+                let json = exports::corpus_json(site);
                 return Ok(vec![file(&route, json)]);
             }
             Job::Sitemap => {

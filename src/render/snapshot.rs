@@ -74,7 +74,7 @@ impl Snapshot {
             corpus: &self.corpus,
             content: &self.content,
         };
-        let renderer = Renderer::new(site, self.templates.clone(), Views::new(&site), None);
+        let renderer = Renderer::new(site, self.templates.clone(), Views::new(&site));
         Some(renderer.render(job, &self.jobs).map(|files| {
             files
                 .into_iter()

@@ -17,7 +17,6 @@ use crate::corpus::listings::ParsedListing;
 use crate::corpus::{Corpus, NameVariant};
 use crate::diagnostics::Diagnostics;
 use crate::input::{listing, read_file};
-use crate::memo::Memo;
 use crate::output::Sink;
 use crate::render::jobs::Job;
 use crate::render::plan::Plan;
@@ -98,7 +97,6 @@ pub struct RebuildCache {
     texts: crate::text::TextMemo,
     merge: Mutex<crate::corpus::merge::Merge>,
     patched: AtomicUsize,
-    corpus_json: crate::memo::Memo<std::sync::Arc<[u8]>>,
     /// The pages of the sink's last commit, and the changes of the build
     /// in progress.
     pages: Mutex<CommittedPages>,
@@ -492,10 +490,6 @@ impl Incremental for RebuildCache {
         rendered.sort();
         *lock(&self.rendered) = rendered;
         selected
-    }
-
-    fn corpus_json_memo(&self) -> &Memo<Arc<[u8]>> {
-        &self.corpus_json
     }
 
     /// Stages the search index of `site` in `sink`: the cached one when its
