@@ -4,7 +4,7 @@
 //! ones, and the null sink counts.
 
 use std::io;
-use vellum::output::{DiskSink, MemorySink, NullSink, Sink, WriteStats};
+use vellum::output::{DiskSink, MemorySink, NullSink, Sink, StoredFile, WriteStats};
 
 fn put_all(sink: &mut dyn Sink, files: &[(&str, &str)]) -> WriteStats {
     sink.begin().unwrap();
@@ -79,8 +79,8 @@ fn memory_sink_counts_the_bytes_it_holds() {
     assert_eq!((second.files, second.removed, second.bytes), (3, 1, 12));
     assert_eq!(second.bytes, held(&sink));
     sink.add(vec![
-        ("a".into(), b"1".to_vec()),
-        ("e".into(), b"12".to_vec()),
+        ("a".into(), StoredFile::new(b"1")),
+        ("e".into(), StoredFile::new(b"12")),
     ]);
     let third = put_all(&mut sink, &[("a", "1"), ("e", "12")]);
     assert_eq!((third.files, third.written, third.bytes), (2, 0, 3));
@@ -92,7 +92,7 @@ fn a_memory_sink_carries_its_last_commit_over_but_the_dropped_files() {
     assert_eq!(sink.last_commit(), None);
     put_all(&mut sink, &[("a", "1"), ("b", "22"), ("c", "333")]);
     let first = sink.last_commit().unwrap();
-    sink.add(vec![("d".into(), b"4444".to_vec())]);
+    sink.add(vec![("d".into(), StoredFile::new(b"4444"))]);
     assert_eq!(sink.last_commit(), Some(first), "add keeps the commit");
 
     sink.begin().unwrap();

@@ -35,7 +35,7 @@ use crate::input::chars;
 use crate::input::config::Config;
 use crate::input::content::{self, Content};
 use crate::input::{self, InputFile};
-use crate::output::{Sink, WriteStats};
+use crate::output::{Sink, StoredFile, WriteStats};
 use crate::permalink::{Route, UrlMap};
 use crate::render::jobs::Job;
 use crate::render::plan::{self, Plan};
@@ -146,7 +146,7 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
 
     /// The files of the search index of `site`, the last one when its
     /// inputs did not change.
-    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)>;
+    fn search_index(&self, site: &Site) -> Vec<(String, StoredFile)>;
 
     /// The sink committed this build as its commit `commit`
     /// ([`Sink::last_commit`]).
@@ -212,8 +212,9 @@ impl DeferredExports {
     /// The files left out, `(output path, bytes)`: the search index when
     /// the site has one (the cached one when its inputs did not change)
     /// and `corpus.json` when it changed. Together with the build's files
-    /// they are the full build's files, byte for byte.
-    pub fn make(&self) -> Vec<(String, Vec<u8>)> {
+    /// they are the full build's files, byte for byte. Kept as the memory
+    /// sink keeps files ([`crate::output::MemorySink::add`]).
+    pub fn make(&self) -> Vec<(String, StoredFile)> {
         let site = Site {
             config: &self.config,
             urls: &self.urls,
@@ -224,7 +225,14 @@ impl DeferredExports {
         let mut files = Vec::new();
         if self.corpus_json {
             let file = self.urls.output_file(&Route::CorpusJson);
-            files.push((file, crate::render::exports::corpus_json(&site)));
+            let write = &mut |out: &mut dyn std::io::Write| {
+                crate::render::exports::write_corpus_json(&site, out)
+            };
+            // Writing to memory fails only on a serialiser error, which
+            // its plain fields cannot raise.
+            if let Ok(json) = StoredFile::written(write) {
+                files.push((file, json));
+            }
         }
         if self.config.search {
             match incremental {
@@ -234,7 +242,7 @@ impl DeferredExports {
                     &self.config,
                     &self.urls,
                     None,
-                    &mut |file, bytes| files.push((file, bytes)),
+                    &mut |file, bytes| files.push((file, StoredFile::new(&bytes))),
                 ),
             }
         }

@@ -17,7 +17,7 @@ use crate::corpus::listings::ParsedListing;
 use crate::corpus::{Corpus, NameVariant};
 use crate::diagnostics::Diagnostics;
 use crate::input::{listing, read_file};
-use crate::output::Sink;
+use crate::output::{Sink, StoredFile};
 use crate::render::jobs::Job;
 use crate::render::plan::Plan;
 use crate::render::site::Site;
@@ -31,8 +31,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Search index files: the hash of their inputs
-/// ([`crate::render::search::inputs_hash`]) and `(output path, bytes)`.
-type IndexFiles = (u64, Vec<(String, Vec<u8>)>);
+/// ([`crate::render::search::inputs_hash`]) and `(output path, bytes)`,
+/// compressed as the site keeps them, which shares them.
+type IndexFiles = (u64, Vec<(String, StoredFile)>);
 
 /// The pages of the sink's last commit as the cache knows them: each
 /// job's output path and fingerprint ([`Fingerprints`]), and the files
@@ -170,20 +171,22 @@ impl RebuildCache {
     fn with_search_index<T>(
         &self,
         site: &Site,
-        take: impl FnOnce(bool, &[(String, Vec<u8>)]) -> T,
+        take: impl FnOnce(bool, &[(String, StoredFile)]) -> T,
     ) -> T {
         let hash = crate::render::search::inputs_hash(site.corpus, site.config, site.urls);
         let mut index = lock(&self.index);
         let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
         if !reused {
             self.indexed.fetch_add(1, Ordering::Relaxed);
+            // The last index goes before the new one is made, not after.
+            *index = None;
             let mut files = Vec::new();
             crate::render::search::build_index(
                 site.corpus,
                 site.config,
                 site.urls,
                 Some(&self.analyses),
-                &mut |file, bytes| files.push((file, bytes)),
+                &mut |file, bytes| files.push((file, StoredFile::new(&bytes))),
             );
             *index = Some((hash, files));
         }
@@ -516,14 +519,15 @@ impl Incremental for RebuildCache {
                 .iter()
                 .zip(kept)
                 .filter(|(_, kept)| !kept)
-                .filter_map(|((file, bytes), _)| {
-                    Some((file.clone(), sink.put(file, bytes.clone()).err()?))
+                .filter_map(|((file, stored), _)| {
+                    let bytes = stored.bytes().ok_or_else(|| io::Error::other("not kept"));
+                    Some((file.clone(), bytes.and_then(|b| sink.put(file, b)).err()?))
                 })
                 .collect()
         })
     }
 
-    fn search_index(&self, site: &Site) -> Vec<(String, Vec<u8>)> {
+    fn search_index(&self, site: &Site) -> Vec<(String, StoredFile)> {
         self.with_search_index(site, |_, files| files.to_vec())
     }
 
