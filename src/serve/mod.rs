@@ -693,11 +693,15 @@ async fn page(State(served): State<Arc<Served>>, uri: Uri, headers: HeaderMap) -
         Some(stored) => match stored.bytes() {
             Some(bytes) => Some(bytes),
             None => {
+                // On rayon's threads, as many as the cores: a thread of its
+                // own for each request (tokio's blocking pool) kept the
+                // memory of its renders, 1 GB after 50 clients at once.
                 let (file, snapshot) = (file.clone(), snapshot.clone());
-                let made =
-                    tokio::task::spawn_blocking(move || render_again(snapshot.as_deref(), &file))
-                        .await;
-                match made {
+                let (made, take) = tokio::sync::oneshot::channel();
+                rayon::spawn(move || {
+                    let _ = made.send(render_again(snapshot.as_deref(), &file));
+                });
+                match take.await {
                     Ok(Ok(bytes)) => Some(bytes),
                     Ok(Err(message)) => {
                         return (StatusCode::INTERNAL_SERVER_ERROR, message).into_response()
