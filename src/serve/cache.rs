@@ -89,8 +89,9 @@ pub struct RebuildCache {
     /// records of a paper listed by several of its authors share one copy
     /// (at 100,000 papers, three records a paper, about 350 MB less).
     abstracts: Mutex<rustc_hash::FxHashMap<u64, Arc<[String]>>>,
-    /// [`RebuildCache::parsed`] when the abstracts were last pruned.
-    pruned_at: AtomicUsize,
+    /// The abstract hashes of the listings the cache let go since the last
+    /// merge, to be forgotten once no listing holds them.
+    released: Mutex<Vec<u64>>,
     parsed: AtomicUsize,
     index: Mutex<Option<IndexFiles>>,
     indexed: AtomicUsize,
@@ -339,18 +340,31 @@ impl Incremental for RebuildCache {
             })
             .collect();
         let mut entries = lock(&self.entries);
+        let mut released = Vec::new();
+        let mut release = |old: &CachedListing| {
+            released.extend(old.parsed.keys.iter().map(|k| k.abstract_hash));
+        };
         for (p, cached) in &parsed {
             if let Some(cached) = cached {
-                entries.insert(p.file.clone(), cached.clone());
+                if let Some(old) = entries.insert(p.file.clone(), cached.clone()) {
+                    release(&old);
+                }
             }
         }
         // Every listing that parsed has its entry; more entries are files
         // gone or no longer parsing.
         if entries.len() > parsed.len() {
             let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
-            entries.retain(|file, _| present.contains(file));
+            entries.retain(|file, old| {
+                let stays = present.contains(file);
+                if !stays {
+                    release(old);
+                }
+                stays
+            });
         }
         drop(entries);
+        lock(&self.released).extend(released);
         parsed.into_iter().map(|(p, _)| p).collect()
     }
 
@@ -364,12 +378,20 @@ impl Incremental for RebuildCache {
         let mut merge = lock(&self.merge);
         let texts = &self.texts;
         let (corpus, patched) = merge.corpus(listings, taxonomy, variants, texts, diagnostics);
-        let parsed = self.parsed.load(Ordering::Relaxed);
-        if self.pruned_at.swap(parsed, Ordering::Relaxed) != parsed {
-            // Listings were parsed, so others were let go (by the cache and
-            // by the merge): abstracts no listing holds any more are forgotten.
-            lock(&self.abstracts).retain(|_, shared| Arc::strong_count(shared) > 1);
+        // The abstracts of the listings let go (by the cache and by the
+        // merge) that no listing holds any more are forgotten: a look-up
+        // for each, not a pass over them all.
+        let released = std::mem::take(&mut *lock(&self.released));
+        let mut abstracts = lock(&self.abstracts);
+        for hash in released {
+            if abstracts
+                .get(&hash)
+                .is_some_and(|a| Arc::strong_count(a) == 1)
+            {
+                abstracts.remove(&hash);
+            }
         }
+        drop(abstracts);
         if patched {
             // The unchanged papers' texts were not looked up, but
             // are still in use.
