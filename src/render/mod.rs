@@ -91,21 +91,16 @@ impl<'a> Renderer<'a> {
                     });
                     Ok(vec![(path, result)])
                 }
-                // The sitemap's parts are more files than its job's own.
-                Job::Sitemap => self.render(job, plan).map(|files| {
-                    files
-                        .into_iter()
-                        .map(|(path, bytes)| {
-                            let result = sink.put(&path, bytes);
-                            (path, result)
-                        })
-                        .collect()
-                }),
                 _ => self.render(job, plan).map(|files| {
                     files
                         .into_iter()
                         .map(|(path, bytes)| {
-                            let result = sink.put_page(&path, bytes);
+                            // The sitemap's parts are more files than its
+                            // job's own, so they are kept, not made again.
+                            let result = match job {
+                                Job::Sitemap => sink.put(&path, bytes),
+                                _ => sink.put_page(&path, bytes),
+                            };
                             (path, result)
                         })
                         .collect()

@@ -75,12 +75,9 @@ impl Snapshot {
             content: &self.content,
         };
         let renderer = Renderer::new(site, self.templates.clone(), Views::new(&site));
-        Some(renderer.render(job, &self.jobs).map(|files| {
-            files
-                .into_iter()
-                .find(|(path, _)| path == file)
-                .map(|(_, bytes)| bytes)
-                .unwrap_or_default()
-        }))
+        let files = renderer.render(job, &self.jobs);
+        let found = files.map(|files| files.into_iter().find(|(path, _)| path == file));
+        // A job writes its planned file: `None` only if it did not.
+        found.map(|made| made.map(|(_, bytes)| bytes)).transpose()
     }
 }
