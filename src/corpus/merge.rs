@@ -898,6 +898,7 @@ fn make_paper<'a>(
         authors: Vec::new(),
         key: String::new(),
         details: PaperDetails::none(),
+        complete_owners: Vec::new(),
     };
     (paper, key, &chosen.categories)
 }

@@ -84,6 +84,11 @@ pub struct Paper {
     /// What a per-paper override adds; without one, every paper shares
     /// one empty value ([`PaperDetails::none`]).
     pub details: Arc<PaperDetails>,
+    /// For each name of the complete author list
+    /// ([`PaperDetails::complete_authors`]), the listing owner it names
+    /// ([`Corpus::listed_author`]); found once as overrides are applied,
+    /// not on every page that shows the name. Empty without the list.
+    pub complete_owners: Vec<Option<AuthorId>>,
 }
 
 /// [`Paper::year`] of a paper whose year is not known.
@@ -309,10 +314,26 @@ impl Corpus {
         self.authors.len() > AUTHORS_ON_ONE_INDEX
     }
 
+    /// The complete author list of `paper`, when known: each name as
+    /// written there, with the listing owner it names.
+    pub fn complete_authors<'a>(
+        &self,
+        paper: &'a Paper,
+    ) -> Option<impl Iterator<Item = (&'a str, Option<AuthorId>)>> {
+        let names = paper.details.complete_authors.as_ref()?;
+        Some(
+            names
+                .iter()
+                .map(String::as_str)
+                .zip(paper.complete_owners.iter().copied()),
+        )
+    }
+
     /// The author of `paper` with a page (a listing owner) named `name` (a
     /// name of its complete author list): the one of that name, else the
     /// only one the name can be written for (`Y. Brun` for Yuriy Brun,
-    /// [`crate::text::names::same_name`]).
+    /// [`crate::text::names::same_name`]). Kept in
+    /// [`Paper::complete_owners`].
     pub fn listed_author(&self, paper: &Paper, name: &str) -> Option<AuthorId> {
         let authors = || paper.authors.iter().copied();
         authors()

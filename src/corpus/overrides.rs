@@ -22,7 +22,7 @@
 
 use crate::corpus::bibliography::{BibPaper, BibPapers};
 use crate::corpus::keys::{assign_keys, citation_key, listed_key};
-use crate::corpus::{Corpus, PaperDetails, PaperId};
+use crate::corpus::{AuthorId, Corpus, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::content::{AuthorProfile, PaperOverride};
 use crate::input::records::{PaperRecord, Records, RECORDS_FILE};
@@ -213,6 +213,20 @@ pub fn apply(
         .map(|id| pinned[id].clone())
         .collect();
     make_keys(&mut corpus, pinned);
+    let owners: Vec<Vec<Option<AuthorId>>> = corpus
+        .papers
+        .par_iter()
+        .map(|paper| match &paper.details.complete_authors {
+            Some(names) => names
+                .iter()
+                .map(|name| corpus.listed_author(paper, name))
+                .collect(),
+            None => Vec::new(),
+        })
+        .collect();
+    for (paper, owners) in corpus.papers.iter_mut().zip(owners) {
+        paper.complete_owners = owners;
+    }
     Arc::new(corpus)
 }
 

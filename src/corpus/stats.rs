@@ -44,14 +44,12 @@ pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Coauthors<'_> {
     let mut complete = 0;
     for &p in &me.papers {
         let paper = &corpus.papers[p];
-        let owner = |name: &str| corpus.listed_author(paper, name);
-        match &paper.details.complete_authors {
+        match corpus.complete_authors(paper) {
             Some(names) => {
                 complete += 1;
                 let mut seen: Vec<Coauthor> = names
-                    .iter()
-                    .filter(|name| owner(name) != Some(author) && **name != me.name)
-                    .map(|name| owner(name).map_or(Coauthor::Name(name), Coauthor::Author))
+                    .filter(|&(name, owner)| owner != Some(author) && name != me.name)
+                    .map(|(name, owner)| owner.map_or(Coauthor::Name(name), Coauthor::Author))
                     .collect();
                 seen.sort();
                 seen.dedup();

@@ -14,7 +14,7 @@
 //! owners with their pages. Entry ids are the papers'
 //! permalinks, so they are unique and stable.
 
-use crate::corpus::PaperId;
+use crate::corpus::{AuthorId, PaperId};
 use crate::permalink::Route;
 use crate::render::jobs::{FeedKind, Job};
 use crate::render::site::Site;
@@ -117,18 +117,24 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
                 .unwrap_or(published);
             // The complete author list where known, each listing owner
             // with their page.
-            let owner = |name: &str| {
-                corpus.listed_author(paper, name).map(|a| {
-                    urls.permalink(&Route::Author {
-                        slug: corpus.authors[a].slug.clone(),
-                        page: 1,
-                    })
+            let page = |a: AuthorId| {
+                urls.permalink(&Route::Author {
+                    slug: corpus.authors[a].slug.clone(),
+                    page: 1,
                 })
             };
-            let authors = corpus.author_names(paper).into_iter().map(|name| Person {
+            let credited: Vec<(&str, Option<AuthorId>)> = match corpus.complete_authors(paper) {
+                Some(names) => names.collect(),
+                None => paper
+                    .authors
+                    .iter()
+                    .map(|&a| (corpus.authors[a].name.as_str(), Some(a)))
+                    .collect(),
+            };
+            let authors = credited.into_iter().map(|(name, owner)| Person {
                 name: name.to_string(),
                 email: None,
-                uri: owner(name),
+                uri: owner.map(page),
                 ..Person::default()
             });
             Entry {

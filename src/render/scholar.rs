@@ -100,10 +100,9 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
             page: 1,
         })
     };
-    let author: Vec<Person> = match &paper.details.complete_authors {
+    let author: Vec<Person> = match corpus.complete_authors(paper) {
         Some(names) => names
-            .iter()
-            .map(|name| Person::new(name, corpus.listed_author(paper, name).map(author_url)))
+            .map(|(name, owner)| Person::new(name, owner.map(author_url)))
             .collect(),
         None => paper
             .authors

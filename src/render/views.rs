@@ -269,24 +269,24 @@ impl<'a> Views<'a> {
             .iter()
             .map(|&a| self.author_link(a).clone())
             .collect();
-        let (byline, total) = match &paper.details.complete_authors {
+        let (byline, total) = match corpus.complete_authors(paper) {
             Some(names) => {
                 let byline: Vec<Value> = names
-                    .iter()
                     .enumerate()
-                    .filter_map(|(i, name)| {
-                        let url = corpus
-                            .listed_author(paper, name)
-                            .and_then(|a| self.author_link(a).get_from_path("url").cloned());
-                        (i < LIST_AUTHORS || url.is_some()).then(|| {
-                            Value::from_serializable(&BylineName {
-                                name,
-                                url: url.unwrap_or_else(Value::none),
-                            })
-                        })
+                    .filter(|&(i, (_, owner))| i < LIST_AUTHORS || owner.is_some())
+                    .map(|(_, (name, owner))| match owner {
+                        // The author's own link, shared, when the list
+                        // writes their name as their listing does.
+                        Some(a) if corpus.authors[a].name == name => self.author_link(a).clone(),
+                        _ => Value::from_serializable(&BylineName {
+                            name,
+                            url: owner
+                                .and_then(|a| self.author_link(a).get_from_path("url").cloned())
+                                .unwrap_or_else(Value::none),
+                        }),
                     })
                     .collect();
-                (byline, names.len())
+                (byline, paper.complete_owners.len())
             }
             None => (authors.clone(), authors.len()),
         };
@@ -340,14 +340,11 @@ impl<'a> Views<'a> {
 /// listed authors, linked.
 pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
     let corpus = site.corpus;
-    match &paper.details.complete_authors {
+    match corpus.complete_authors(paper) {
         Some(names) => names
-            .iter()
-            .map(|name| PersonView {
+            .map(|(name, owner)| PersonView {
                 name,
-                url: corpus
-                    .listed_author(paper, name)
-                    .map(|a| person_link(site, a).url),
+                url: owner.map(|a| person_link(site, a).url),
             })
             .collect(),
         None => paper
