@@ -5,6 +5,7 @@
 //! it, field by field.
 
 use crate::diagnostics::Diagnostic;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -107,7 +108,7 @@ impl Records {
     /// Parses the text of a records file shown as `shown`.
     pub fn parse(text: &str, shown: &Path) -> Result<Records, Diagnostic> {
         let line_at = |offset: usize| 1 + text[..offset.min(text.len())].matches('\n').count();
-        let file: File = toml::from_str(text).map_err(|e| {
+        let tables = tables(text).map_err(|e| {
             let line = e.span().map_or(0, |s| line_at(s.start));
             Diagnostic::error(
                 shown,
@@ -120,10 +121,9 @@ impl Records {
         })?;
         // Each table's line, the newlines counted once over the text
         // (counting from the start for each would be quadratic).
-        let mut starts: Vec<(usize, &str)> = file
-            .papers
+        let mut starts: Vec<(usize, &str)> = tables
             .iter()
-            .map(|(slug, record)| (record.span().start, slug.as_str()))
+            .map(|(slug, (start, _))| (*start, slug.as_str()))
             .collect();
         starts.sort_unstable();
         let mut lines = BTreeMap::new();
@@ -137,10 +137,9 @@ impl Records {
             counted = offset;
             lines.insert(slug.to_string(), line);
         }
-        let papers: BTreeMap<String, PaperRecord> = file
-            .papers
+        let papers: BTreeMap<String, PaperRecord> = tables
             .into_iter()
-            .map(|(slug, record)| (slug, record.into_inner()))
+            .map(|(slug, (_, record))| (slug, record))
             .collect();
         for (slug, record) in &papers {
             let line = lines.get(slug).copied().unwrap_or(0);
@@ -184,6 +183,84 @@ impl Records {
         let body = toml::to_string(&FileOut { papers }).unwrap_or_default();
         format!("{HEADER}\n{body}")
     }
+}
+
+/// Each paper's record by slug, with the offset in `text` where its
+/// table starts. A file of more than [`PART`] bytes is parsed in parts, in
+/// parallel, split before the tables of papers (lines `[papers.<slug>]`
+/// of a bare key); when a part fails, or a paper's table falls in two
+/// parts, the whole text is parsed at once, for its error and its line.
+fn tables(text: &str) -> Result<BTreeMap<String, (usize, PaperRecord)>, toml::de::Error> {
+    let whole = |part: &str, offset: usize| {
+        toml::from_str::<File>(part).map(|file| {
+            file.papers
+                .into_iter()
+                .map(|(slug, record)| (slug, (offset + record.span().start, record.into_inner())))
+                .collect::<BTreeMap<_, _>>()
+        })
+    };
+    let bounds = part_bounds(text);
+    if bounds.len() < 3 {
+        return whole(text, 0);
+    }
+    let parts: Vec<_> = bounds
+        .par_windows(2)
+        .map(|w| whole(&text[w[0]..w[1]], w[0]).ok())
+        .collect();
+    let mut tables = BTreeMap::new();
+    for part in parts {
+        let Some(part) = part else {
+            return whole(text, 0);
+        };
+        for (slug, table) in part {
+            if tables.insert(slug, table).is_some() {
+                return whole(text, 0);
+            }
+        }
+    }
+    Ok(tables)
+}
+
+/// Bytes of a records file parsed as one part (about 2,800 papers).
+const PART: usize = 1 << 20;
+
+/// Where the parts of `text` begin, then its length: `0`, then the start
+/// of the first paper's table line at least [`PART`] bytes after the
+/// last bound, and so on. A table line is `[papers.` a bare key (ASCII
+/// letters, digits, `_` and `-`) and `]`, so never a subtable's.
+fn part_bounds(text: &str) -> Vec<usize> {
+    const HEAD: &str = "\n[papers.";
+    let is_table = |line: &str| {
+        line.strip_suffix(']').is_some_and(|key| {
+            !key.is_empty()
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
+    };
+    let mut bounds = vec![0];
+    let mut from = PART;
+    while from < text.len() {
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let Some(found) = text[from..].find(HEAD) else {
+            break;
+        };
+        let start = from + found + 1;
+        let key_start = start + HEAD.len() - 1;
+        let line_end = text[key_start..]
+            .find('\n')
+            .map_or(text.len(), |n| key_start + n);
+        if is_table(text[key_start..line_end].trim_end()) {
+            bounds.push(start);
+            from = start + PART;
+        } else {
+            from = line_end;
+        }
+    }
+    bounds.push(text.len());
+    bounds
 }
 
 /// `YYYY-MM-DD`.
@@ -248,6 +325,65 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.starts_with("records/arxiv.toml:9: error: expected a records file written by `vellum enrich`, found unknown field `pdf`"), "{error}");
+    }
+
+    #[test]
+    fn a_long_file_parsed_in_parts_reads_as_the_whole_with_each_table_at_its_line() {
+        let mut papers = BTreeMap::new();
+        for i in 0..8000 {
+            let mut paper = record();
+            paper.title = format!("Caf\u{e9} na\u{ef}ve walks {i}");
+            if i % 7 == 0 {
+                paper
+                    .family_names
+                    .insert("Nguyen Van Anh".into(), "Nguyen".into());
+            }
+            papers.insert(format!("walks-{i:05}"), paper);
+        }
+        let text = Records::to_text(&papers);
+        assert!(text.len() > 2 * PART, "{}", text.len());
+        assert!(text.contains("[papers.walks-00007.family_names]\n"));
+        let bounds = part_bounds(&text);
+        assert!(bounds.len() > 3, "{bounds:?}");
+        for &b in &bounds[1..bounds.len() - 1] {
+            assert!(
+                text[b..].starts_with("[papers.walks-"),
+                "{}",
+                &text[b..b + 40]
+            );
+            assert!(!text[b..]
+                .split('\n')
+                .next()
+                .unwrap()
+                .contains(".family_names"));
+        }
+        let read = Records::parse(&text, Path::new(RECORDS_FILE)).unwrap();
+        assert_eq!(read.papers, papers);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(read.lines.len(), 8000);
+        for (slug, &line) in &read.lines {
+            assert_eq!(lines[line - 1], format!("[papers.{slug}]"));
+        }
+        // An error in a later part is named at its line in the whole file.
+        let at = text.find("[papers.walks-07000]").unwrap();
+        let line = 1 + text[..at].matches('\n').count();
+        let bad = format!(
+            "{}{}",
+            &text[..at],
+            text[at..].replacen("version = 1", "version = \"one\"", 1)
+        );
+        let error = Records::parse(&bad, Path::new(RECORDS_FILE))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with(&format!("records/arxiv.toml:{}: error: expected a records file written by `vellum enrich`, found invalid type", line + 2)), "{error}");
+        // A paper's table given twice, in two parts, is the whole file's
+        // error, not a silent overwrite.
+        let twice = format!("{text}\n[papers.walks-00001]\narxiv = \"1605.08386\"\n");
+        let error = Records::parse(&twice, Path::new(RECORDS_FILE))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("records/arxiv.toml:"), "{error}");
+        assert!(error.contains("duplicate"), "{error}");
     }
 
     #[test]
