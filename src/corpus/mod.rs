@@ -42,7 +42,7 @@ pub mod overrides;
 pub mod query;
 pub mod stats;
 
-use crate::text::names::same_name;
+use crate::text::names::{family_key, same_name};
 use crate::text::{Abstract, Text};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -86,7 +86,7 @@ pub struct Paper {
     pub details: Arc<PaperDetails>,
     /// For each name of the complete author list
     /// ([`PaperDetails::complete_authors`]), the listing owner it names
-    /// ([`Corpus::listed_author`]); found once as overrides are applied,
+    /// ([`Corpus::listed_authors`]); found once as overrides are applied,
     /// not on every page that shows the name. Empty without the list.
     pub complete_owners: Vec<Option<AuthorId>>,
 }
@@ -329,21 +329,35 @@ impl Corpus {
         )
     }
 
-    /// The author of `paper` with a page (a listing owner) named `name` (a
-    /// name of its complete author list): the one of that name, else the
-    /// only one the name can be written for (`Y. Brun` for Yuriy Brun,
-    /// [`crate::text::names::same_name`]). Kept in
-    /// [`Paper::complete_owners`].
-    pub fn listed_author(&self, paper: &Paper, name: &str) -> Option<AuthorId> {
-        let authors = || paper.authors.iter().copied();
-        authors()
-            .find(|&a| self.authors[a].name == name)
-            .or_else(|| {
-                let mut can =
-                    authors().filter(|&a| same_name(&self.authors[a].name, name).is_some());
-                let first = can.next()?;
+    /// For each name of `names` (the complete author list of `paper`), the
+    /// author of `paper` with a page (a listing owner) it names: the one of
+    /// that name, else the only one the name can be written for (`Y. Brun`
+    /// for Yuriy Brun, [`crate::text::names::same_name`]). Kept in
+    /// [`Paper::complete_owners`]. Each name's family name is folded once
+    /// ([`family_key`]) and given names are compared only where it agrees.
+    pub fn listed_authors(&self, paper: &Paper, names: &[String]) -> Vec<Option<AuthorId>> {
+        let owners: Vec<(AuthorId, &str, String)> = paper
+            .authors
+            .iter()
+            .map(|&a| {
+                let name = self.authors[a].name.as_str();
+                (a, name, family_key(name))
+            })
+            .collect();
+        names
+            .iter()
+            .map(|name| {
+                if let Some(&(a, ..)) = owners.iter().find(|o| o.1 == name) {
+                    return Some(a);
+                }
+                let key = family_key(name);
+                let mut can = owners
+                    .iter()
+                    .filter(|o| o.2 == key && same_name(o.1, name).is_some());
+                let first = can.next()?.0;
                 can.next().is_none().then_some(first)
             })
+            .collect()
     }
 
     /// A paper's author names for citing and searching: the complete list

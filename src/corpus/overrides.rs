@@ -217,10 +217,7 @@ pub fn apply(
         .papers
         .par_iter()
         .map(|paper| match &paper.details.complete_authors {
-            Some(names) => names
-                .iter()
-                .map(|name| corpus.listed_author(paper, name))
-                .collect(),
+            Some(names) => corpus.listed_authors(paper, names),
             None => Vec::new(),
         })
         .collect();
