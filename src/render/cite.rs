@@ -309,7 +309,15 @@ fn bib_name(p: &Person) -> String {
     } else {
         family
     };
-    let mut name = one_line(&format!("{} {family}", latex_plain(&p.particles))).into_owned();
+    // Both parts are on one line already (`latex_plain`): joined by a
+    // space when both are there.
+    let mut name = latex_plain(&p.particles);
+    if !family.is_empty() {
+        if !name.is_empty() {
+            name.push(' ');
+        }
+        name.push_str(&family);
+    }
     if !p.given.trim().is_empty() {
         name.push_str(", ");
         name.push_str(&latex_plain(&p.given));
@@ -377,7 +385,10 @@ pub fn bibtex(r: &CiteRecord) -> String {
 
 /// One person as RIS wants it: `von Last, First` (`Last` alone without given name).
 fn ris_name(p: &Person) -> String {
-    let family = one_line(&format!("{} {}", p.particles, p.family)).into_owned();
+    let family = match p.particles.trim().is_empty() {
+        true => one_line(&p.family).into_owned(),
+        false => one_line(&format!("{} {}", p.particles, p.family)).into_owned(),
+    };
     match one_line(&p.given) {
         given if given.is_empty() => family,
         given => format!("{family}, {given}"),
@@ -648,6 +659,14 @@ mod tests {
             bib_name(&person("Ana", "", "García Márquez")),
             "{García Márquez}, Ana"
         );
+        // Spacing folded, no space left where a part is missing.
+        assert_eq!(bib_name(&person("", " van  der ", "")), "van der");
+        assert_eq!(bib_name(&person("", "", " Das\n")), "Das");
+        assert_eq!(
+            ris_name(&person("Ana ", "", "  de  Souza ")),
+            "de Souza, Ana"
+        );
+        assert_eq!(ris_name(&person("", " van", "Berg")), "van Berg");
     }
 
     /// Raw `{`/`}` balance as BibTeX counts it (backslashes do not escape).
