@@ -724,6 +724,30 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
         "{page}"
     );
     assert_eq!(page.matches("<meta name=\"citation_author\"").count(), 34);
+    // The owner's feed names the first eight and the owner; their BibTeX
+    // file the first ten, then "others"; the paper's own file all 34.
+    let feed = String::from_utf8_lossy(&built[format!("authors/{owner_slug}/atom.xml").as_str()])
+        .into_owned();
+    assert_eq!(feed.matches("<author>").count(), 9, "{feed}");
+    assert!(feed.contains(&format!("<name>{owner}</name>")), "{feed}");
+    let bib_names = |bib: &str| -> Vec<String> {
+        let field = bib.split("  author = {").nth(1).unwrap();
+        let field = field.split("},\n").next().unwrap();
+        field.split(" and ").map(str::to_string).collect()
+    };
+    let author_bib =
+        String::from_utf8_lossy(&built[format!("authors/{owner_slug}/{owner_slug}.bib").as_str()])
+            .into_owned();
+    let names = bib_names(&author_bib);
+    assert_eq!(names.len(), 11, "{author_bib}");
+    assert_eq!(names[10], "others");
+    let paper_slug = page_path.trim_matches('/').trim_start_matches("papers/");
+    let paper_bib =
+        String::from_utf8_lossy(&built[format!("papers/{paper_slug}/{paper_slug}.bib").as_str()])
+            .into_owned();
+    let names = bib_names(&paper_bib);
+    assert_eq!(names.len(), 34, "{paper_bib}");
+    assert!(!names.contains(&"others".to_string()));
     // The owner's co-authors: all 33 known by name, the first twenty in
     // name order (one paper each), then "+13 more"; every paper's list is
     // complete, so no caveat.
@@ -882,6 +906,91 @@ proptest::proptest! {
     }
 }
 
+/// A paper listed by every member of a collaboration (each listing names
+/// it, no records): each owner's page, feed and BibTeX file names the
+/// first eight or ten authors and that owner, not all of them, so the
+/// site grows linearly with the owners; the paper's own page and file
+/// name them all.
+fn a_paper_of_many_owners_is_a_few_names_on_each_of_their_pages() {
+    use crate::common::*;
+    const FIRST: [&str; 10] = [
+        "Ana", "Wei", "Ivan", "Sara", "Omar", "Lena", "Kofi", "Mia", "Raj", "Yuki",
+    ];
+    const LAST: [&str; 12] = [
+        "Chen", "Garcia", "Novak", "Okafor", "Smith", "Tanaka", "Ivanov", "Silva", "Khan",
+        "Muller", "Haddad", "Kowalski",
+    ];
+    let site_of = |owners: usize| {
+        let names: Vec<String> = (0..owners)
+            .map(|i| format!("{} {}", FIRST[i % 10], LAST[i / 10]))
+            .collect();
+        let seeds: Vec<(String, Vec<u8>)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let paper = (
+                    "A Big Collaboration Paper",
+                    2024,
+                    "We measure everything.",
+                    "cs.DC",
+                );
+                (format!("{i:03}.txt"), listing(name, &[paper]))
+            })
+            .collect();
+        let seeds: Vec<(&str, &[u8])> = seeds
+            .iter()
+            .map(|(file, bytes)| (file.as_str(), bytes.as_slice()))
+            .collect();
+        let site = temp_site(&seeds, "");
+        let (report, built) = build_memory(site.path(), None);
+        assert!(!report.failed(), "{:?}", report.diagnostics);
+        assert_eq!(report.counts[..2], [1, owners]);
+        (names, built)
+    };
+    let (names, built) = site_of(60);
+    let text = |file: &str| String::from_utf8_lossy(&built[file]).into_owned();
+    // The 41st owner's page: eight names, then theirs in bold, then the rest.
+    let owner = &names[40];
+    let slug = vellum::permalink::slugify(owner);
+    let list = text(&format!("authors/{slug}/index.html"));
+    let byline = list.split("<p class=\"byline\">").nth(1).unwrap();
+    let byline = byline.split("</p>").next().unwrap();
+    assert_eq!(byline.matches("<a href=\"/authors/").count(), 8, "{byline}");
+    assert!(
+        byline.ends_with(&format!(
+            ", <strong>{owner}</strong>, <a class=\"more-authors\" href=\"/papers/a-big-collaboration-paper/\">+51 more</a>"
+        )),
+        "{byline}"
+    );
+    let feed = text(&format!("authors/{slug}/atom.xml"));
+    assert_eq!(feed.matches("<author>").count(), 9, "{feed}");
+    assert!(feed.contains(&format!("<name>{owner}</name>")), "{feed}");
+    let bib = text(&format!("authors/{slug}/{slug}.bib"));
+    assert_eq!(bib.matches(" and ").count(), 10, "{bib}");
+    assert!(bib.contains(" and others},"), "{bib}");
+    // The paper's page and file, and the site's feed, name all sixty.
+    let page = text("papers/a-big-collaboration-paper/index.html");
+    let byline = page.split("<p class=\"byline\">").nth(1).unwrap();
+    assert_eq!(
+        byline
+            .split("</p>")
+            .next()
+            .unwrap()
+            .matches("<a href=")
+            .count(),
+        60
+    );
+    let bib = text("papers/a-big-collaboration-paper/a-big-collaboration-paper.bib");
+    assert_eq!(bib.matches(" and ").count(), 60, "{bib}");
+    assert_eq!(text("atom.xml").matches("<author>").count(), 60);
+    // Twice the owners, about twice the bytes (all sixty names on each
+    // of sixty pages would be four times).
+    let bytes = |built: &Pages| built.values().map(Vec::len).sum::<usize>();
+    let (_, twice) = site_of(120);
+    let growth = bytes(&twice) as f64 / bytes(&built) as f64;
+    assert!((1.3..2.3).contains(&growth), "{growth:.2}");
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     trials!(enrich:
         both_readers_agree_on_the_real_records,
@@ -893,6 +1002,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         the_api_is_asked_at_the_pace_asked_and_failures_are_tried_again,
         an_interrupted_enrich_keeps_what_it_found_and_the_next_run_goes_on,
         long_author_lists_are_shortened_in_lists_and_complete_in_tags,
+        a_paper_of_many_owners_is_a_few_names_on_each_of_their_pages,
         record_readers_never_panic,
     )
 }

@@ -26,11 +26,38 @@ pub enum Abstract {
 /// array of one item (pretty-printed). Authors are the complete list when
 /// an override gives one, else the listed authors followed by "others".
 pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) -> String {
+    export_of(site, id, export, with, usize::MAX)
+}
+
+/// Authors a paper's entry in an author's BibTeX file names before `and
+/// others`, as INSPIRE's BibTeX does for large collaborations: each of a
+/// paper's listing owners has it in their file, so a paper of 450 owners
+/// and names would otherwise repeat every name in each of 450 files. The
+/// paper's own file ([`paper_export`]) names them all.
+pub const AUTHOR_FILE_AUTHORS: usize = 10;
+
+/// Paper `id`'s entry in an author's BibTeX file: as [`paper_export`]'s,
+/// the first [`AUTHOR_FILE_AUTHORS`] authors then `and others` when it has
+/// more.
+pub fn author_file_entry(site: &Site, id: PaperId) -> String {
+    export_of(
+        site,
+        id,
+        Export::Bibtex,
+        Abstract::Included,
+        AUTHOR_FILE_AUTHORS,
+    )
+}
+
+/// [`paper_export`] naming at most `most` authors (then "others").
+fn export_of(site: &Site, id: PaperId, export: Export, with: Abstract, most: usize) -> String {
     let corpus = site.corpus;
     let paper = &corpus.papers[id];
-    let authors: Vec<NameParts> = corpus
-        .author_names(paper)
+    let names = corpus.author_names(paper);
+    let cut = names.len() > most;
+    let authors: Vec<NameParts> = names
         .into_iter()
+        .take(most)
         .map(|name| corpus.name_parts(name))
         .collect();
     let categories = corpus.category_codes(paper);
@@ -49,7 +76,7 @@ pub fn paper_export(site: &Site, id: PaperId, export: Export, with: Abstract) ->
         title_plain: &paper.title.plain,
         abstract_plain: &abstract_plain,
         authors: &authors,
-        authors_complete: details.complete_authors.is_some(),
+        authors_complete: details.complete_authors.is_some() && !cut,
         year: paper.known_year(),
         arxiv_id: details.arxiv_id.as_deref(),
         primary_class: categories.first().copied(),

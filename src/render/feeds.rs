@@ -10,14 +10,16 @@
 //! latest version where the paper's arXiv record gives them; listings
 //! carry only years, so otherwise both are 1 January of its year at 00:00
 //! UTC. A feed's `updated` is its latest entry's; no build time appears
-//! anywhere. Entry authors are the complete list where known, the listing
-//! owners with their pages. Entry ids are the papers'
+//! anywhere. Entry authors are the complete list where known, else the
+//! listing owners, with their pages; an author's feed names the first
+//! eight and that author ([`shown_in_list`]). Entry ids are the papers'
 //! permalinks, so they are unique and stable.
 
 use crate::corpus::{AuthorId, PaperId};
 use crate::permalink::Route;
 use crate::render::jobs::{FeedKind, Job};
 use crate::render::site::Site;
+use crate::render::views::shown_in_list;
 use atom_syndication::{Category, Entry, Feed, FixedDateTime, Link, Person, Text};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
@@ -131,7 +133,18 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
                     .map(|&a| (corpus.authors[a].name.as_str(), Some(a)))
                     .collect(),
             };
-            let authors = credited.into_iter().map(|(name, owner)| Person {
+            // An author's feed names the first authors and that author,
+            // as their page's list does, so a paper of many listing
+            // owners is not all its names in each of their feeds.
+            let credited = credited
+                .into_iter()
+                .enumerate()
+                .filter(|&(i, (_, owner))| match kind {
+                    FeedKind::Author(focus) => shown_in_list(i, owner, Some(focus)),
+                    _ => true,
+                })
+                .map(|(_, name)| name);
+            let authors = credited.map(|(name, owner)| Person {
                 name: name.to_string(),
                 email: None,
                 uri: owner.map(page),

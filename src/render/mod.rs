@@ -30,7 +30,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::output::Sink;
 use crate::permalink::Route;
 use exports::Abstract;
-use jobs::{Export, Job};
+use jobs::Job;
 use pages::Pages;
 use rayon::prelude::*;
 use site::Site;
@@ -192,7 +192,7 @@ impl<'a> Renderer<'a> {
                 let bib: Vec<String> = site.corpus.authors[*id]
                     .papers
                     .iter()
-                    .map(|&p| exports::paper_export(site, p, Export::Bibtex, Abstract::Included))
+                    .map(|&p| exports::author_file_entry(site, p))
                     .collect();
                 return Ok(vec![file(&route, bib.join("\n").into_bytes())]);
             }

@@ -133,7 +133,7 @@ impl<'a> Pages<'a> {
             Job::Home => {
                 let recent: Vec<PaperId> =
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
-                context.insert_value("recent", views.papers(&recent, Abstract::Included));
+                context.insert_value("recent", views.papers(&recent, Abstract::Included, None));
                 let intro = site.content.home.as_ref();
                 let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
                 context.insert("intro", &intro_html);
@@ -229,7 +229,7 @@ impl<'a> Pages<'a> {
                     group.insert("heading".into(), Value::from(heading));
                     group.insert(
                         "papers".into(),
-                        views.papers(&slice[start..end], Abstract::Included),
+                        views.papers(&slice[start..end], Abstract::Included, Some(id)),
                     );
                     groups.push(Value::from(group));
                     start = end;
@@ -316,7 +316,10 @@ impl<'a> Pages<'a> {
                 let year = &corpus.years[index];
                 let range = self.page_range(year.papers.len(), page);
                 context.insert_value("year", views.years()[index].clone());
-                context.insert_value("papers", views.papers(&year.papers[range], Abstract::Left));
+                context.insert_value(
+                    "papers",
+                    views.papers(&year.papers[range], Abstract::Left, None),
+                );
                 self.insert_category_counts(context, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
@@ -361,7 +364,7 @@ impl<'a> Pages<'a> {
                 context.insert_value("category", views.categories()[id].clone());
                 context.insert_value(
                     "papers",
-                    views.papers(&category.papers[range], Abstract::Left),
+                    views.papers(&category.papers[range], Abstract::Left, None),
                 );
                 let top: Vec<CountedLink> = if page == 1 {
                     stats::top_authors(corpus, &category.papers)
@@ -385,7 +388,7 @@ impl<'a> Pages<'a> {
             }
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
-                context.insert_value("paper", views.paper(id, Abstract::Left));
+                context.insert_value("paper", views.paper(id, Abstract::Left, None));
                 context.insert("abstract_html", &paper.abstract_text.html);
                 let description = if paper.abstract_text.is_empty() {
                     paper.title.plain.clone()
@@ -434,7 +437,7 @@ impl<'a> Pages<'a> {
         for (n, query) in page.shortcodes.iter().enumerate() {
             let ids = query::papers(self.site.corpus, query).unwrap_or_default();
             let mut context = Context::new();
-            context.insert_value("papers", self.views.papers(&ids, Abstract::Left));
+            context.insert_value("papers", self.views.papers(&ids, Abstract::Left, None));
             context.insert("page", &ShortcodePage { kind: "shortcode" });
             let list = self
                 .templates

@@ -81,6 +81,16 @@ struct LinkView {
 /// paper of 450 authors would repeat them all on each.
 pub const LIST_AUTHORS: usize = 8;
 
+/// Whether a list shows the `i`th name of a paper's authors (complete or
+/// listed), naming listing owner `owner`: the first [`LIST_AUTHORS`], and
+/// the author whose page or feed the list is on (`focus`) wherever the
+/// name stands. A paper of 450 listing owners is then a few names on
+/// each of their 450 pages, not 450 names on each: the output stays
+/// linear in author–paper pairs.
+pub fn shown_in_list(i: usize, owner: Option<AuthorId>, focus: Option<AuthorId>) -> bool {
+    i < LIST_AUTHORS || (owner.is_some() && owner == focus)
+}
+
 #[derive(Serialize)]
 struct AuthorView<'a> {
     name: &'a str,
@@ -259,8 +269,9 @@ impl<'a> Views<'a> {
     }
 
     /// The template value of paper `id`, with its abstract when `with` is
-    /// [`Abstract::Included`].
-    pub fn paper(&self, id: PaperId, with: Abstract) -> Value {
+    /// [`Abstract::Included`]; its byline shows the author `focus` (the
+    /// author page's) beside the first names ([`shown_in_list`]).
+    pub fn paper(&self, id: PaperId, with: Abstract, focus: Option<AuthorId>) -> Value {
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -273,7 +284,7 @@ impl<'a> Views<'a> {
             Some(names) => {
                 let byline: Vec<Value> = names
                     .enumerate()
-                    .filter(|&(i, (_, owner))| i < LIST_AUTHORS || owner.is_some())
+                    .filter(|&(i, (_, owner))| shown_in_list(i, owner, focus))
                     .map(|(_, (name, owner))| match owner {
                         // The author's own link, shared, when the list
                         // writes their name as their listing does.
@@ -288,7 +299,14 @@ impl<'a> Views<'a> {
                     .collect();
                 (byline, paper.complete_owners.len())
             }
-            None => (authors.clone(), authors.len()),
+            None => {
+                let byline: Vec<Value> = (paper.authors.iter().zip(&authors))
+                    .enumerate()
+                    .filter(|&(i, (&a, _))| shown_in_list(i, Some(a), focus))
+                    .map(|(_, (_, link))| link.clone())
+                    .collect();
+                (byline, authors.len())
+            }
         };
         let year = paper.known_year();
         Value::from_serializable(&PaperView {
@@ -325,11 +343,12 @@ impl<'a> Views<'a> {
     }
 
     /// The template values of papers `ids`, as one list, with their
-    /// abstracts when `with` is [`Abstract::Included`].
-    pub fn papers(&self, ids: &[PaperId], with: Abstract) -> Value {
+    /// abstracts when `with` is [`Abstract::Included`], on the page of
+    /// author `focus` if any.
+    pub fn papers(&self, ids: &[PaperId], with: Abstract, focus: Option<AuthorId>) -> Value {
         Value::from(
             ids.iter()
-                .map(|&id| self.paper(id, with))
+                .map(|&id| self.paper(id, with, focus))
                 .collect::<Vec<_>>(),
         )
     }
