@@ -200,7 +200,7 @@ fn tables(text: &str) -> Result<BTreeMap<String, (usize, PaperRecord)>, toml::de
         })
     };
     let bounds = part_bounds(text);
-    if bounds.len() < 3 {
+    if bounds.len() < 3 || !parts_are_safe(text) {
         return whole(text, 0);
     }
     let parts: Vec<_> = bounds
@@ -219,6 +219,28 @@ fn tables(text: &str) -> Result<BTreeMap<String, (usize, PaperRecord)>, toml::de
         }
     }
     Ok(tables)
+}
+
+/// Whether the parts of `text` may be parsed apart: every table header is
+/// a paper's (`[papers.`…), none an array of tables, and only comments and
+/// blank lines come before the first. Otherwise a rule that spans parts
+/// (`[papers]` defined twice, an inline `papers = { … }` extended by a
+/// later header) could pass unseen. A line of a multi-line string that
+/// looks like a header only makes the answer no more often.
+fn parts_are_safe(text: &str) -> bool {
+    let mut headed = false;
+    for line in text.lines() {
+        let line = line.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+        if line.starts_with('[') {
+            if !line.starts_with("[papers.") {
+                return false;
+            }
+            headed = true;
+        } else if !headed && !(line.is_empty() || line.starts_with('#')) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Bytes of a records file parsed as one part (about 2,800 papers).
@@ -384,6 +406,27 @@ mod tests {
             .to_string();
         assert!(error.starts_with("records/arxiv.toml:"), "{error}");
         assert!(error.contains("duplicate"), "{error}");
+        // Rules that span parts are the whole file's: `[papers]` defined
+        // twice, and an inline `papers` table extended by the headers.
+        let whole_error = |text: &str| {
+            let parsed = toml::from_str::<File>(text).map(|_| ()).unwrap_err();
+            let at = parsed.span().unwrap().start;
+            format!(":{}: error:", 1 + text[..at].matches('\n').count())
+        };
+        let inline = "{ arxiv = \"1605.08386\", version = 1, title = \"T\", authors = [\"A B\"], categories = [\"math.CO\"], published = \"2016-05-26\", updated = \"2016-05-26\" }";
+        let redefined = format!("[papers]\na = {inline}\n{text}\n[papers]\nb = {inline}\n");
+        let extended = format!("papers = {{ a = {inline} }}\n{text}");
+        for bad in [redefined, extended] {
+            assert!(part_bounds(&bad).len() > 3);
+            assert!(!parts_are_safe(&bad));
+            let error = Records::parse(&bad, Path::new(RECORDS_FILE))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(&whole_error(&bad)), "{error}");
+        }
+        // Comments, a byte order mark and CRLF line ends before the first
+        // table keep the parts.
+        assert!(parts_are_safe(&format!("\u{feff}# records\r\n\r\n{text}")));
     }
 
     #[test]
