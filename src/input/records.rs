@@ -236,7 +236,7 @@ fn parts_are_safe(text: &str) -> bool {
                 return false;
             }
             headed = true;
-        } else if !headed && !(line.is_empty() || line.starts_with('#')) {
+        } else if !(headed || line.is_empty() || line.starts_with('#')) {
             return false;
         }
     }
