@@ -360,17 +360,31 @@ impl Corpus {
             .collect()
     }
 
-    /// A paper's author names for citing and searching: the complete list
-    /// when an override gives one, else the listing owners' names.
-    pub fn author_names<'a>(&'a self, paper: &'a Paper) -> Vec<&'a str> {
-        match &paper.details.complete_authors {
-            Some(names) => names.iter().map(String::as_str).collect(),
-            None => paper
+    /// A paper's authors as its pages, feeds and exports credit them: the
+    /// complete list when a record or override gives one, each name with
+    /// the listing owner it names ([`Corpus::complete_authors`]), else the
+    /// listing owners.
+    pub fn credited<'a>(
+        &'a self,
+        paper: &'a Paper,
+    ) -> impl Iterator<Item = (&'a str, Option<AuthorId>)> + 'a {
+        let complete = self.complete_authors(paper);
+        let listed = complete.is_none().then(|| {
+            paper
                 .authors
                 .iter()
-                .map(|&a| self.authors[a].name.as_str())
-                .collect(),
-        }
+                .map(|&a| (self.authors[a].name.as_str(), Some(a)))
+        });
+        complete
+            .into_iter()
+            .flatten()
+            .chain(listed.into_iter().flatten())
+    }
+
+    /// A paper's author names for citing and searching
+    /// ([`Corpus::credited`]).
+    pub fn author_names<'a>(&'a self, paper: &'a Paper) -> Vec<&'a str> {
+        self.credited(paper).map(|(name, _)| name).collect()
     }
 
     /// A paper's category codes, primary first.

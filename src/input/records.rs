@@ -188,10 +188,11 @@ impl Records {
 /// Each paper's record by slug, with the offset in `text` where its
 /// table starts. A file of more than [`PART`] bytes is parsed in parts, in
 /// parallel, split before the tables of papers (lines `[papers.<slug>]`
-/// of a bare key); when a part fails, or a paper's table falls in two
-/// parts, the whole text is parsed at once, for its error and its line.
+/// of a bare key) when [`parts_are_safe`]; when a part fails, or a
+/// paper's table falls in two parts, the whole text is parsed at once,
+/// for its error and its line.
 fn tables(text: &str) -> Result<BTreeMap<String, (usize, PaperRecord)>, toml::de::Error> {
-    let whole = |part: &str, offset: usize| {
+    let parse = |part: &str, offset: usize| {
         toml::from_str::<File>(part).map(|file| {
             file.papers
                 .into_iter()
@@ -201,20 +202,20 @@ fn tables(text: &str) -> Result<BTreeMap<String, (usize, PaperRecord)>, toml::de
     };
     let bounds = part_bounds(text);
     if bounds.len() < 3 || !parts_are_safe(text) {
-        return whole(text, 0);
+        return parse(text, 0);
     }
     let parts: Vec<_> = bounds
         .par_windows(2)
-        .map(|w| whole(&text[w[0]..w[1]], w[0]).ok())
+        .map(|w| parse(&text[w[0]..w[1]], w[0]).ok())
         .collect();
     let mut tables = BTreeMap::new();
     for part in parts {
         let Some(part) = part else {
-            return whole(text, 0);
+            return parse(text, 0);
         };
         for (slug, table) in part {
             if tables.insert(slug, table).is_some() {
-                return whole(text, 0);
+                return parse(text, 0);
             }
         }
     }

@@ -125,19 +125,11 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
                     page: 1,
                 })
             };
-            let credited: Vec<(&str, Option<AuthorId>)> = match corpus.complete_authors(paper) {
-                Some(names) => names.collect(),
-                None => paper
-                    .authors
-                    .iter()
-                    .map(|&a| (corpus.authors[a].name.as_str(), Some(a)))
-                    .collect(),
-            };
             // An author's feed names the first authors and that author,
             // as their page's list does, so a paper of many listing
             // owners is not all its names in each of their feeds.
-            let credited = credited
-                .into_iter()
+            let credited = corpus
+                .credited(paper)
                 .enumerate()
                 .filter(|&(i, (_, owner))| match kind {
                     FeedKind::Author(focus) => shown_in_list(i, owner, Some(focus)),

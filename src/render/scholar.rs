@@ -100,16 +100,10 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
             page: 1,
         })
     };
-    let author: Vec<Person> = match corpus.complete_authors(paper) {
-        Some(names) => names
-            .map(|(name, owner)| Person::new(name, owner.map(author_url)))
-            .collect(),
-        None => paper
-            .authors
-            .iter()
-            .map(|&id| Person::new(&corpus.authors[id].name, Some(author_url(id))))
-            .collect(),
-    };
+    let author: Vec<Person> = corpus
+        .credited(paper)
+        .map(|(name, owner)| Person::new(name, owner.map(author_url)))
+        .collect();
     let details = &paper.details;
     let mut identifier = Vec::new();
     let mut same_as = Vec::new();

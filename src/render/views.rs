@@ -280,34 +280,23 @@ impl<'a> Views<'a> {
             .iter()
             .map(|&a| self.author_link(a).clone())
             .collect();
-        let (byline, total) = match corpus.complete_authors(paper) {
-            Some(names) => {
-                let byline: Vec<Value> = names
-                    .enumerate()
-                    .filter(|&(i, (_, owner))| shown_in_list(i, owner, focus))
-                    .map(|(_, (name, owner))| match owner {
-                        // The author's own link, shared, when the list
-                        // writes their name as their listing does.
-                        Some(a) if corpus.authors[a].name == name => self.author_link(a).clone(),
-                        _ => Value::from_serializable(&BylineName {
-                            name,
-                            url: owner
-                                .and_then(|a| self.author_link(a).get_from_path("url").cloned())
-                                .unwrap_or_else(Value::none),
-                        }),
-                    })
-                    .collect();
-                (byline, paper.complete_owners.len())
-            }
-            None => {
-                let byline: Vec<Value> = (paper.authors.iter().zip(&authors))
-                    .enumerate()
-                    .filter(|&(i, (&a, _))| shown_in_list(i, Some(a), focus))
-                    .map(|(_, (_, link))| link.clone())
-                    .collect();
-                (byline, authors.len())
-            }
-        };
+        let total = corpus.credited(paper).count();
+        let byline: Vec<Value> = corpus
+            .credited(paper)
+            .enumerate()
+            .filter(|&(i, (_, owner))| shown_in_list(i, owner, focus))
+            .map(|(_, (name, owner))| match owner {
+                // The author's own link, shared, when the name is written
+                // as their listing writes it.
+                Some(a) if corpus.authors[a].name == name => self.author_link(a).clone(),
+                _ => Value::from_serializable(&BylineName {
+                    name,
+                    url: owner
+                        .and_then(|a| self.author_link(a).get_from_path("url").cloned())
+                        .unwrap_or_else(Value::none),
+                }),
+            })
+            .collect();
         let year = paper.known_year();
         Value::from_serializable(&PaperView {
             slug: &paper.slug,
@@ -358,26 +347,13 @@ impl<'a> Views<'a> {
 /// override gives one (linked where the person has a listing), else the
 /// listed authors, linked.
 pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
-    let corpus = site.corpus;
-    match corpus.complete_authors(paper) {
-        Some(names) => names
-            .map(|(name, owner)| PersonView {
-                name,
-                url: owner.map(|a| person_link(site, a).url),
-            })
-            .collect(),
-        None => paper
-            .authors
-            .iter()
-            .map(|&a| {
-                let link = person_link(site, a);
-                PersonView {
-                    name: link.name,
-                    url: Some(link.url),
-                }
-            })
-            .collect(),
-    }
+    site.corpus
+        .credited(paper)
+        .map(|(name, owner)| PersonView {
+            name,
+            url: owner.map(|a| person_link(site, a).url),
+        })
+        .collect()
 }
 
 /// A paper's arXiv, PDF and DOI links, those known.

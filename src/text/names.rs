@@ -246,12 +246,11 @@ pub enum Naming {
 /// write their first one in full (`X. Chu` and `Xiaowen Chu`, not `Xiang
 /// Chu` and `Xiaowen Chu`).
 pub fn naming(a: (&str, &str), b: (&str, &str)) -> Option<Naming> {
-    let words = compared_words;
-    let family = words(a.0).concat();
-    if family.is_empty() || family != words(b.0).concat() {
+    let family = compared_words(a.0).concat();
+    if family.is_empty() || family != compared_words(b.0).concat() {
         return None;
     }
-    let (a, b) = (words(a.1), words(b.1));
+    let (a, b) = (compared_words(a.1), compared_words(b.1));
     let initials =
         |w: &[String]| -> Vec<char> { w.iter().filter_map(|w| w.chars().next()).collect() };
     let (ia, ib) = (initials(&a), initials(&b));
