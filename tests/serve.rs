@@ -1010,6 +1010,81 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
     }
 }
 
+/// Told that only a listing changed, a rebuild takes the files under
+/// `seeds/` from the last build instead of walking it: the BibTeX files
+/// among them (read again) and the walk's warnings stay, and a `.bib` file
+/// put there unnamed is not found until a path names it.
+fn a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings() {
+    let bib = |name: &str| {
+        std::fs::read(
+            crate::common::project()
+                .join("tests/fixtures/bibtex/biblatex")
+                .join(name),
+        )
+        .unwrap()
+    };
+    let site = temp_site(
+        &[
+            ("olumide.txt", &olumide_listing()),
+            ("libra.bib", &bib("libra.bib")),
+        ],
+        "",
+    );
+    let root = site.path();
+    let outside = crate::common::tempdir();
+    std::fs::write(outside.path().join("kai.txt"), olumide_listing()).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.path().join("kai.txt"), root.join("seeds/kai.txt")).unwrap();
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    let told = |sink: &mut vellum::output::MemorySink, named: &[&str]| {
+        let options = vellum::build::BuildOptions {
+            root: root.to_path_buf(),
+            incremental: Some(cache.clone()),
+            changed_paths: Some(named.iter().map(Into::into).collect()),
+            ..vellum::build::BuildOptions::default()
+        };
+        let report = vellum::build::build(&options, sink);
+        assert!(!report.failed(), "{:?}", report.diagnostics);
+        let outside_link = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.file == std::path::Path::new("seeds/kai.txt"))
+            .filter(|d| {
+                d.message
+                    .starts_with("expected a symlink to a file inside the site")
+            })
+            .count();
+        (report.counts[0], outside_link)
+    };
+    cached_equals_fresh(root, &cache, &mut sink);
+    let first = told(&mut sink, &[]);
+    assert_eq!(
+        first,
+        (36, usize::from(cfg!(unix))),
+        "one listing, libra.bib's 35 entries"
+    );
+
+    // A listing edited and named; a BibTeX file put there unnamed.
+    let edited = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("Routing Tokens", "Steering Tokens");
+    write(root, "seeds/olumide.txt", edited.as_bytes());
+    write(root, "seeds/rass.bib", &bib("rass.bib"));
+    assert_eq!(told(&mut sink, &["seeds/olumide.txt"]), first);
+    assert!(sink
+        .site
+        .contains_key("papers/steering-tokens-in-mixture-of-experts/index.html"));
+
+    // Named, it is found: `seeds/` is walked again.
+    assert_eq!(
+        told(&mut sink, &["seeds/rass.bib"]),
+        (57, usize::from(cfg!(unix))),
+        "and the papers of rass.bib's 22 entries"
+    );
+    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/rass.bib".into()]));
+}
+
 /// Told which paths changed (as `vellum serve`'s watcher tells it), a
 /// rebuild reads those listings only: a listing edited on disk but not
 /// named is not even stamped, until a path under `seeds/` that is no
@@ -1293,5 +1368,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

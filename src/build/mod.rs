@@ -34,7 +34,7 @@ use crate::input::bibtex::BibFile;
 use crate::input::chars;
 use crate::input::config::Config;
 use crate::input::content::{self, Content};
-use crate::input::{self, InputFile};
+use crate::input::{self, InputFile, SeedFiles};
 use crate::output::{Sink, StoredFile, WriteStats};
 use crate::permalink::{Route, UrlMap};
 use crate::render::jobs::Job;
@@ -95,15 +95,15 @@ pub struct BuildOptions {
 /// `vellum serve`'s [`crate::serve::cache::RebuildCache`]; a build without
 /// one makes everything anew.
 pub trait Incremental: Send + Sync + std::fmt::Debug {
-    /// The listings under `root`: the last build's list with `changed`
-    /// (relative paths) added or removed as they are now on disk; `None`
-    /// when there is no last list or it cannot be patched (then `seeds/`
-    /// is walked).
-    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>>;
+    /// The files under `root`'s `seeds/`: the last build's with the
+    /// listings of `changed` (relative paths) added or removed as they are
+    /// now on disk; `None` when there are no last ones or they cannot be
+    /// patched (then `seeds/` is walked).
+    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>>;
 
-    /// The listings this build found (`None`: it stopped before knowing
-    /// them), for the next build to patch.
-    fn found_listings(&self, seeds: Option<Arc<Vec<PathBuf>>>);
+    /// The files under `seeds/` this build found (`None`: it stopped
+    /// before knowing them), for the next build to patch.
+    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>);
 
     /// Reads and parses the listings of `paths`, reusing those that did
     /// not change; `changed` (relative paths), when given, names every
@@ -281,7 +281,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     for problem in &inputs.problems {
         diagnostics.push(problem.clone());
     }
-    if inputs.seeds.is_empty() && inputs.bibtex.is_empty() {
+    if inputs.seeds.listings.is_empty() && inputs.bibtex.is_empty() {
         diagnostics.push(Diagnostic::warning(
             "seeds",
             0,
@@ -295,9 +295,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             Some(incremental) => {
                 let changed = options.changed_paths.as_deref();
                 let changed = changed.filter(|_| inputs.seeds_patched);
-                incremental.parse(&inputs.seeds, root, changed, &diagnostics)
+                incremental.parse(&inputs.seeds.listings, root, changed, &diagnostics)
             }
-            None => listings::read_all(&inputs.seeds, root, &diagnostics),
+            None => listings::read_all(&inputs.seeds.listings, root, &diagnostics),
         };
         let bib_files = std::mem::take(&mut inputs.bibtex);
         (listings, bibliography::read_all(bib_files, &diagnostics))

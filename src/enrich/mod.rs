@@ -118,7 +118,7 @@ fn read_site(
             return None;
         }
     };
-    let mut parsed = listings::read_all(&inputs.seeds, root, diagnostics);
+    let mut parsed = listings::read_all(&inputs.seeds.listings, root, diagnostics);
     let bib_files = std::mem::take(&mut inputs.bibtex);
     let bib_files = crate::corpus::bibliography::read_all(bib_files, diagnostics);
     let content = crate::input::content::load(&inputs.content, false, diagnostics);

@@ -32,15 +32,15 @@ pub type InputFile = (String, PathBuf, Vec<u8>);
 pub struct Inputs {
     /// `site.toml`, resolved, with the `--base-url` override applied.
     pub config: Config,
-    /// Listing paths, sorted; they are read as they are parsed
-    /// ([`crate::corpus::listings`]).
-    pub seeds: Arc<Vec<PathBuf>>,
+    /// The files under `seeds/`; the listings are read as they are
+    /// parsed ([`crate::corpus::listings`]).
+    pub seeds: Arc<SeedFiles>,
     /// Whether `seeds` is the last build's list patched with the paths the
     /// caller knows changed ([`crate::build::BuildOptions::changed_paths`]),
     /// which then name every listing that may have changed; otherwise
     /// `seeds/` was walked.
     pub seeds_patched: bool,
-    /// `seeds/**/*.bib`: BibTeX files ([`bibtex`]).
+    /// `seeds/**/*.bib`, read: BibTeX files ([`bibtex`]).
     pub bibtex: Vec<InputFile>,
     /// `content/**/*.md`.
     pub content: Vec<InputFile>,
@@ -58,15 +58,50 @@ pub struct Inputs {
     pub problems: Vec<Diagnostic>,
 }
 
+/// The files under `seeds/` (hidden ones skipped), each list sorted by
+/// path, and what the walk warned about (symlinks out of the site, names
+/// no page can hold).
+#[derive(Debug, Clone, Default)]
+pub struct SeedFiles {
+    /// `*.txt`: listings ([`listing`]).
+    pub listings: Vec<PathBuf>,
+    /// `*.bib`: BibTeX files ([`bibtex`]).
+    pub bibtex: Vec<PathBuf>,
+    /// The walk's warnings.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl SeedFiles {
+    /// Walks `seeds/` under `root` once for both kinds of file.
+    pub fn find(root: &Path) -> SeedFiles {
+        let walk = Walk::new(root);
+        let (bibtex, listings) = walk
+            .files(&root.join("seeds"), Hidden::Skip, |path| {
+                listing::is_listing(path) || bibtex::is_bibtex(path)
+            })
+            .into_iter()
+            .partition(|path| bibtex::is_bibtex(path));
+        let warnings = walk
+            .warnings
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        SeedFiles {
+            listings,
+            bibtex,
+            warnings,
+        }
+    }
+}
+
 /// Reads `site.toml` (with `base_url` replaced by `base_url_override`
-/// when given), then every input file. The listings are `patched_seeds`
-/// when given (the last build's list, patched), else those found under
-/// `seeds/`. Errors: a missing or unreadable `site.toml`, a missing theme, an
+/// when given), then every input file. The files under `seeds/` are
+/// `patched_seeds` when given (the last build's, patched), else those
+/// found there. Errors: a missing or unreadable `site.toml`, a missing theme, an
 /// unreadable file (a wrong setting is one of [`Inputs::problems`]).
 pub fn read(
     root: &Path,
     base_url_override: Option<&str>,
-    patched_seeds: Option<Arc<Vec<PathBuf>>>,
+    patched_seeds: Option<Arc<SeedFiles>>,
 ) -> Result<Inputs, Diagnostic> {
     let (mut config, mut problems) =
         match Config::load(&root.join("site.toml"), Path::new("site.toml")) {
@@ -116,10 +151,13 @@ pub fn read(
     statics.retain(|(rel, _, _)| !site_statics.iter().any(|(r, _, _)| r == rel));
     statics.extend(site_statics);
     let seeds_patched = patched_seeds.is_some();
-    let seeds = patched_seeds.unwrap_or_else(|| {
-        Arc::new(walk.files(&root.join("seeds"), Hidden::Skip, listing::is_listing))
-    });
-    let bibtex = read_files(&walk, &root.join("seeds"), Hidden::Skip, bibtex::is_bibtex)?;
+    let seeds = patched_seeds.unwrap_or_else(|| Arc::new(SeedFiles::find(root)));
+    let bibtex = seeds
+        .bibtex
+        .par_iter()
+        .map(|path| read_file(path, &root.join("seeds"), root))
+        .collect::<Result<_, _>>()?;
+    problems.extend(seeds.warnings.iter().cloned());
     let content = read_files(&walk, &root.join("content"), Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "md")
     })?;

@@ -16,7 +16,7 @@ use crate::corpus::categories::Taxonomy;
 use crate::corpus::listings::ParsedListing;
 use crate::corpus::{Corpus, NameVariant};
 use crate::diagnostics::Diagnostics;
-use crate::input::{listing, read_file};
+use crate::input::{listing, read_file, SeedFiles};
 use crate::output::{Sink, StoredFile};
 use crate::render::jobs::Job;
 use crate::render::plan::Plan;
@@ -106,7 +106,7 @@ pub struct RebuildCache {
     rendered: Mutex<Vec<String>>,
     /// The listings the last build found, sorted; `None` when it stopped
     /// before looking.
-    seeds: Mutex<Option<Arc<Vec<PathBuf>>>>,
+    seeds: Mutex<Option<Arc<SeedFiles>>>,
 }
 
 impl RebuildCache {
@@ -200,15 +200,17 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Incremental for RebuildCache {
-    /// The listings under `root` (the last build's, with `changed`,
-    /// relative paths, added or removed as they are now on disk); `None`
-    /// when there was no last list or a changed path under `seeds/` is
-    /// neither a listing nor hidden ([`crate::input::Walk`] skips hidden paths there).
+    /// The files under `seeds/` (the last build's, with the listings of
+    /// `changed`, relative paths, added or removed as they are now on
+    /// disk); `None` when there was no last list or a changed path under
+    /// `seeds/` is neither a listing nor hidden ([`crate::input::Walk`]
+    /// skips hidden paths there), or is one the walk warns about.
     /// The list is taken from the cache and patched in place: the last
     /// build no longer holds it, so it is not copied.
-    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<Vec<PathBuf>>> {
+    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>> {
         let mut shared = lock(&self.seeds).take()?;
-        let seeds = Arc::make_mut(&mut shared);
+        let found = Arc::make_mut(&mut shared);
+        let seeds = &mut found.listings;
         for relative in changed {
             let Ok(inside) = relative.strip_prefix("seeds") else {
                 continue;
@@ -220,7 +222,13 @@ impl Incremental for RebuildCache {
             if hidden {
                 continue;
             }
-            if !listing::is_listing(relative) || path.is_dir() {
+            // A path the walk warned about, or would (a name no page can
+            // hold): the walk tells again.
+            let named_well = relative
+                .to_str()
+                .is_some_and(|name| !name.chars().any(char::is_control));
+            let warned = found.warnings.iter().any(|w| w.file == *relative);
+            if !listing::is_listing(relative) || path.is_dir() || !named_well || warned {
                 return None;
             }
             // As the walk finds files: not through a symbolic link.
@@ -241,7 +249,7 @@ impl Incremental for RebuildCache {
         Some(shared)
     }
 
-    fn found_listings(&self, seeds: Option<Arc<Vec<PathBuf>>>) {
+    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>) {
         *lock(&self.seeds) = seeds;
     }
 
