@@ -321,14 +321,26 @@ pub struct TitleSlug<'a> {
 /// titles its former base slug collided with, which are worked out again
 /// here. Time linear in the titles; nothing is slugged again unless a
 /// title has math.
-pub fn former_slugs(titles: &[TitleSlug]) -> Vec<(usize, String)> {
-    // The base slug (before the collision suffix) each title has now.
-    let base = |t: &TitleSlug| -> String {
-        let suffix = format!("-{:08x}", xxh3_64(t.source.as_bytes()) as u32);
-        t.slug
-            .strip_suffix(suffix.as_str())
-            .unwrap_or(t.slug)
-            .to_string()
+pub fn former_slugs<'a>(titles: &[TitleSlug<'a>]) -> Vec<(usize, String)> {
+    // The base slug (before the collision suffix) each title has now;
+    // the suffix is checked only where the slug ends like one.
+    let base = |t: &TitleSlug<'a>| -> &'a str {
+        let Some(at) = t
+            .slug
+            .len()
+            .checked_sub(9)
+            .filter(|&at| t.slug.is_char_boundary(at))
+        else {
+            return t.slug;
+        };
+        let (stem, suffix) = t.slug.split_at(at);
+        let hex = suffix
+            .strip_prefix('-')
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        match hex {
+            Some(hex) if *hex == format!("{:08x}", xxh3_64(t.source.as_bytes()) as u32) => stem,
+            _ => t.slug,
+        }
     };
     // Titles whose base slug was another: their former base, and today's.
     let mut moved: FxHashMap<usize, String> = FxHashMap::default();
@@ -357,11 +369,11 @@ pub fn former_slugs(titles: &[TitleSlug]) -> Vec<(usize, String)> {
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, t) in titles.iter().enumerate() {
         let former = match moved.get(&i) {
-            Some(former) => former.clone(),
+            Some(former) => former.as_str(),
             None => base(t),
         };
-        if affected.contains(&former) {
-            groups.entry(former).or_default().push(i);
+        if affected.contains(former) {
+            groups.entry(former.to_string()).or_default().push(i);
         }
     }
     let mut found = Vec::new();

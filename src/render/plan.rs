@@ -30,13 +30,30 @@ pub fn plan(
     static_files: &rustc_hash::FxHashSet<String>,
 ) -> Result<Plan, Vec<Diagnostic>> {
     let corpus = site.corpus;
-    let mut jobs = vec![
+    // Sized first: the generated jobs are most of a large site's.
+    let term_pages = |lens: &mut dyn Iterator<Item = usize>| -> usize {
+        lens.map(|len| site.pages_for(len)).sum()
+    };
+    let per_paper = 1 + if site.config.paper_exports {
+        Export::ALL.len()
+    } else {
+        0
+    };
+    // Five index pages, at most 27 letter pages, the site's feed.
+    let count = 33
+        + term_pages(&mut corpus.authors.iter().map(|a| a.papers.len()))
+        + term_pages(&mut corpus.years.iter().map(|y| y.papers.len()))
+        + term_pages(&mut corpus.categories.iter().map(|c| c.papers.len()))
+        + per_paper * corpus.papers.len()
+        + corpus.authors.len();
+    let mut jobs = Vec::with_capacity(count);
+    jobs.extend([
         Job::Home,
         Job::AuthorIndex,
         Job::YearIndex,
         Job::CategoryIndex,
         Job::NotFound,
-    ];
+    ]);
     if corpus.authors_by_letter() {
         let initials = corpus.initials();
         jobs.extend(initials[1..].iter().map(|i| Job::AuthorLetter(i.letter)));
