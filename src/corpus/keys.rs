@@ -8,6 +8,7 @@ use crate::corpus::{Author, Paper, PaperId};
 use crate::text::names::FamilyNames;
 use deunicode::deunicode;
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// Title words skipped when picking the key's title word.
 const STOP_WORDS: &[&str] = &[
@@ -80,7 +81,7 @@ pub fn listed_key(paper: &Paper, authors: &[Author], names: &FamilyNames) -> Str
 /// still counts as a use), else the base key with `a`, `b`, … in paper
 /// order ([`key_suffix`]).
 pub(crate) fn assign_keys<'a>(
-    papers: &mut [Paper],
+    papers: &mut [Arc<Paper>],
     base: impl Fn(PaperId) -> &'a str,
     pinned: impl Fn(PaperId) -> bool,
     ids: &[PaperId],
@@ -92,13 +93,17 @@ pub(crate) fn assign_keys<'a>(
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     for &id in ids {
         let base = base(id);
-        papers[id].key = if uses[base] == 1 || pinned(id) {
+        let key = if uses[base] == 1 || pinned(id) {
             base.to_string()
         } else {
             let n = seen.entry(base).or_default();
             *n += 1;
             format!("{base}{}", key_suffix(*n))
         };
+        // A paper shared with an earlier corpus is copied only to change.
+        if papers[id].key != key {
+            Arc::make_mut(&mut papers[id]).key = key;
+        }
     }
 }
 

@@ -110,7 +110,9 @@ impl ParsedListing {
 /// took its place), naming that record; a warning for a title that reads like an abstract (over 300
 /// characters and more than two sentences).
 pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
-    let mut leads: rustc_hash::FxHashMap<u64, (usize, usize)> = rustc_hash::FxHashMap::default();
+    let records = listings.iter().map(|parsed| parsed.keys.len()).sum();
+    let mut leads: rustc_hash::FxHashMap<u64, (usize, usize)> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(records, Default::default());
     for (index, parsed) in listings.iter().enumerate() {
         for (record, keys) in parsed.keys.iter().enumerate() {
             if let Some(lead) = keys.lead_hash {
@@ -118,14 +120,15 @@ pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
             }
         }
     }
-    for (index, parsed) in listings.iter().enumerate() {
+    listings.par_iter().enumerate().for_each(|(index, parsed)| {
         let records = parsed.listing.records.iter().zip(parsed.keys.iter());
         for (position, (record, keys)) in records.enumerate() {
             // A short title may equal some paragraph by chance; a record
             // may open its abstract with its own title.
-            let abstract_of = leads
-                .get(&keys.title_hash)
-                .filter(|&&found| found != (index, position) && record.title.len() >= 60);
+            let abstract_of = (record.title.len() >= 60)
+                .then(|| leads.get(&keys.title_hash))
+                .flatten()
+                .filter(|&&found| found != (index, position));
             if let Some(&(other, at)) = abstract_of {
                 let (other, other_record) =
                     (&listings[other], &listings[other].listing.records[at]);
@@ -152,7 +155,7 @@ pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
                 ));
             }
         }
-    }
+    });
 }
 
 /// Over 300 characters and more than two sentences.

@@ -7,8 +7,8 @@ use crate::corpus::categories::{Taxonomy, UNKNOWN_GROUP};
 use crate::corpus::keys::{assign_keys, listed_key};
 use crate::corpus::listings::ParsedListing;
 use crate::corpus::{
-    Author, AuthorId, Category, Corpus, ListingPage, NameVariant, Paper, PaperDetails, PaperId,
-    Year, UNDATED,
+    Author, AuthorId, Category, CategoryId, Corpus, ListingPage, NameVariant, Paper, PaperDetails,
+    PaperId, Year, UNDATED,
 };
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::permalink::{assign_unique_slugs, slugify};
@@ -263,7 +263,7 @@ impl Merged {
             .iter()
             .map(|&(_, id)| self.bases[id].key.clone())
             .collect();
-        let mut incoming: Vec<(Paper, PaperBases)> = Vec::with_capacity(made.len());
+        let mut incoming: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(made.len());
         for ((mut paper, key, codes, warnings), draft) in made.into_iter().zip(&drafts) {
             for code in codes {
                 let id = self.categories.intern(taxonomy, code);
@@ -289,13 +289,14 @@ impl Merged {
             };
             moved_slugs.insert(Arc::clone(&bases.slug));
             moved_keys.insert(bases.key.clone());
-            incoming.push((paper, bases));
+            incoming.push((Arc::new(paper), bases));
         }
         incoming
             .sort_unstable_by(|a, b| global_order((&a.0, &a.1.sort_key), (&b.0, &b.1.sort_key)));
 
-        // The unchanged papers keep their order; the incoming ones are
-        // merged in. Category ids become the table's until reordered.
+        // The unchanged papers keep their order (and their corpus's
+        // category ids until reordered); the incoming ones, with the
+        // table's category ids, are merged in.
         let table_id: Vec<usize> = corpus
             .categories
             .iter()
@@ -308,17 +309,17 @@ impl Merged {
         }
         // (paper, its bases) in the new order.
         let count = old_papers.len() - replaced.len() + incoming.len();
-        let mut ordered: Vec<(Paper, PaperBases)> = Vec::with_capacity(count);
+        let mut ordered: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(count);
         let mut new_id = vec![PaperId::MAX; old_papers.len()];
         // Incoming papers as they are placed: (identity, new id).
         let mut placed: Vec<(Arc<str>, PaperId)> = Vec::with_capacity(drafts.len());
-        let mut place = |next: (Paper, PaperBases), ordered: &mut Vec<_>| {
+        let mut place = |next: (Arc<Paper>, PaperBases), ordered: &mut Vec<_>| {
             placed.push((Arc::clone(&next.0.identity), ordered.len()));
             ordered.push(next);
         };
         let mut incoming = incoming.into_iter().peekable();
         let old_bases = std::mem::take(&mut self.bases);
-        for (old_id, (mut paper, bases)) in old_papers.into_iter().zip(old_bases).enumerate() {
+        for (old_id, (paper, bases)) in old_papers.into_iter().zip(old_bases).enumerate() {
             if gone[old_id] {
                 continue;
             }
@@ -329,20 +330,19 @@ impl Merged {
                 }
                 place(incoming.next().expect("peeked"), &mut ordered);
             }
-            for id in &mut paper.categories {
-                *id = table_id[*id];
-            }
             new_id[old_id] = ordered.len();
             ordered.push((paper, bases));
         }
         incoming.for_each(|next| place(next, &mut ordered));
-        let (mut papers, bases): (Vec<Paper>, Vec<PaperBases>) = ordered.into_iter().unzip();
+        let (mut papers, bases): (Vec<Arc<Paper>>, Vec<PaperBases>) = ordered.into_iter().unzip();
         for kept in self.papers.values_mut() {
             if kept.id != PaperId::MAX && !gone[kept.id] {
                 kept.id = new_id[kept.id];
             }
         }
+        let mut is_incoming = vec![false; papers.len()];
         for (identity, id) in placed {
+            is_incoming[id] = true;
             if let Some(kept) = self.papers.get_mut(&identity) {
                 kept.id = id;
             }
@@ -364,7 +364,9 @@ impl Merged {
             .map(|&id| (papers[id].title.source.as_str(), bases[id].slug.to_string()))
             .collect();
         for (&id, slug) in members.iter().zip(assign_unique_slugs(items)) {
-            papers[id].slug = slug;
+            if papers[id].slug != slug {
+                Arc::make_mut(&mut papers[id]).slug = slug;
+            }
         }
         // Keys likewise: a repeated key's letters follow paper order, which
         // only a moved paper changes.
@@ -401,7 +403,12 @@ impl Merged {
             self.author_warnings[owner] = warnings;
         }
 
-        corpus.categories = self.categories.order(&mut papers);
+        corpus.categories =
+            self.categories
+                .order(&mut papers, |paper, id| match is_incoming[paper] {
+                    true => id,
+                    false => table_id[id],
+                });
         corpus.years = years_of(&papers);
         corpus.papers = papers;
         self.bases = bases;
@@ -582,13 +589,14 @@ fn merge(
         .collect();
     let (authors, author_pages, author_warnings) =
         build_authors(&listings, author_pages, &paper_of_record, &mut papers);
+    let mut papers: Vec<Arc<Paper>> = papers.into_iter().map(Arc::new).collect();
     let listed_keys: Vec<String> = papers
         .par_iter()
         .map(|paper| listed_key(paper, &authors, &Default::default()))
         .collect();
     let all: Vec<PaperId> = (0..papers.len()).collect();
     assign_keys(&mut papers, |id| &listed_keys[id], |_| false, &all);
-    let ordered_categories = categories.order(&mut papers);
+    let ordered_categories = categories.order(&mut papers, |_, id| id);
     let years = years_of(&papers);
     let corpus = Arc::new(Corpus {
         papers,
@@ -665,7 +673,7 @@ fn global_order((a, key_a): (&Paper, &str), (b, key_b): (&Paper, &str)) -> std::
 }
 
 /// Year terms of `papers` (in global order), newest first.
-fn years_of(papers: &[Paper]) -> Vec<Year> {
+fn years_of(papers: &[Arc<Paper>]) -> Vec<Year> {
     let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
     for (id, paper) in papers.iter().enumerate() {
         if let Some(year) = paper.known_year() {
@@ -1119,14 +1127,19 @@ impl CategoryTable {
         self.entries.len() - 1
     }
 
-    /// The category terms of `papers`, whose categories are this table's
-    /// ids: those used, by group then code, each listing its papers; the
-    /// papers' ids become indexes into the result.
-    fn order(&self, papers: &mut [Paper]) -> Vec<Category> {
+    /// The category terms of `papers`, whose category `id` is this
+    /// table's `in_table(paper id, id)`: those used, by group then code,
+    /// each listing its papers; the papers' ids become indexes into the
+    /// result (a paper whose ids stay is not copied).
+    fn order(
+        &self,
+        papers: &mut [Arc<Paper>],
+        in_table: impl Fn(PaperId, CategoryId) -> usize,
+    ) -> Vec<Category> {
         let mut entries: Vec<Category> = self.entries.clone();
         for (paper_id, paper) in papers.iter().enumerate() {
             for &id in &paper.categories {
-                entries[id].papers.push(paper_id);
+                entries[in_table(paper_id, id)].papers.push(paper_id);
             }
         }
         let mut order: Vec<usize> = (0..entries.len())
@@ -1140,9 +1153,12 @@ impl CategoryTable {
         for (new, &old) in order.iter().enumerate() {
             new_id[old] = new;
         }
-        for paper in papers.iter_mut() {
-            for id in &mut paper.categories {
-                *id = new_id[*id];
+        for (paper_id, paper) in papers.iter_mut().enumerate() {
+            let renumbered = |id: &CategoryId| new_id[in_table(paper_id, *id)];
+            if paper.categories.iter().any(|id| renumbered(id) != *id) {
+                let paper = Arc::make_mut(paper);
+                let categories = paper.categories.iter().map(renumbered).collect();
+                paper.categories = categories;
             }
         }
         let mut slots: Vec<Option<Category>> = entries.into_iter().map(Some).collect();

@@ -225,7 +225,7 @@ pub struct Year {
 #[derive(Debug, Clone, Default)]
 pub struct Corpus {
     /// Papers in global order.
-    pub papers: Vec<Paper>,
+    pub papers: Vec<Arc<Paper>>,
     /// Authors in author order.
     pub authors: Vec<Author>,
     /// Categories by group, then code.

@@ -143,12 +143,12 @@ pub fn apply(
     let entry_of = |paper: &crate::corpus::Paper| bib.get(&paper.identity);
     for (id, paper) in corpus.papers.iter_mut().enumerate() {
         if let Some(entry) = entry_of(paper) {
-            paper.details = Arc::new(bib_details(entry, PaperDetails::default()));
+            Arc::make_mut(paper).details = Arc::new(bib_details(entry, PaperDetails::default()));
             pinned[id] = Some(entry.key.clone());
         }
     }
     for (id, record) in matched {
-        let paper = &mut corpus.papers[id];
+        let paper = Arc::make_mut(&mut corpus.papers[id]);
         if same_arxiv(paper.details.arxiv_id.as_deref(), record) {
             paper.details = Arc::new(record_details(record, (*paper.details).clone()));
         }
@@ -156,7 +156,7 @@ pub fn apply(
     let mut hidden = vec![false; corpus.papers.len()];
     for (id, found) in changes {
         let front = &found.front;
-        let paper = &mut corpus.papers[id];
+        let paper = Arc::make_mut(&mut corpus.papers[id]);
         if let Some(title) = &front.title {
             let mut problems = Vec::new();
             paper.title = std::sync::Arc::new(Text::inline(title, &mut problems));
@@ -222,7 +222,9 @@ pub fn apply(
         })
         .collect();
     for (paper, owners) in corpus.papers.iter_mut().zip(owners) {
-        paper.complete_owners = owners;
+        if paper.complete_owners != owners {
+            Arc::make_mut(paper).complete_owners = owners;
+        }
     }
     Arc::new(corpus)
 }
@@ -260,6 +262,7 @@ fn reorder_authors(corpus: &mut Corpus) {
         .filter_map(|&old| old_authors[old].take())
         .collect();
     for paper in &mut corpus.papers {
+        let paper = Arc::make_mut(paper);
         for id in &mut paper.authors {
             *id = new_id[*id];
         }
@@ -436,6 +439,7 @@ fn make_keys(corpus: &mut Corpus, pinned: Vec<Option<String>>) {
         if keeps[id] || (!is_pinned(id) && taken.insert(paper.key.clone())) {
             continue;
         }
+        let paper = Arc::make_mut(paper);
         let mut n = 0;
         paper.key = loop {
             n += 1;
@@ -484,6 +488,7 @@ fn remove_papers(corpus: &mut Corpus, hidden: &[bool]) {
     }
     corpus.categories.retain(|c| !c.papers.is_empty());
     for paper in &mut corpus.papers {
+        let paper = Arc::make_mut(paper);
         paper.categories = paper
             .categories
             .iter()

@@ -273,7 +273,11 @@ fn aliases<'a>(site: &Site<'a>) -> Vec<AliasDecl<'a>> {
         if with_aliases.is_empty() {
             Default::default()
         } else {
-            corpus.papers.iter().map(|p| (p.slug.as_str(), p)).collect()
+            corpus
+                .papers
+                .iter()
+                .map(|p| (p.slug.as_str(), &**p))
+                .collect()
         };
     for (slug, found_override) in with_aliases {
         let Some(paper) = papers_by_slug.get(slug.as_str()) else {

@@ -562,7 +562,7 @@ const OFFSET_DIGITS: usize = 8;
 /// year, and of one year and category list, are contiguous ranges, which
 /// keeps the category file to a few runs.
 fn document_order(corpus: &Corpus) -> Vec<&Paper> {
-    let mut order: Vec<&Paper> = corpus.papers.iter().collect();
+    let mut order: Vec<&Paper> = corpus.papers.iter().map(|p| &**p).collect();
     order.sort_by(|a, b| {
         b.year
             .cmp(&a.year)
