@@ -175,11 +175,17 @@ impl UrlMap {
     /// makes one per job: 478,000 at 100,000 papers).
     pub fn output_file(&self, route: &Route) -> String {
         let mut path = String::with_capacity(80);
-        push_site_path(route, &mut path);
-        if path.is_empty() || path.ends_with('/') {
-            path.push_str("index.html");
-        }
+        self.push_output_file(route, &mut path);
         path
+    }
+
+    /// Appends [`UrlMap::output_file`] of `route` to `out`.
+    pub fn push_output_file(&self, route: &Route, out: &mut String) {
+        let start = out.len();
+        push_site_path(route, out);
+        if out.len() == start || out.ends_with('/') {
+            out.push_str("index.html");
+        }
     }
 
     /// The root-relative URL used in links, under the base path:

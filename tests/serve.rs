@@ -1010,6 +1010,104 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
     }
 }
 
+/// Told that only listings changed, a rebuild whose site keeps its shape
+/// patches the last plan and fingerprints only what changed (the changed
+/// papers' pages and exports, their authors', years' and categories'
+/// pages, the pages that may show any paper): an abstract edited, a title
+/// moving its paper in the order, two titles with one slug, a title whose
+/// former slug (an alias) changes. A new category changes the shape: the
+/// plan is made anew. Each rebuild equals a full build.
+fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
+    let listing = |records: &[(&str, &str, &str)]| {
+        let mut text = format!(
+            "Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least {} records \u{b7} Page 1\n",
+            records.len()
+        );
+        for (year, title, category) in records {
+            text.push_str(&format!(
+                "\narXiv{year}\n\n{title}\n\nWe study {title}.\n\n{category}\n"
+            ));
+        }
+        text
+    };
+    let first = [
+        ("2019", "Fast Graphs", "cs.DS"),
+        ("2019", "Rates of $\\sqrt{n}$ Growth", "cs.DS"),
+        ("2018", "Slow Graphs", "cs.DS"),
+    ];
+    let site = temp_site(
+        &[
+            ("olumide.txt", &olumide_listing()),
+            ("mei.txt", listing(&first).as_bytes()),
+        ],
+        "",
+    );
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &cache, &mut sink);
+    let edit = |sink: &mut vellum::output::MemorySink,
+                records: &[(&str, &str, &str)],
+                abstract_edit: bool| {
+        let mut text = listing(records);
+        if abstract_edit {
+            text = text.replace("We study Fast Graphs.", "We study fast graphs again.");
+        }
+        write(root, "seeds/mei.txt", text.as_bytes());
+        let rendered = told_equals_fresh(root, &cache, sink, Some(vec!["seeds/mei.txt".into()]));
+        (cache.patched_plans(), rendered)
+    };
+
+    let (patched, rendered) = edit(&mut sink, &first, true);
+    assert_eq!(patched, 1);
+    assert!(rendered.contains(&"papers/fast-graphs/index.html".to_string()));
+    assert!(!rendered.contains(&"papers/slow-graphs/index.html".to_string()));
+    assert!(
+        !rendered.iter().any(|f| f.starts_with("authors/olumide")),
+        "{rendered:?}"
+    );
+
+    // Moved after `Rates …` in the order of 2019.
+    let moved = [first[1], ("2019", "Zebra Graphs", "cs.DS"), first[2]];
+    let (patched, rendered) = edit(&mut sink, &moved, false);
+    assert_eq!(patched, 2);
+    assert!(rendered.contains(&"papers/zebra-graphs/index.html".to_string()));
+    assert!(!sink.site.contains_key("papers/fast-graphs/index.html"));
+
+    // Two titles with one slug: both papers' slugs are made unique.
+    let twins = [first[1], ("2019", "Sl\u{f6}w Graphs", "cs.DS"), first[2]];
+    let (patched, _) = edit(&mut sink, &twins, false);
+    assert_eq!(patched, 3);
+    let slow: Vec<&str> = sink
+        .site
+        .keys()
+        .map(|f| &**f)
+        .filter(|f| f.starts_with("papers/slow-graphs") && f.ends_with("/index.html"))
+        .collect();
+    assert_eq!(slow.len(), 2, "{slow:?}");
+
+    // A title with math whose former slug changes: its alias follows.
+    let growth = [
+        ("2019", "Rates of $\\sqrt{m}$ Growth", "cs.DS"),
+        twins[1],
+        twins[2],
+    ];
+    let (patched, _) = edit(&mut sink, &growth, false);
+    assert_eq!(patched, 4);
+    assert!(sink
+        .site
+        .contains_key("papers/rates-of-m-growth/index.html"));
+    assert!(!sink
+        .site
+        .contains_key("papers/rates-of-n-growth/index.html"));
+
+    // A category no paper had: the plan is made anew.
+    let new_term = [growth[0], twins[1], ("2018", "Slow Graphs", "math.CO")];
+    let (patched, _) = edit(&mut sink, &new_term, false);
+    assert_eq!(patched, 4);
+    assert!(sink.site.contains_key("categories/math-co/index.html"));
+}
+
 /// Told that only a listing changed, a rebuild takes the files under
 /// `seeds/` from the last build instead of walking it: the BibTeX files
 /// among them (read again) and the walk's warnings stay, and a `.bib` file
@@ -1368,5 +1466,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

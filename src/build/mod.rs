@@ -126,6 +126,19 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
         diagnostics: &Diagnostics,
     ) -> Arc<Corpus>;
 
+    /// The plan of `site`, whose corpus is `corpus`: the last committed
+    /// build's, patched, when only listings changed since
+    /// (`only_listings`) and the site kept its shape
+    /// ([`crate::serve::changes`]); else made anew ([`plan::plan`]).
+    /// Errors: as [`plan::plan`]'s.
+    fn plan(
+        &self,
+        site: &Site,
+        corpus: &Arc<Corpus>,
+        static_files: &rustc_hash::FxHashSet<String>,
+        only_listings: bool,
+    ) -> Result<Arc<Plan>, Vec<Diagnostic>>;
+
     /// Which jobs of `plan` (their indices) to render; the others are
     /// carried over in `sink` from its last commit, and so is the search
     /// index when `search_staged`. `statics` (output paths) are staged
@@ -134,7 +147,7 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
         &self,
         site: &Site,
         templates: &Templates,
-        plan: &Plan,
+        plan: &Arc<Plan>,
         statics: &[String],
         search_staged: bool,
         sink: &dyn Sink,
@@ -367,6 +380,13 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         check_unread_templates(templates, &diagnostics);
     }
 
+    // Only listings changed since the last build: its plan can be patched.
+    let only_listings = inputs.seeds_patched
+        && options.changed_paths.as_deref().is_some_and(|changed| {
+            changed
+                .iter()
+                .all(|path| path.starts_with("seeds") && crate::input::listing::is_listing(path))
+        });
     // Plan, render and stage; then write (commit) or abort.
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
     let mut corpus_json_left = false;
@@ -377,7 +397,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             Ok(()) => {
                 (report.unrendered, corpus_json_left, snapshot) = render_site(
                     &site,
-                    options.snapshot.then(|| Arc::clone(&corpus)),
+                    &corpus,
+                    only_listings,
                     templates,
                     inputs.statics,
                     options,
@@ -432,12 +453,15 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 /// `options.incremental` which pages to render. Errors go to
 /// `diagnostics`. Returns the output files of the pages that failed to
 /// render (`None` when the plan failed), whether `corpus.json` was
-/// left out ([`BuildOptions::defer_exports`]), and given the corpus
-/// ([`BuildOptions::snapshot`]), what renders the pages again.
+/// left out ([`BuildOptions::defer_exports`]), and with
+/// [`BuildOptions::snapshot`], what renders the pages again. `corpus` is
+/// the site's; `only_listings`: only listings changed since the last build
+/// with [`BuildOptions::incremental`].
 #[allow(clippy::too_many_arguments)]
 fn render_site(
     site: &Site,
-    snapshot_of: Option<Arc<Corpus>>,
+    corpus: &Arc<Corpus>,
+    only_listings: bool,
     mut templates: Templates,
     statics: Vec<InputFile>,
     options: &BuildOptions,
@@ -454,7 +478,11 @@ fn render_site(
             })
         })
         .collect();
-    let plan = match timings.time("plan", || plan::plan(site, &static_files)) {
+    let plan = timings.time("plan", || match incremental {
+        Some(incremental) => incremental.plan(site, corpus, &static_files, only_listings),
+        None => plan::plan(site, &static_files).map(Arc::new),
+    });
+    let mut plan = match plan {
         Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
@@ -462,8 +490,7 @@ fn render_site(
         }
     };
     // Markdown links resolved against the site's files, now known.
-    let links =
-        crate::render::links::Links::new(site.content, site.urls, (&plan.files, &static_files));
+    let links = crate::render::links::Links::new(*site, &plan, &static_files);
     let rewritten = crate::render::links::rewrite_content(site.content, &links, diagnostics);
     drop(links);
     let site = &match &rewritten {
@@ -491,18 +518,13 @@ fn render_site(
         }),
         None => (0..plan.jobs.len()).collect(),
     };
-    let Plan { jobs, files } = plan;
+    let snapshot_of = options.snapshot.then(|| Arc::clone(corpus));
+    if let (None, Some(plan)) = (&snapshot_of, Arc::get_mut(&mut plan)) {
+        plan.drop_paths();
+    }
+    let jobs = &plan.jobs;
     let mut selected: Vec<&Job> = selected.into_iter().map(|i| &jobs[i]).collect();
-    // Without a snapshot, the output paths are not needed again (1.8
-    // million at 1,000,000 papers): freed beside the render, not before it.
-    let files = match snapshot_of {
-        Some(_) => Some(files),
-        None => {
-            rayon::spawn(move || drop(files));
-            None
-        }
-    };
-    let snapshot_templates = files.as_ref().map(|_| templates.clone());
+    let snapshot_templates = snapshot_of.as_ref().map(|_| templates.clone());
     let corpus_json_left =
         options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
     if options.defer_exports {
@@ -514,7 +536,7 @@ fn render_site(
         if let Some(bar) = progress {
             bar.set_length(selected.len() as u64);
         }
-        Renderer::new(*site, templates, views).render_all(&selected, &jobs, sink, progress)
+        Renderer::new(*site, templates, views).render_all(&selected, jobs, sink, progress)
     });
     if search_staged {
         let failed = timings.time("search", || match incremental {
@@ -545,10 +567,9 @@ fn render_site(
     }
     match rendered {
         Ok(()) => {
-            let snapshot = snapshot_of.zip(snapshot_templates.zip(files));
-            let snapshot = snapshot.map(|(corpus, (templates, files))| {
-                Snapshot::new(site, corpus, templates, jobs, files)
-            });
+            let snapshot = snapshot_of.zip(snapshot_templates);
+            let snapshot =
+                snapshot.map(|(corpus, templates)| Snapshot::new(site, corpus, templates, plan));
             (Some(Vec::new()), corpus_json_left, snapshot)
         }
         Err(failure) => {
@@ -568,8 +589,6 @@ fn stage_statics(
     sink: &dyn Sink,
     diagnostics: &Diagnostics,
 ) -> Vec<String> {
-    // A few static files against every page: the pages are looked up in
-    // a set of the static files, not the other way round.
     let statics: Vec<(String, PathBuf, Vec<u8>)> = statics
         .into_iter()
         .map(|(relative, shown, bytes)| {
@@ -577,17 +596,9 @@ fn stage_statics(
             (file, shown, bytes)
         })
         .collect();
-    let static_files: rustc_hash::FxHashSet<&str> =
-        statics.iter().map(|(file, _, _)| file.as_str()).collect();
-    let taken: rustc_hash::FxHashSet<&str> = plan
-        .files
-        .iter()
-        .filter(|file| static_files.contains(file.as_str()))
-        .map(String::as_str)
-        .collect();
     let static_paths: Vec<String> = statics.iter().map(|(file, _, _)| file.clone()).collect();
     for (file, shown, bytes) in statics {
-        if taken.contains(file.as_str()) {
+        if plan.job_of(site, &file).is_some() {
             diagnostics.push(Diagnostic::error(
                 &shown,
                 0,

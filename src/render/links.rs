@@ -16,6 +16,8 @@
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::content::Content;
 use crate::permalink::{Route, UrlMap};
+use crate::render::plan::Plan;
+use crate::render::site::Site;
 use lol_html::{element, HtmlRewriter, Settings};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
@@ -38,28 +40,24 @@ enum Resolved {
 pub struct Links<'a> {
     /// The base URL's path, `/` or `/papers/`.
     base_path: String,
-    /// Every output file of the site (`authors/x/index.html`, `cv.pdf`):
-    /// the plan's and the static files.
-    files: (&'a [String], &'a FxHashSet<String>),
-    /// `files` as one set, made when a root-relative link is first met.
-    file_set: std::cell::OnceCell<FxHashSet<&'a str>>,
+    /// Whether a path is an output file of the site
+    /// (`authors/x/index.html`, `cv.pdf`): the plan's or a static file.
+    is_file: Box<dyn Fn(&str) -> bool + 'a>,
     /// Each content page's URL (root-relative, under the base path), by its
     /// Markdown file relative to `content/` (`group/members.md`).
     pages: FxHashMap<String, String>,
 }
 
 impl<'a> Links<'a> {
-    /// The resolver for `content`, whose site writes `files`.
-    pub fn new(
-        content: &Content,
-        urls: &UrlMap,
-        files: (&'a [String], &'a FxHashSet<String>),
-    ) -> Links<'a> {
-        let pages = page_urls(content, |route| urls.url(route));
+    /// The resolver for the content of `site`, whose output files are
+    /// those of `plan` and the `statics`.
+    pub fn new(site: Site<'a>, plan: &'a Plan, statics: &'a FxHashSet<String>) -> Links<'a> {
+        let pages = page_urls(site.content, |route| site.urls.url(route));
         Links {
-            base_path: urls.url(&Route::Home),
-            files,
-            file_set: std::cell::OnceCell::new(),
+            base_path: site.urls.url(&Route::Home),
+            is_file: Box::new(move |file| {
+                statics.contains(file) || plan.job_of(&site, file).is_some()
+            }),
             pages,
         }
     }
@@ -170,11 +168,7 @@ impl<'a> Links<'a> {
     /// Whether the site path `path` (no leading `/`) is a page or file the
     /// site writes.
     fn is_file_of_site(&self, path: &str) -> bool {
-        let set = self.file_set.get_or_init(|| {
-            let (planned, statics) = self.files;
-            planned.iter().chain(statics).map(String::as_str).collect()
-        });
-        let has = |file: &str| set.contains(file);
+        let has = |file: &str| (self.is_file)(file);
         if path.is_empty() || path.ends_with('/') {
             has(&format!("{path}index.html"))
         } else {
@@ -284,11 +278,10 @@ fn has_scheme(link: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn links<'a>(files: &'a [String], none: &'a FxHashSet<String>) -> Links<'a> {
+    fn links<'a>(files: &'a [String], statics: &'a FxHashSet<String>) -> Links<'a> {
         Links {
             base_path: "/papers/".to_string(),
-            files: (files, none),
-            file_set: std::cell::OnceCell::new(),
+            is_file: Box::new(|file| files.iter().any(|f| f == file) || statics.contains(file)),
             pages: [
                 ("about.md", "/papers/about/"),
                 ("group/members.md", "/papers/group/members/"),

@@ -1,7 +1,9 @@
-//! The plan: every job of the site with the output file it writes, made
-//! before anything is rendered, so that clashes between generated pages,
-//! content pages and aliases are found first, and incremental rebuilds
-//! can tell which jobs changed.
+//! The plan: every job of the site with the hash of the output file it
+//! writes, made before anything is rendered, so that clashes between
+//! generated pages, content pages and aliases are found first, and
+//! incremental rebuilds can tell which jobs changed. The output files
+//! themselves are not kept (478,000 at 100,000 papers): a job's is made
+//! again where it is needed ([`output_file`]).
 
 use crate::corpus::PaperId;
 use crate::diagnostics::Diagnostic;
@@ -11,14 +13,120 @@ use crate::render::site::Site;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Every job of a site with the output file it writes (relative path,
-/// `/`-separated: `papers/fast-graphs/index.html`), in the same order.
-#[derive(Debug, Default)]
+/// Every job of a site with the hash of the output file it writes, in
+/// the same order.
+#[derive(Debug, Default, Clone)]
 pub struct Plan {
     /// The jobs.
     pub jobs: Vec<Job>,
-    /// `files[i]` is the output file of `jobs[i]`.
-    pub files: Vec<String>,
+    /// `paths[i]` is the XXH3-64 hash of the output file of `jobs[i]`
+    /// ([`output_file`]).
+    pub paths: Vec<u64>,
+    /// Path hash → the job writing that file.
+    by_path: rustc_hash::FxHashMap<u64, u32>,
+    /// The index of the first paper's page job, and of its first export
+    /// job when papers have exports.
+    papers_at: usize,
+    exports_at: Option<usize>,
+    /// The index of the first alias job: the aliases come last.
+    aliases_at: usize,
+}
+
+impl Plan {
+    /// The job writing the output file `file` of `site`, if any: found by
+    /// the hash of its path, then checked.
+    pub fn job_of(&self, site: &Site, file: &str) -> Option<usize> {
+        let &job = self.by_path.get(&path_hash(file))?;
+        let job = job as usize;
+        (output_file(site, &self.jobs[job]) == file).then_some(job)
+    }
+
+    /// Whether a job writes a file whose path hashes to `hash`.
+    pub fn has_path(&self, hash: u64) -> bool {
+        self.by_path.contains_key(&hash)
+    }
+
+    /// Lets go of the paths' hashes, keeping the jobs, when no file will
+    /// be looked up again.
+    pub fn drop_paths(&mut self) {
+        self.paths = Vec::new();
+        self.by_path = Default::default();
+    }
+
+    /// Adds `job`, which writes `file`.
+    fn push(&mut self, job: Job, file: &str) {
+        let path = path_hash(file);
+        self.by_path.insert(path, self.jobs.len() as u32);
+        self.paths.push(path);
+        self.jobs.push(job);
+    }
+
+    /// The plan of `site`, made from this one, the plan of a site of the
+    /// same shape (the same jobs but aliases: the same content,
+    /// configuration and static files, a corpus with as many papers and
+    /// the same terms with as many pages) whose papers but `changed` are
+    /// those of `site`'s corpus at the same ids
+    /// ([`crate::serve::changes`]): the changed papers' jobs get their
+    /// paths again and the aliases are planned again. Returns it with the
+    /// hashes of the paths it no longer has at the jobs that changed;
+    /// `None` when a changed paper's file is another job's (planned anew,
+    /// the clash is reported).
+    #[allow(clippy::type_complexity)]
+    pub fn patched(
+        &self,
+        site: &Site,
+        changed: &[PaperId],
+        static_files: &rustc_hash::FxHashSet<String>,
+    ) -> Option<(Result<Plan, Vec<Diagnostic>>, Vec<u64>)> {
+        let mut plan = Plan {
+            jobs: self.jobs[..self.aliases_at].to_vec(),
+            paths: self.paths[..self.aliases_at].to_vec(),
+            by_path: self.by_path.clone(),
+            ..*self
+        };
+        let mut replaced: Vec<usize> = Vec::new();
+        for &id in changed {
+            replaced.push(self.papers_at + id);
+            if let Some(at) = self.exports_at {
+                replaced.extend((0..Export::ALL.len()).map(|k| at + Export::ALL.len() * id + k));
+            }
+        }
+        let gone = replaced
+            .iter()
+            .copied()
+            .chain(self.aliases_at..self.jobs.len());
+        for index in gone.clone() {
+            if plan.by_path.get(&self.paths[index]) == Some(&(index as u32)) {
+                plan.by_path.remove(&self.paths[index]);
+            }
+        }
+        for &index in &replaced {
+            let path = path_hash(&output_file(site, &plan.jobs[index]));
+            if plan.by_path.insert(path, index as u32).is_some() {
+                return None;
+            }
+            plan.paths[index] = path;
+        }
+        let gone = gone.map(|index| self.paths[index]).collect();
+        let mut errors = Vec::new();
+        add_aliases(site, static_files, &mut plan, &mut errors);
+        let made = match errors.is_empty() {
+            true => Ok(plan),
+            false => Err(errors),
+        };
+        Some((made, gone))
+    }
+}
+
+/// The output file of `job` (relative path, `/`-separated:
+/// `papers/fast-graphs/index.html`).
+pub fn output_file(site: &Site, job: &Job) -> String {
+    site.urls.output_file(&site.route(job))
+}
+
+/// The hash of an output file, as [`Plan::paths`] holds it.
+pub fn path_hash(file: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(file.as_bytes())
 }
 
 /// Plans every page of the site. Errors: a content page or alias whose
@@ -67,7 +175,9 @@ pub fn plan(
     for (id, category) in corpus.categories.iter().enumerate() {
         jobs.extend((1..=site.pages_for(category.papers.len())).map(|p| Job::Category(id, p)));
     }
+    let papers_at = jobs.len();
     jobs.extend((0..corpus.papers.len()).map(Job::Paper));
+    let exports_at = site.config.paper_exports.then_some(jobs.len());
     if site.config.paper_exports {
         for id in 0..corpus.papers.len() {
             jobs.extend(Export::ALL.map(|export| Job::PaperExport(id, export)));
@@ -81,47 +191,46 @@ pub fn plan(
         jobs.push(Job::Search);
     }
 
-    let mut generated: Vec<String> = jobs
+    // Each generated file's hash, made in a buffer each thread reuses.
+    let paths: Vec<u64> = jobs
         .par_iter()
-        .map(|job| site.urls.output_file(&site.route(job)))
+        .map_init(String::new, |file, job| {
+            file.clear();
+            site.urls.push_output_file(&site.route(job), file);
+            path_hash(file)
+        })
         .collect();
-    // Output file → index of the job writing it; described only on a
-    // clash. The generated pages' paths are borrowed, and mapped only when
-    // a content page or an alias is checked against them; the few files
-    // added below (content pages, feeds, aliases) are owned by `added`.
-    let taken: std::cell::OnceCell<rustc_hash::FxHashMap<&str, usize>> = std::cell::OnceCell::new();
-    let mut added: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-    let owner = |added: &rustc_hash::FxHashMap<String, usize>, file: &str| {
-        let taken = taken.get_or_init(|| {
-            generated
-                .iter()
-                .enumerate()
-                .map(|(index, file)| (file.as_str(), index))
-                .collect()
-        });
-        taken.get(file).or_else(|| added.get(file)).copied()
+    let mut by_path: rustc_hash::FxHashMap<u64, u32> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(jobs.len() + 64, Default::default());
+    by_path.extend(
+        paths
+            .iter()
+            .enumerate()
+            .map(|(index, &path)| (path, index as u32)),
+    );
+    let mut plan = Plan {
+        jobs,
+        paths,
+        by_path,
+        papers_at,
+        exports_at,
+        aliases_at: 0,
     };
-    let mut files: Vec<String> = Vec::new();
-    let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
     let mut errors = Vec::new();
     for (index, page) in site.content.pages.iter().enumerate() {
         let job = Job::Content(index);
-        let file = site.urls.output_file(&site.route(&job));
-        match owner(&added, &file) {
+        let file = output_file(site, &job);
+        match plan.job_of(site, &file) {
             Some(other) => errors.push(Diagnostic::error(
                 &page.file,
                 1,
                 format!(
                     "expected a path of its own, found /{} which is also the generated {}",
                     site.urls.site_path(&site.route(&job)),
-                    describe(site, &jobs[other])
+                    describe(site, &plan.jobs[other])
                 ),
             )),
-            None => {
-                added.insert(file.clone(), jobs.len());
-                files.push(file);
-                jobs.push(job);
-            }
+            None => plan.push(job, &file),
         }
     }
     if site.config.feeds {
@@ -129,23 +238,39 @@ pub fn plan(
             .chain((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))))
             .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
         for job in feeds {
-            let file = site.urls.output_file(&site.route(&job));
-            added.insert(file.clone(), jobs.len());
-            files.push(file);
-            jobs.push(job);
+            let file = output_file(site, &job);
+            plan.push(job, &file);
         }
     }
     for job in [Job::Robots, Job::Sitemap] {
-        let file = site.urls.output_file(&site.route(&job));
+        let file = output_file(site, &job);
         // A `robots.txt` of the site's `static/` (or the theme's) is the
         // site's own: it replaces the generated one.
         if job == Job::Robots && static_files.contains(&file) {
             continue;
         }
-        added.insert(file.clone(), jobs.len());
-        files.push(file);
-        jobs.push(job);
+        plan.push(job, &file);
     }
+    plan.aliases_at = plan.jobs.len();
+    add_aliases(site, static_files, &mut plan, &mut errors);
+    if errors.is_empty() {
+        Ok(plan)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Adds the aliases of `site` to `plan`, last: those declared, then the
+/// former slugs of papers. Errors: an alias that is no site path, or whose
+/// path, or a folder on its way, is a file of the site.
+fn add_aliases(
+    site: &Site,
+    static_files: &rustc_hash::FxHashSet<String>,
+    plan: &mut Plan,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let corpus = site.corpus;
+    let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
     for alias in aliases(site) {
         let path = match crate::permalink::normalise_alias(alias.path) {
             Ok(path) => path,
@@ -162,17 +287,17 @@ pub fn plan(
             }
         };
         let job = Job::Alias(path, alias.target);
-        let file = site.urls.output_file(&site.route(&job));
+        let file = output_file(site, &job);
         // The file itself, or a folder on its way that is a file of the
         // site (`corpus.json/` needs `corpus.json` to be a folder).
         let ancestors = file.match_indices('/').map(|(at, _)| &file[..at]);
         let clash = std::iter::once(file.as_str())
             .chain(ancestors)
             .find_map(|path| {
-                let other = match owner(&added, path) {
+                let other = match plan.job_of(site, path) {
                     Some(other) => match alias_of.get(&other) {
                         Some(of) => format!("alias of {of}"),
-                        None => describe(site, &jobs[other]),
+                        None => describe(site, &plan.jobs[other]),
                     },
                     None if site.config.search
                         && path == "search"
@@ -199,10 +324,8 @@ pub fn plan(
             ));
             continue;
         }
-        alias_of.insert(jobs.len(), alias.of);
-        added.insert(file.clone(), jobs.len());
-        files.push(file);
-        jobs.push(job);
+        alias_of.insert(plan.jobs.len(), alias.of);
+        plan.push(job, &file);
     }
     // A paper whose slug changed when slugs began to name the letters of
     // math keeps its former URL as a redirect, unless something else of
@@ -215,21 +338,12 @@ pub fn plan(
                 slug: paper.slug.clone(),
             },
         );
-        let file = site.urls.output_file(&site.route(&job));
-        if owner(&added, &file).is_some() {
+        let file = output_file(site, &job);
+        if plan.job_of(site, &file).is_some() {
             continue;
         }
-        alias_of.insert(jobs.len(), format!("paper `{}`", paper.title.plain));
-        added.insert(file.clone(), jobs.len());
-        files.push(file);
-        jobs.push(job);
-    }
-    generated.append(&mut files);
-    let files = generated;
-    if errors.is_empty() {
-        Ok(Plan { jobs, files })
-    } else {
-        Err(errors)
+        alias_of.insert(plan.jobs.len(), format!("paper `{}`", paper.title.plain));
+        plan.push(job, &file);
     }
 }
 

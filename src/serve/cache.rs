@@ -15,14 +15,15 @@ use crate::build::Incremental;
 use crate::corpus::categories::Taxonomy;
 use crate::corpus::listings::ParsedListing;
 use crate::corpus::{Corpus, NameVariant};
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::{listing, read_file, SeedFiles};
 use crate::output::{Sink, StoredFile};
 use crate::render::jobs::Job;
 use crate::render::plan::Plan;
 use crate::render::site::Site;
 use crate::render::templates::Templates;
-use crate::serve::fingerprint::Fingerprints;
+use crate::serve::changes::Changes;
+use crate::serve::fingerprint::{Fingerprints, ItemHashes};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -71,6 +72,34 @@ struct PendingPages {
     carried: Option<u64>,
 }
 
+/// A committed build as the next one compares with and patches: its
+/// corpus, plan, and the hashes of its papers and authors.
+#[derive(Debug)]
+struct BuiltSite {
+    corpus: Arc<Corpus>,
+    plan: Arc<Plan>,
+    items: ItemHashes,
+}
+
+/// The build in progress: its corpus and plan, how they changed since the
+/// last committed build when its plan was patched, and its item hashes
+/// once its pages are selected.
+#[derive(Debug)]
+struct Building {
+    corpus: Arc<Corpus>,
+    plan: Arc<Plan>,
+    patch: Option<Patch>,
+    items: Option<ItemHashes>,
+}
+
+/// How a patched plan differs from the last: the corpus items that
+/// changed, and the path hashes it no longer has at the jobs that changed.
+#[derive(Debug)]
+struct Patch {
+    changes: Changes,
+    gone: Vec<u64>,
+}
+
 /// What one build leaves for the next: parsed listings by path, with the
 /// XXH3-64 hash of the bytes they were parsed from and the file's stamp
 /// (size, times, inode; only files that parsed; a build drops the entries
@@ -99,6 +128,7 @@ pub struct RebuildCache {
     texts: crate::text::TextMemo,
     merge: Mutex<crate::corpus::merge::Merge>,
     patched: AtomicUsize,
+    plans_patched: AtomicUsize,
     /// The pages of the sink's last commit, and the changes of the build
     /// in progress.
     pages: Mutex<CommittedPages>,
@@ -107,6 +137,10 @@ pub struct RebuildCache {
     /// The listings the last build found, sorted; `None` when it stopped
     /// before looking.
     seeds: Mutex<Option<Arc<SeedFiles>>>,
+    /// The last committed build, when its pages are known.
+    last_build: Mutex<Option<BuiltSite>>,
+    /// The build in progress, from its plan on.
+    building: Mutex<Option<Building>>,
 }
 
 impl RebuildCache {
@@ -125,6 +159,12 @@ impl RebuildCache {
     /// anew ([`crate::corpus::merge::Merge::corpus`]) so far.
     pub fn patched_count(&self) -> usize {
         self.patched.load(Ordering::Relaxed)
+    }
+
+    /// How many plans were patched from the last one rather than made
+    /// anew ([`Plan::patched`]) so far.
+    pub fn patched_plans(&self) -> usize {
+        self.plans_patched.load(Ordering::Relaxed)
     }
 
     /// How many times the search index was built (not taken from the
@@ -410,6 +450,44 @@ impl Incremental for RebuildCache {
         corpus
     }
 
+    /// The plan of `site`: the last committed build's patched
+    /// ([`Plan::patched`]) when only listings changed since and the site
+    /// kept its shape ([`Changes::between`]), else made anew. Kept, with
+    /// what changed, for [`RebuildCache::select`] and the next build.
+    fn plan(
+        &self,
+        site: &Site,
+        corpus: &Arc<Corpus>,
+        static_files: &rustc_hash::FxHashSet<String>,
+        only_listings: bool,
+    ) -> Result<Arc<Plan>, Vec<Diagnostic>> {
+        *lock(&self.building) = None;
+        let last = lock(&self.last_build);
+        let patched = last.as_ref().filter(|_| only_listings).and_then(|last| {
+            let changes = Changes::between(&last.corpus, corpus, |n| site.pages_for(n))?;
+            let (made, gone) = last
+                .plan
+                .patched(site, &changes.changed_papers(), static_files)?;
+            Some((made, Patch { changes, gone }))
+        });
+        drop(last);
+        let (made, patch) = match patched {
+            Some((made, patch)) => {
+                self.plans_patched.fetch_add(1, Ordering::Relaxed);
+                (made, Some(patch))
+            }
+            None => (crate::render::plan::plan(site, static_files), None),
+        };
+        let plan = Arc::new(made?);
+        *lock(&self.building) = Some(Building {
+            corpus: Arc::clone(corpus),
+            plan: Arc::clone(&plan),
+            patch,
+            items: None,
+        });
+        Ok(plan)
+    }
+
     /// Which jobs of `plan` (their indices) to render: those whose
     /// fingerprint changed since the last commit or that the sink cannot
     /// carry over. The others are carried over in `sink`, and so are the
@@ -423,39 +501,75 @@ impl Incremental for RebuildCache {
         &self,
         site: &Site,
         templates: &Templates,
-        plan: &Plan,
+        plan: &Arc<Plan>,
         statics: &[String],
         search_staged: bool,
         sink: &dyn Sink,
     ) -> Vec<usize> {
-        let (jobs, files) = (&plan.jobs, &plan.files);
-        let paths: Vec<u64> = files
+        let (jobs, paths) = (&plan.jobs, &plan.paths);
+        let file = |i: usize| crate::render::plan::output_file(site, &jobs[i]);
+        let mut building = lock(&self.building);
+        let last_build = lock(&self.last_build);
+        // With a patched plan, only the jobs that show what changed are
+        // fingerprinted; the others are as the last commit has them.
+        let patch = building.as_ref().and_then(|b| b.patch.as_ref());
+        let patch = patch.zip(last_build.as_ref());
+        let touched: Vec<usize> = match patch {
+            Some((patch, _)) => (0..jobs.len())
+                .into_par_iter()
+                .filter(|&i| patch.changes.touches(&jobs[i]))
+                .collect(),
+            None => (0..jobs.len()).collect(),
+        };
+        let reused = patch.map(|(patch, last)| (&last.items, &patch.changes));
+        let fingerprints = Fingerprints::new(*site, templates, jobs, paths, reused);
+        let prints: Vec<u64> = touched
             .par_iter()
-            .map(|file| xxhash_rust::xxh3::xxh3_64(file.as_bytes()))
+            .map(|&i| fingerprints.of(&jobs[i]))
             .collect();
-        let fingerprints = Fingerprints::new(*site, templates, jobs, &paths);
-        let prints: Vec<u64> = jobs.par_iter().map(|job| fingerprints.of(job)).collect();
+        let items = fingerprints.into_items();
         let mut committed = lock(&self.pages);
-        // Per job: its page's index among the committed ones, and whether
-        // its fingerprint is unchanged.
-        let last: Vec<Option<(usize, bool)>> = (0..jobs.len())
-            .into_par_iter()
-            .map(|i| {
-                let (at, _, (print, _)) = committed.pages.get_full(&paths[i])?;
-                Some((at, *print == prints[i]))
+        // Per touched job: its page's index among the committed ones, and
+        // whether its fingerprint is unchanged.
+        let last: Vec<Option<(usize, bool)>> = touched
+            .par_iter()
+            .zip(&prints)
+            .map(|(&i, &print)| {
+                let (at, _, (old, _)) = committed.pages.get_full(&paths[i])?;
+                Some((at, *old == print))
             })
             .collect();
-        let unchanged: Vec<bool> = last.iter().map(|l| l.is_some_and(|(_, u)| u)).collect();
-        let mut still = vec![false; committed.pages.len()];
-        last.iter().flatten().for_each(|&(at, _)| still[at] = true);
-        // The last commit's pages that no job writes now: (path hash, path).
-        let gone: Vec<(u64, &str)> = committed
-            .pages
-            .iter()
-            .zip(&still)
-            .filter(|(_, &still)| !still)
-            .map(|((&hash, (_, path)), _)| (hash, &**path))
+        let mut unchanged = vec![true; jobs.len()];
+        for (&i, last) in touched.iter().zip(&last) {
+            unchanged[i] = last.is_some_and(|(_, u)| u);
+        }
+        // The jobs whose fingerprint changed: (index, fingerprint, file).
+        let changed: Vec<(usize, u64, String)> = touched
+            .par_iter()
+            .zip(&prints)
+            .filter(|(&i, _)| !unchanged[i])
+            .map(|(&i, &print)| (i, print, file(i)))
             .collect();
+        // The last commit's pages that no job writes now: (path hash, path).
+        let gone: Vec<(u64, &str)> = match patch {
+            Some((patch, _)) => patch
+                .gone
+                .iter()
+                .filter(|&&hash| !plan.has_path(hash))
+                .filter_map(|hash| committed.pages.get(hash).map(|(_, path)| (*hash, &**path)))
+                .collect(),
+            None => {
+                let mut still = vec![false; committed.pages.len()];
+                last.iter().flatten().for_each(|&(at, _)| still[at] = true);
+                committed
+                    .pages
+                    .iter()
+                    .zip(&still)
+                    .filter(|(_, &still)| !still)
+                    .map(|((&hash, (_, path)), _)| (hash, &**path))
+                    .collect()
+            }
+        };
         // The sitemap is the one job that may write several files.
         let listed = jobs.iter().filter(|job| job.is_listed_page()).count();
         let sitemap_files: Vec<String> = crate::render::feeds::sitemap_routes(site, listed)
@@ -469,11 +583,7 @@ impl Incremental for RebuildCache {
             // the sitemap's old parts, the static files (all put again)
             // and the search index when it is not staged now.
             let mut dropped: Vec<&str> = gone.iter().map(|&(_, path)| path).collect();
-            dropped.extend(
-                (0..jobs.len())
-                    .filter(|&i| !unchanged[i])
-                    .map(|i| files[i].as_str()),
-            );
+            dropped.extend(changed.iter().map(|(_, _, file)| file.as_str()));
             if !sitemap_kept {
                 dropped.extend(committed.sitemap.iter().map(String::as_str));
             }
@@ -490,38 +600,42 @@ impl Incremental for RebuildCache {
         // call: all of them, or when the rest is carried over, only
         // `corpus.json`, which is made after the commit that holds it; a
         // job whose files the sink no longer holds is rendered.
-        let mut wanted: Vec<&str> = Vec::new();
+        let mut wanted: Vec<String> = Vec::new();
         let mut owners: Vec<usize> = Vec::new();
         let looked_up = |i: usize| carried.is_none() || jobs[i] == Job::CorpusJson;
         for (i, job) in jobs.iter().enumerate() {
             if !unchanged[i] || !looked_up(i) {
                 continue;
             }
-            let own: &[String] = match job {
-                Job::Sitemap => &sitemap_files,
-                _ => std::slice::from_ref(&files[i]),
+            let own = match job {
+                Job::Sitemap => sitemap_files.clone(),
+                _ => vec![file(i)],
             };
-            wanted.extend(own.iter().map(String::as_str));
             owners.extend(std::iter::repeat_n(i, own.len()));
+            wanted.extend(own);
         }
+        let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
         let mut render = unchanged.iter().map(|u| !u).collect::<Vec<bool>>();
         for (kept, owner) in sink.keep(&wanted).into_iter().zip(owners) {
             render[owner] |= !kept;
         }
         let selected: Vec<usize> = (0..jobs.len()).filter(|&i| render[i]).collect();
         committed.pending = Some(PendingPages {
-            changed: (0..jobs.len())
-                .filter(|&i| !unchanged[i])
-                .map(|i| (paths[i], prints[i], files[i].clone()))
+            changed: changed
+                .into_iter()
+                .map(|(i, print, file)| (paths[i], print, file))
                 .collect(),
             gone: gone.iter().map(|&(hash, _)| hash).collect(),
             sitemap: sitemap_files,
             statics: statics.to_vec(),
             carried,
         });
-        let mut rendered: Vec<String> = selected.iter().map(|&i| files[i].clone()).collect();
+        let mut rendered: Vec<String> = selected.iter().map(|&i| file(i)).collect();
         rendered.sort();
         *lock(&self.rendered) = rendered;
+        if let Some(building) = building.as_mut() {
+            building.items = Some(items);
+        }
         selected
     }
 
@@ -565,11 +679,20 @@ impl Incremental for RebuildCache {
     /// ([`Sink::last_commit`]); without pending pages, the commit's pages
     /// are unknown.
     fn commit(&self, commit: Option<u64>) {
+        let building = lock(&self.building).take();
         let mut committed = lock(&self.pages);
         let Some(pending) = committed.pending.take() else {
             committed.commit = None;
+            *lock(&self.last_build) = None;
             return;
         };
+        *lock(&self.last_build) = building.and_then(|building| {
+            Some(BuiltSite {
+                corpus: building.corpus,
+                plan: building.plan,
+                items: building.items?,
+            })
+        });
         for hash in pending.gone {
             committed.pages.swap_remove(&hash);
         }

@@ -24,6 +24,7 @@ use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::render::jobs::{FeedKind, Job};
 use crate::render::site::Site;
 use crate::render::templates::{content_template_name, Templates};
+use crate::serve::changes::Changes;
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -38,10 +39,8 @@ pub struct Fingerprints<'a> {
     /// The corpus counts of the global `site` value, for the templates
     /// that show them ([`Templates::shows_counts`]).
     counts: u64,
-    /// Per paper: its fields and its authors' and categories' names.
-    papers: Vec<u64>,
-    /// Per author: what the author's own view and profile show.
-    authors: Vec<u64>,
+    /// The hashes of every paper and author.
+    items: ItemHashes,
     /// Every paper and author, in order, and each author's papers in
     /// listing order.
     corpus: u64,
@@ -50,6 +49,18 @@ pub struct Fingerprints<'a> {
     /// The output files of the pages the sitemap lists (their paths'
     /// hashes), in plan order.
     listed: u64,
+}
+
+/// The hashes of each paper and author of a build, which the next build
+/// takes over for the items that did not change.
+#[derive(Debug, Clone, Default)]
+pub struct ItemHashes {
+    /// Per paper: its fields and its authors' and categories' names.
+    papers: Vec<u64>,
+    /// Per author: what the author's own view and profile show.
+    authors: Vec<u64>,
+    /// Per author: its papers' hashes in listing order.
+    memberships: Vec<u64>,
 }
 
 fn hash_of(value: impl Hash) -> u64 {
@@ -71,12 +82,16 @@ fn combine<const N: usize>(words: [u64; N]) -> u64 {
 impl<'a> Fingerprints<'a> {
     /// Hashes every paper (in parallel) and author of `site`, and the
     /// listed pages of `plan`, whose jobs write files whose paths hash to
-    /// `paths` (XXH3-64, one per job).
+    /// `paths` (XXH3-64, one per job). Given the last build's hashes and
+    /// what changed since ([`Changes`]: only listings changed, and the
+    /// site kept its shape), only the changed papers and authors are
+    /// hashed again.
     pub fn new(
         site: Site<'a>,
         templates: &'a Templates,
         plan: &[Job],
         paths: &[u64],
+        last: Option<(&ItemHashes, &Changes)>,
     ) -> Fingerprints<'a> {
         let corpus: &Corpus = site.corpus;
         let base = hash_of((format!("{:?}", site.config), site.urls.base_url()));
@@ -103,58 +118,79 @@ impl<'a> Fingerprints<'a> {
         // A pinned family name changes the exports and keys of the papers
         // that name its author; pins are few and seldom change.
         let family_names_hash = hash_of(&corpus.family_names);
-        let papers: Vec<u64> = corpus
-            .papers
-            .par_iter()
-            .map(|paper| {
-                let mut h = Xxh3::new();
-                // A text's HTML and plain forms are made from its source alone.
-                let texts = (&paper.title.source, paper.abstract_text.source_hash);
-                (&paper.slug, &paper.key, texts, paper.year).hash(&mut h);
-                h.write_u64(family_names_hash);
-                if Arc::ptr_eq(&paper.details, &no_details) {
-                    h.write_u64(no_details_hash);
-                } else {
-                    paper.details.hash(&mut h);
-                }
-                // Counts first: an author cannot pass for a category.
-                h.write_usize(paper.authors.len());
-                paper
-                    .authors
-                    .iter()
-                    .for_each(|&a| h.write_u64(author_names[a]));
-                h.write_usize(paper.categories.len());
-                paper
-                    .categories
-                    .iter()
-                    .for_each(|&c| h.write_u64(category_names[c]));
-                h.finish()
-            })
-            .collect();
-        let authors: Vec<u64> = corpus
-            .authors
-            .par_iter()
-            .map(|author| {
-                let profile = site.content.profiles.get(&author.slug);
-                hash_of((
-                    (&author.name, &author.sort_name, &author.slug),
-                    (author.papers.len(), author.claimed_total),
-                    profile.map(|p| format!("{p:?}")),
-                ))
-            })
-            .collect();
+        let paper_hash = |paper: &crate::corpus::Paper| {
+            let mut h = Xxh3::new();
+            // A text's HTML and plain forms are made from its source alone.
+            let texts = (&paper.title.source, paper.abstract_text.source_hash);
+            (&paper.slug, &paper.key, texts, paper.year).hash(&mut h);
+            h.write_u64(family_names_hash);
+            if Arc::ptr_eq(&paper.details, &no_details) {
+                h.write_u64(no_details_hash);
+            } else {
+                paper.details.hash(&mut h);
+            }
+            // Counts first: an author cannot pass for a category.
+            h.write_usize(paper.authors.len());
+            paper
+                .authors
+                .iter()
+                .for_each(|&a| h.write_u64(author_names[a]));
+            h.write_usize(paper.categories.len());
+            paper
+                .categories
+                .iter()
+                .for_each(|&c| h.write_u64(category_names[c]));
+            h.finish()
+        };
+        let author_hash = |author: &crate::corpus::Author| {
+            let profile = site.content.profiles.get(&author.slug);
+            hash_of((
+                (&author.name, &author.sort_name, &author.slug),
+                (author.papers.len(), author.claimed_total),
+                profile.map(|p| format!("{p:?}")),
+            ))
+        };
         // Each author's papers in listing order (`corpus.json` lists them
         // so), by their hashes: ids shift whenever a paper moves.
-        let memberships: Vec<u64> = corpus
-            .authors
-            .par_iter()
-            .map(|author| {
-                let mut h = Xxh3::new();
-                author.papers.iter().for_each(|&p| h.write_u64(papers[p]));
-                h.finish()
-            })
-            .collect();
-        let corpus_hash = hash_of((&papers, &authors, &memberships));
+        let membership = |papers: &[u64], author: &crate::corpus::Author| {
+            let mut h = Xxh3::new();
+            author.papers.iter().for_each(|&p| h.write_u64(papers[p]));
+            h.finish()
+        };
+        let items = match last {
+            Some((last, changes)) => {
+                let mut items = last.clone();
+                let papers: Vec<(usize, u64)> = changes
+                    .changed_papers()
+                    .into_par_iter()
+                    .map(|id| (id, paper_hash(&corpus.papers[id])))
+                    .collect();
+                for (id, hash) in papers {
+                    items.papers[id] = hash;
+                }
+                for id in changes.changed_authors() {
+                    let author = &corpus.authors[id];
+                    items.authors[id] = author_hash(author);
+                    items.memberships[id] = membership(&items.papers, author);
+                }
+                items
+            }
+            None => {
+                let papers: Vec<u64> = corpus.papers.par_iter().map(|p| paper_hash(p)).collect();
+                let authors = corpus.authors.par_iter().map(author_hash).collect();
+                let memberships = corpus
+                    .authors
+                    .par_iter()
+                    .map(|author| membership(&papers, author))
+                    .collect();
+                ItemHashes {
+                    papers,
+                    authors,
+                    memberships,
+                }
+            }
+        };
+        let corpus_hash = hash_of((&items.papers, &items.authors, &items.memberships));
         let content = hash_of(format!("{:?}", site.content.pages));
         let mut listed = Xxh3::new();
         for (job, &path) in plan.iter().zip(paths) {
@@ -169,10 +205,14 @@ impl<'a> Fingerprints<'a> {
             site,
             templates,
             base,
-            papers,
-            authors,
+            items,
             corpus: corpus_hash,
         }
+    }
+
+    /// The hashes of the papers and authors, for the next build.
+    pub fn into_items(self) -> ItemHashes {
+        self.items
     }
 
     /// The fingerprint of `job`.
@@ -181,7 +221,7 @@ impl<'a> Fingerprints<'a> {
         let corpus = site.corpus;
         let papers = |ids: &[PaperId]| {
             let mut h = Xxh3::new();
-            ids.iter().for_each(|&p| h.write_u64(self.papers[p]));
+            ids.iter().for_each(|&p| h.write_u64(self.items.papers[p]));
             h.finish()
         };
         // A term page: its papers, all of them on the first page (which
@@ -205,12 +245,12 @@ impl<'a> Fingerprints<'a> {
                 )),
             ),
             Job::AuthorIndex | Job::AuthorLetter(_) => {
-                (Some("authors.html"), hash_of(&self.authors))
+                (Some("authors.html"), hash_of(&self.items.authors))
             }
             Job::Author(id, page) => (
                 Some("author.html"),
                 hash_of((
-                    self.authors[*id],
+                    self.items.authors[*id],
                     term_page(&corpus.authors[*id].papers, *page),
                 )),
             ),
@@ -261,7 +301,7 @@ impl<'a> Fingerprints<'a> {
                     )),
                 )
             }
-            Job::Paper(id) => (Some("paper.html"), self.papers[*id]),
+            Job::Paper(id) => (Some("paper.html"), self.items.papers[*id]),
             Job::Content(index) => {
                 let page = &site.content.pages[*index];
                 let template = content_template_name(page);
@@ -286,7 +326,7 @@ impl<'a> Fingerprints<'a> {
             Job::Feed(FeedKind::Site) => (None, self.corpus),
             Job::Feed(FeedKind::Author(id)) => (
                 None,
-                hash_of((self.authors[*id], papers(&corpus.authors[*id].papers))),
+                hash_of((self.items.authors[*id], papers(&corpus.authors[*id].papers))),
             ),
             Job::Feed(FeedKind::Category(id)) => {
                 let category = &corpus.categories[*id];
@@ -300,7 +340,10 @@ impl<'a> Fingerprints<'a> {
             }
             Job::PaperExport(id, export) => (
                 None,
-                xxhash_rust::xxh3::xxh3_64_with_seed(export.ext().as_bytes(), self.papers[*id]),
+                xxhash_rust::xxh3::xxh3_64_with_seed(
+                    export.ext().as_bytes(),
+                    self.items.papers[*id],
+                ),
             ),
             Job::AuthorBib(id) => (None, papers(&corpus.authors[*id].papers)),
             Job::CorpusJson => (None, self.corpus),

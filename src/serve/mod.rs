@@ -10,6 +10,7 @@
 //! rescan, looks at every listing), so it reads only those listings.
 
 pub mod cache;
+pub mod changes;
 pub mod fingerprint;
 pub mod watch;
 
