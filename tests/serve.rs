@@ -1043,6 +1043,18 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
         "",
     );
     let root = site.path();
+    // Under a sub-path, a profile's root-relative link is rewritten only
+    // when it names a file of the site: the page of a paper made below.
+    write(
+        root,
+        "site.toml",
+        b"title = \"Test\"\nbase_url = \"https://example.org/lab/\"\n",
+    );
+    write(
+        root,
+        "content/authors/olumide-adeyemi.md",
+        b"+++\n+++\nSee [zebras](/papers/zebra-graphs/).\n",
+    );
     let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
     let mut sink = vellum::output::MemorySink::default();
     cached_equals_fresh(root, &cache, &mut sink);
@@ -1073,6 +1085,10 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
     assert_eq!(patched, 2);
     assert!(rendered.contains(&"papers/zebra-graphs/index.html".to_string()));
     assert!(!sink.site.contains_key("papers/fast-graphs/index.html"));
+    assert!(
+        rendered.contains(&"authors/olumide-adeyemi/index.html".to_string()),
+        "the profile's link now names a page: {rendered:?}"
+    );
 
     // Two titles with one slug: both papers' slugs are made unique.
     let twins = [first[1], ("2019", "Sl\u{f6}w Graphs", "cs.DS"), first[2]];
@@ -1106,6 +1122,28 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
     let (patched, _) = edit(&mut sink, &new_term, false);
     assert_eq!(patched, 4);
     assert!(sink.site.contains_key("categories/math-co/index.html"));
+
+    // A template edited while a listing is broken: that build fails. The
+    // next one, told only of the listing, plans anew: the template edit
+    // reaches every page.
+    let template = "themes/default/templates/paper.html";
+    let html = std::fs::read_to_string(root.join(template)).unwrap();
+    let edited = html.replacen(
+        "{% block content %}",
+        "{% block content %}<!-- edited -->",
+        1,
+    );
+    write(root, template, edited.as_bytes());
+    write(root, "seeds/mei.txt", b"Mei Lin\n\nno listing here\n");
+    let options = vellum::build::BuildOptions {
+        root: root.to_path_buf(),
+        incremental: Some(cache.clone()),
+        changed_paths: Some(vec![template.into(), "seeds/mei.txt".into()]),
+        ..vellum::build::BuildOptions::default()
+    };
+    assert!(vellum::build::build(&options, &mut sink).failed());
+    let (patched, _) = edit(&mut sink, &new_term, false);
+    assert_eq!(patched, 4);
 }
 
 /// Told that only a listing changed, a rebuild takes the files under

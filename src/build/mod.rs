@@ -102,8 +102,12 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
     fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>>;
 
     /// The files under `seeds/` this build found (`None`: it stopped
-    /// before knowing them), for the next build to patch.
-    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>);
+    /// before knowing them), for the next build to patch, and whether
+    /// only listings changed since the last build: when not, the last
+    /// committed build's plan can no longer be patched (the build in
+    /// between may have failed, so the paths it was told changed are not
+    /// all that changed since that commit).
+    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>, only_listings: bool);
 
     /// Reads and parses the listings of `paths`, reusing those that did
     /// not change; `changed` (relative paths), when given, names every
@@ -280,8 +284,16 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             .and_then(|(incremental, changed)| incremental.patched_listings(root, changed));
         input::read(root, options.base_url.as_deref(), patched)
     });
+    // Only listings changed since the last build: its plan can be patched.
+    let only_listings = read.as_ref().is_ok_and(|inputs| inputs.seeds_patched)
+        && options.changed_paths.as_deref().is_some_and(|changed| {
+            changed
+                .iter()
+                .all(|path| path.starts_with("seeds") && crate::input::listing::is_listing(path))
+        });
     if let Some(incremental) = incremental {
-        incremental.found_listings(read.as_ref().ok().map(|i| Arc::clone(&i.seeds)));
+        let seeds = read.as_ref().ok().map(|i| Arc::clone(&i.seeds));
+        incremental.found_listings(seeds, only_listings);
     }
     let mut inputs = match read {
         Ok(inputs) => inputs,
@@ -380,13 +392,6 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         check_unread_templates(templates, &diagnostics);
     }
 
-    // Only listings changed since the last build: its plan can be patched.
-    let only_listings = inputs.seeds_patched
-        && options.changed_paths.as_deref().is_some_and(|changed| {
-            changed
-                .iter()
-                .all(|path| path.starts_with("seeds") && crate::input::listing::is_listing(path))
-        });
     // Plan, render and stage; then write (commit) or abort.
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
     let mut corpus_json_left = false;

@@ -148,9 +148,10 @@ pub fn apply(
         }
     }
     for (id, record) in matched {
-        let paper = Arc::make_mut(&mut corpus.papers[id]);
+        let paper = &mut corpus.papers[id];
         if same_arxiv(paper.details.arxiv_id.as_deref(), record) {
-            paper.details = Arc::new(record_details(record, (*paper.details).clone()));
+            let details = Arc::new(record_details(record, (*paper.details).clone()));
+            Arc::make_mut(paper).details = details;
         }
     }
     let mut hidden = vec![false; corpus.papers.len()];
@@ -262,6 +263,9 @@ fn reorder_authors(corpus: &mut Corpus) {
         .filter_map(|&old| old_authors[old].take())
         .collect();
     for paper in &mut corpus.papers {
+        if paper.authors.iter().all(|&id| new_id[id] == id) {
+            continue;
+        }
         let paper = Arc::make_mut(paper);
         for id in &mut paper.authors {
             *id = new_id[*id];
@@ -488,11 +492,13 @@ fn remove_papers(corpus: &mut Corpus, hidden: &[bool]) {
     }
     corpus.categories.retain(|c| !c.papers.is_empty());
     for paper in &mut corpus.papers {
-        let paper = Arc::make_mut(paper);
-        paper.categories = paper
+        let kept: Vec<usize> = paper
             .categories
             .iter()
             .filter_map(|&c| category_id[c])
             .collect();
+        if kept != paper.categories {
+            Arc::make_mut(paper).categories = kept;
+        }
     }
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// Every job of a site with the hash of the output file it writes, in
 /// the same order.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug)]
 pub struct Plan {
     /// The jobs.
     pub jobs: Vec<Job>,
@@ -68,7 +68,8 @@ impl Plan {
     /// those of `site`'s corpus at the same ids
     /// ([`crate::serve::changes`]): the changed papers' jobs get their
     /// paths again and the aliases are planned again. Returns it with the
-    /// hashes of the paths it no longer has at the jobs that changed;
+    /// old path hashes of the jobs planned again (those still planned
+    /// elsewhere included: the caller keeps those it no longer has);
     /// `None` when a changed paper's file is another job's (planned anew,
     /// the clash is reported).
     #[allow(clippy::type_complexity)]
@@ -147,7 +148,7 @@ pub fn plan(
     } else {
         0
     };
-    // Five index pages, at most 27 letter pages, the site's feed.
+    // Five index pages, at most 26 letter pages, `corpus.json`, search.
     let count = 33
         + term_pages(&mut corpus.authors.iter().map(|a| a.papers.len()))
         + term_pages(&mut corpus.years.iter().map(|y| y.papers.len()))

@@ -93,7 +93,7 @@ struct Building {
 }
 
 /// How a patched plan differs from the last: the corpus items that
-/// changed, and the path hashes it no longer has at the jobs that changed.
+/// changed, and the last plan's path hashes at the jobs planned again.
 #[derive(Debug)]
 struct Patch {
     changes: Changes,
@@ -103,13 +103,14 @@ struct Patch {
 /// What one build leaves for the next: parsed listings by path, with the
 /// XXH3-64 hash of the bytes they were parsed from and the file's stamp
 /// (size, times, inode; only files that parsed; a build drops the entries
-/// of files that are gone), the list of listings found, the last search
+/// of files that are gone), the files found under `seeds/`, the last search
 /// index and its analysed documents, the last merge of the listings into a
 /// corpus (patched when few listings changed), converted titles and
 /// abstracts, `corpus.json`'s paper entries, and the path and fingerprint
 /// of every page of the sink's last commit, so that a page whose
 /// fingerprint is unchanged is carried over from the sink instead of
-/// rendered.
+/// rendered; and the last committed build's corpus, plan and item hashes,
+/// from which a build that only listings changed patches its plan.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
     entries: Mutex<HashMap<PathBuf, CachedListing>>,
@@ -134,8 +135,8 @@ pub struct RebuildCache {
     pages: Mutex<CommittedPages>,
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
-    /// The listings the last build found, sorted; `None` when it stopped
-    /// before looking.
+    /// The files under `seeds/` the last build found; `None` when it
+    /// stopped before looking.
     seeds: Mutex<Option<Arc<SeedFiles>>>,
     /// The last committed build, when its pages are known.
     last_build: Mutex<Option<BuiltSite>>,
@@ -244,7 +245,8 @@ impl Incremental for RebuildCache {
     /// `changed`, relative paths, added or removed as they are now on
     /// disk); `None` when there was no last list or a changed path under
     /// `seeds/` is neither a listing nor hidden ([`crate::input::Walk`]
-    /// skips hidden paths there), or is one the walk warns about.
+    /// skips hidden paths there), is a symbolic link, has a name the walk
+    /// warns about, or was warned about.
     /// The list is taken from the cache and patched in place: the last
     /// build no longer holds it, so it is not copied.
     fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>> {
@@ -268,7 +270,9 @@ impl Incremental for RebuildCache {
                 .to_str()
                 .is_some_and(|name| !name.chars().any(char::is_control));
             let warned = found.warnings.iter().any(|w| w.file == *relative);
-            if !listing::is_listing(relative) || path.is_dir() || !named_well || warned {
+            // A symbolic link: the walk follows it or warns.
+            let linked = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            if !listing::is_listing(relative) || path.is_dir() || !named_well || warned || linked {
                 return None;
             }
             // As the walk finds files: not through a symbolic link.
@@ -289,8 +293,11 @@ impl Incremental for RebuildCache {
         Some(shared)
     }
 
-    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>) {
+    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>, only_listings: bool) {
         *lock(&self.seeds) = seeds;
+        if !only_listings {
+            *lock(&self.last_build) = None;
+        }
     }
 
     /// Reads and parses the listings of `paths` in parallel, one file's
@@ -464,7 +471,8 @@ impl Incremental for RebuildCache {
         *lock(&self.building) = None;
         let last = lock(&self.last_build);
         let patched = last.as_ref().filter(|_| only_listings).and_then(|last| {
-            let changes = Changes::between(&last.corpus, corpus, |n| site.pages_for(n))?;
+            let mut changes = Changes::between(&last.corpus, corpus, |n| site.pages_for(n))?;
+            changes.mark_linking(corpus, site.content);
             let (made, gone) = last
                 .plan
                 .patched(site, &changes.changed_papers(), static_files)?;
@@ -473,7 +481,9 @@ impl Incremental for RebuildCache {
         drop(last);
         let (made, patch) = match patched {
             Some((made, patch)) => {
-                self.plans_patched.fetch_add(1, Ordering::Relaxed);
+                if made.is_ok() {
+                    self.plans_patched.fetch_add(1, Ordering::Relaxed);
+                }
                 (made, Some(patch))
             }
             None => (crate::render::plan::plan(site, static_files), None),
@@ -489,7 +499,9 @@ impl Incremental for RebuildCache {
     }
 
     /// Which jobs of `plan` (their indices) to render: those whose
-    /// fingerprint changed since the last commit or that the sink cannot
+    /// fingerprint changed since the last commit (with a patched plan,
+    /// only the jobs that show what changed are fingerprinted, the others
+    /// are as the last commit has them) or that the sink cannot
     /// carry over. The others are carried over in `sink`, and so are the
     /// search index's files when `search_staged` (else they are dropped
     /// until they are made again); the `statics` (output paths) are put
@@ -679,14 +691,16 @@ impl Incremental for RebuildCache {
     /// ([`Sink::last_commit`]); without pending pages, the commit's pages
     /// are unknown.
     fn commit(&self, commit: Option<u64>) {
+        // Locked in the order `select` locks them.
         let building = lock(&self.building).take();
+        let mut last_build = lock(&self.last_build);
         let mut committed = lock(&self.pages);
         let Some(pending) = committed.pending.take() else {
             committed.commit = None;
-            *lock(&self.last_build) = None;
+            *last_build = None;
             return;
         };
-        *lock(&self.last_build) = building.and_then(|building| {
+        *last_build = building.and_then(|building| {
             Some(BuiltSite {
                 corpus: building.corpus,
                 plan: building.plan,

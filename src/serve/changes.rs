@@ -13,6 +13,7 @@
 //! order.
 
 use crate::corpus::{AuthorId, Corpus, PaperId};
+use crate::input::content::Content;
 use crate::render::jobs::{FeedKind, Job};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -108,11 +109,29 @@ impl Changes {
         })
     }
 
+    /// Marks changed the authors with a profile and the papers with an
+    /// override in `content`: their Markdown links are resolved against
+    /// the site's files, which a changed paper's path can change (few
+    /// authors and papers have one).
+    pub fn mark_linking(&mut self, corpus: &Corpus, content: &Content) {
+        if !content.profiles.is_empty() {
+            for (id, author) in corpus.authors.iter().enumerate() {
+                self.authors[id] |= content.profiles.contains_key(&author.slug);
+            }
+        }
+        if !content.overrides.is_empty() {
+            for (id, paper) in corpus.papers.iter().enumerate() {
+                self.papers[id] |= content.overrides.contains_key(&paper.slug);
+            }
+        }
+    }
+
     /// Whether `job` shows or writes something that changed: a changed
     /// paper's page and exports, a changed term's pages, feed and BibTeX
-    /// file, and every page that may show any paper or item (the home
-    /// page, the indexes, content pages, aliases, the site's feed, the
-    /// sitemap, `corpus.json`).
+    /// file, and every page of the site as a whole (the home page, the
+    /// indexes, content pages, aliases, the site's feed, the sitemap,
+    /// `corpus.json`, and the few that show no paper: 404, search,
+    /// `robots.txt`).
     pub fn touches(&self, job: &Job) -> bool {
         match *job {
             Job::Paper(id) | Job::PaperExport(id, _) => self.papers[id],

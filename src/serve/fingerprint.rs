@@ -18,7 +18,8 @@
 //! The sitemap hashes the output files of every listed page, in plan
 //! order (with the base URL, they are its permalinks).
 //!
-//! Handed on: one fingerprint per job.
+//! Handed on: one fingerprint per job, and the item hashes
+//! ([`ItemHashes`]) the next build takes over for what did not change.
 
 use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::render::jobs::{FeedKind, Job};
