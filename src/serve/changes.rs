@@ -12,7 +12,7 @@
 //! does. A term is unchanged when it lists the same papers in the same
 //! order.
 
-use crate::corpus::{AuthorId, Corpus, PaperId};
+use crate::corpus::{AuthorId, Category, Corpus, PaperId};
 use crate::input::content::Content;
 use crate::render::jobs::{FeedKind, Job};
 use rayon::prelude::*;
@@ -62,46 +62,41 @@ impl Changes {
                     (x == y && !papers[y]) || Arc::ptr_eq(&old.papers[x], &new.papers[y])
                 })
         };
-        let pages_kept = |a: &[PaperId], b: &[PaperId]| pages_for(a.len()) == pages_for(b.len());
-        let mut shape_kept = true;
-        let authors: Vec<bool> = old
+        // Per term: whether it changed (`differs`, or its papers); `None`
+        // when a term's name (`same_name`) or page count differs.
+        let terms = |lists: [&[PaperId]; 2], same_name: bool, differs: bool| {
+            let [a, b] = lists;
+            (same_name && pages_for(a.len()) == pages_for(b.len()))
+                .then(|| differs || !same_papers(a, b))
+        };
+        let authors = old
             .authors
             .iter()
             .zip(&new.authors)
             .map(|(a, b)| {
-                shape_kept &= a.name == b.name
-                    && a.slug == b.slug
-                    && a.sort_name == b.sort_name
-                    && pages_kept(&a.papers, &b.papers);
-                a.claimed_total != b.claimed_total
-                    || a.pages != b.pages
-                    || !same_papers(&a.papers, &b.papers)
+                terms(
+                    [&a.papers, &b.papers],
+                    (&a.name, &a.slug, &a.sort_name) == (&b.name, &b.slug, &b.sort_name),
+                    a.claimed_total != b.claimed_total || a.pages != b.pages,
+                )
             })
-            .collect();
-        let years: Vec<bool> = old
+            .collect::<Option<Vec<bool>>>()?;
+        let years = old
             .years
             .iter()
             .zip(&new.years)
-            .map(|(a, b)| {
-                shape_kept &= a.year == b.year && pages_kept(&a.papers, &b.papers);
-                !same_papers(&a.papers, &b.papers)
-            })
-            .collect();
-        let categories: Vec<bool> = old
+            .map(|(a, b)| terms([&a.papers, &b.papers], a.year == b.year, false))
+            .collect::<Option<Vec<bool>>>()?;
+        fn shown(c: &Category) -> [&str; 5] {
+            [&c.code, &c.slug, &c.name, &c.group, &c.archive]
+        }
+        let categories = old
             .categories
             .iter()
             .zip(&new.categories)
-            .map(|(a, b)| {
-                shape_kept &= a.code == b.code
-                    && a.slug == b.slug
-                    && a.name == b.name
-                    && a.group == b.group
-                    && a.archive == b.archive
-                    && pages_kept(&a.papers, &b.papers);
-                !same_papers(&a.papers, &b.papers)
-            })
-            .collect();
-        shape_kept.then_some(Changes {
+            .map(|(a, b)| terms([&a.papers, &b.papers], shown(a) == shown(b), false))
+            .collect::<Option<Vec<bool>>>()?;
+        Some(Changes {
             papers,
             authors,
             years,
