@@ -306,7 +306,7 @@ pub fn slugify(text: &str) -> String {
     }
 }
 
-/// One paper title for [`former_slugs`]: its source (which ranks
+/// One paper title for [`FormerSlugs`]: its source (which ranks
 /// colliding slugs), HTML and plain text, and the slug it has.
 pub struct TitleSlug<'a> {
     /// The title as listed.
@@ -320,82 +320,128 @@ pub struct TitleSlug<'a> {
 }
 
 /// The slugs papers had before slugs named the letters of math, where
-/// they differ from today's, by index into `titles`. Earlier versions
-/// slugged the flat text of a title's HTML (`Rates of $\sqrt{n}$ Growth`
-/// gave `rates-of-n-growth`) and made colliding slugs unique as
-/// [`assign_unique_slugs`] does; so a paper's former slug depends on the
-/// titles its former base slug collided with, which are worked out again
-/// here. Time linear in the titles; nothing is slugged again unless a
-/// title has math.
-pub fn former_slugs<'a>(titles: &[TitleSlug<'a>]) -> Vec<(usize, String)> {
-    // The base slug (before the collision suffix) each title has now;
-    // the suffix is checked only where the slug ends like one.
-    let base = |t: &TitleSlug<'a>| -> &'a str {
-        let Some(at) = t
-            .slug
-            .len()
-            .checked_sub(9)
-            .filter(|&at| t.slug.is_char_boundary(at))
-        else {
-            return t.slug;
-        };
-        let (stem, suffix) = t.slug.split_at(at);
-        let hex = suffix
-            .strip_prefix('-')
-            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-        match hex {
-            Some(hex) if *hex == format!("{:08x}", xxh3_64(t.source.as_bytes()) as u32) => stem,
-            _ => t.slug,
-        }
-    };
-    // Titles whose base slug was another: their former base, and today's.
-    let mut moved: FxHashMap<usize, String> = FxHashMap::default();
-    let mut affected: FxHashSet<String> = FxHashSet::default();
-    for (i, t) in titles.iter().enumerate() {
-        // Flat text and plain text give the same slug for text outside a
-        // formula (`n<sup>2</sup>` and `n²` both give `n2`).
-        let math = t.html.contains("<math")
-            || (!t.html.is_ascii() && math_words(t.html).len() != t.html.len());
-        if !math {
-            continue;
-        }
-        let former = ascii_slug(&crate::text::plain::flat_text(t.html));
-        let now = slugify(t.plain);
-        if former != now {
-            affected.insert(former.clone());
-            affected.insert(now);
-            moved.insert(i, former);
-        }
-    }
-    if moved.is_empty() {
-        return Vec::new();
-    }
-    // The former members of each affected base: the moved titles that had
-    // it, and the others that have it still.
-    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, t) in titles.iter().enumerate() {
-        let former = match moved.get(&i) {
-            Some(former) => former.as_str(),
-            None => base(t),
-        };
-        if affected.contains(former) {
-            groups.entry(former.to_string()).or_default().push(i);
-        }
-    }
-    let mut found = Vec::new();
-    for (former, members) in groups {
-        let items = members
-            .iter()
-            .map(|&i| (titles[i].source, former.clone()))
-            .collect();
-        for (&i, slug) in members.iter().zip(assign_unique_slugs(items)) {
-            if slug != titles[i].slug {
-                found.push((i, slug));
+/// they differ from today's, by index into the titles they were worked
+/// out from. Earlier versions slugged the flat text of a title's HTML
+/// (`Rates of $\sqrt{n}$ Growth` gave `rates-of-n-growth`) and made
+/// colliding slugs unique as [`assign_unique_slugs`] does; so a paper's
+/// former slug depends on the titles its former base slug collided with,
+/// which are worked out again here.
+#[derive(Debug, Clone, Default)]
+pub struct FormerSlugs {
+    /// (index, former slug), sorted.
+    pub found: Vec<(usize, String)>,
+    /// The base slugs a title with math had before or has now, where the
+    /// two differ: only titles with one of these as their former base
+    /// can have a former slug.
+    affected: FxHashSet<String>,
+    /// The titles whose former base is affected (those with a former
+    /// slug among them).
+    involved: FxHashSet<usize>,
+}
+
+impl FormerSlugs {
+    /// The former slugs of `titles`. Time linear in the titles; nothing is
+    /// slugged again unless a title has math.
+    pub fn new(titles: &[TitleSlug]) -> FormerSlugs {
+        // Titles whose base slug was another: their former base.
+        let mut moved: FxHashMap<usize, String> = FxHashMap::default();
+        let mut affected: FxHashSet<String> = FxHashSet::default();
+        for (i, t) in titles.iter().enumerate() {
+            if let Some((former, now)) = moved_base(t) {
+                affected.insert(former.clone());
+                affected.insert(now);
+                moved.insert(i, former);
             }
         }
+        if moved.is_empty() {
+            return FormerSlugs::default();
+        }
+        // The former members of each affected base: the moved titles that
+        // had it, and the others that have it still.
+        let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, t) in titles.iter().enumerate() {
+            let former = match moved.get(&i) {
+                Some(former) => former.as_str(),
+                None => base_slug(t),
+            };
+            if affected.contains(former) {
+                groups.entry(former.to_string()).or_default().push(i);
+            }
+        }
+        let mut found = Vec::new();
+        let mut involved = FxHashSet::default();
+        for (former, members) in groups {
+            let items = members
+                .iter()
+                .map(|&i| (titles[i].source, former.clone()))
+                .collect();
+            for (&i, slug) in members.iter().zip(assign_unique_slugs(items)) {
+                involved.insert(i);
+                if slug != titles[i].slug {
+                    found.push((i, slug));
+                }
+            }
+        }
+        found.sort();
+        FormerSlugs {
+            found,
+            affected,
+            involved,
+        }
     }
-    found.sort();
-    found
+
+    /// The former slugs of the titles these were worked out from with
+    /// those at the indices `changed` names replaced by the titles it
+    /// gives, when they are the same: no changed title had or has a
+    /// former base that is affected. `None`: work them out anew
+    /// ([`FormerSlugs::new`]). Time linear in the changed titles.
+    pub fn patched<'t>(
+        &self,
+        mut changed: impl Iterator<Item = (usize, TitleSlug<'t>)>,
+    ) -> Option<FormerSlugs> {
+        let same = changed.all(|(i, t)| {
+            !self.involved.contains(&i)
+                && moved_base(&t).is_none()
+                && !self.affected.contains(base_slug(&t))
+        });
+        same.then(|| self.clone())
+    }
+}
+
+/// The base slug a title had before slugs named the letters of math and
+/// the one it has now, when the two differ.
+fn moved_base(t: &TitleSlug) -> Option<(String, String)> {
+    // Flat text and plain text give the same slug for text outside a
+    // formula (`n<sup>2</sup>` and `n²` both give `n2`).
+    let math = t.html.contains("<math")
+        || (!t.html.is_ascii() && math_words(t.html).len() != t.html.len());
+    if !math {
+        return None;
+    }
+    let former = ascii_slug(&crate::text::plain::flat_text(t.html));
+    let now = slugify(t.plain);
+    (former != now).then_some((former, now))
+}
+
+/// The base slug (before the collision suffix) a title has now; the
+/// suffix is checked only where the slug ends like one.
+fn base_slug<'a>(t: &TitleSlug<'a>) -> &'a str {
+    let Some(at) = t
+        .slug
+        .len()
+        .checked_sub(9)
+        .filter(|&at| t.slug.is_char_boundary(at))
+    else {
+        return t.slug;
+    };
+    let (stem, suffix) = t.slug.split_at(at);
+    let hex = suffix
+        .strip_prefix('-')
+        .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+    match hex {
+        Some(hex) if *hex == format!("{:08x}", xxh3_64(t.source.as_bytes()) as u32) => stem,
+        _ => t.slug,
+    }
 }
 
 /// `text` with each radical, big operator and Greek letter that stands
@@ -715,8 +761,37 @@ mod tests {
         expected.sort();
         assert_eq!(slugs[0], "alpha-rays");
         assert_eq!(slugs[3], "rates-of-n-growth");
-        assert_eq!(former_slugs(&titles), expected);
+        assert_eq!(FormerSlugs::new(&titles).found, expected);
         assert!(expected.iter().any(|(_, s)| s == "a-rays"));
+
+        // Patched: a title that is not involved, changed to one that is
+        // not either, keeps them; any other change works them out anew.
+        let former = FormerSlugs::new(&titles);
+        let title = |source: &'static str, slug: &'static str| {
+            let rendered = Box::leak(Box::new(crate::text::latex::render(source)));
+            TitleSlug {
+                source,
+                html: &rendered.html,
+                plain: &rendered.plain,
+                slug,
+            }
+        };
+        let kept = former.patched([(5, title("Plainer", "plainer"))].into_iter());
+        assert_eq!(kept.map(|f| f.found), Some(expected.clone()));
+        // Sorting has math, but its slug is the same either way.
+        let sorting = former.patched([(4, title("Sorted", "sorted"))].into_iter());
+        assert_eq!(sorting.map(|f| f.found), Some(expected));
+        // `Rates of n Growth` is a member of a group; a new title with
+        // math that moves; a new title whose base is affected.
+        assert!(former
+            .patched([(3, title("Rates", "rates"))].into_iter())
+            .is_none());
+        assert!(former
+            .patched([(5, title(r"$\beta$ rays", "beta-rays"))].into_iter())
+            .is_none());
+        assert!(former
+            .patched([(5, title("A rays", "a-rays"))].into_iter())
+            .is_none());
     }
 
     #[test]

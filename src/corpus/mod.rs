@@ -264,19 +264,24 @@ pub fn initial_id(letter: char) -> String {
 
 impl Corpus {
     /// The papers whose slug changed when slugs began to name the letters
-    /// of math, with their former slugs ([`crate::permalink::former_slugs`]).
-    pub fn former_slugs(&self) -> Vec<(PaperId, String)> {
-        let titles: Vec<crate::permalink::TitleSlug> = self
-            .papers
-            .iter()
-            .map(|p| crate::permalink::TitleSlug {
-                source: &p.title.source,
-                html: &p.title.html,
-                plain: &p.title.plain,
-                slug: &p.slug,
-            })
+    /// of math, with their former slugs.
+    pub fn former_slugs(&self) -> crate::permalink::FormerSlugs {
+        let titles: Vec<_> = (0..self.papers.len())
+            .map(|id| self.title_slug(id))
             .collect();
-        crate::permalink::former_slugs(&titles)
+        crate::permalink::FormerSlugs::new(&titles)
+    }
+
+    /// Paper `id`'s title and slug, as [`crate::permalink::FormerSlugs`]
+    /// works from them.
+    pub fn title_slug(&self, id: PaperId) -> crate::permalink::TitleSlug<'_> {
+        let paper = &self.papers[id];
+        crate::permalink::TitleSlug {
+            source: &paper.title.source,
+            html: &paper.title.html,
+            plain: &paper.title.plain,
+            slug: &paper.slug,
+        }
     }
 
     /// `name` split into given names, particles and family name: by its

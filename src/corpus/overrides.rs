@@ -67,6 +67,7 @@ pub fn apply(
             .get_or_init(|| {
                 corpus
                     .former_slugs()
+                    .found
                     .into_iter()
                     .map(|(id, s)| (s, id))
                     .collect()

@@ -7,18 +7,20 @@
 
 use crate::corpus::PaperId;
 use crate::diagnostics::Diagnostic;
+use crate::permalink::FormerSlugs;
 use crate::permalink::Route;
 use crate::render::jobs::{Export, FeedKind, Job};
 use crate::render::site::Site;
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Every job of a site with the hash of the output file it writes, in
 /// the same order.
 #[derive(Debug)]
 pub struct Plan {
-    /// The jobs.
-    pub jobs: Vec<Job>,
+    /// The jobs: those of the plan this one was patched from when they
+    /// are the same.
+    pub jobs: Arc<Vec<Job>>,
     /// `paths[i]` is the XXH3-64 hash of the output file of `jobs[i]`
     /// ([`output_file`]).
     pub paths: Vec<u64>,
@@ -30,6 +32,24 @@ pub struct Plan {
     exports_at: Option<usize>,
     /// The index of the first alias job: the aliases come last.
     aliases_at: usize,
+    /// The papers' former slugs, whose aliases come after those declared.
+    former: FormerSlugs,
+    /// How many jobs write listed pages ([`Job::is_listed_page`]), those
+    /// the sitemap lists.
+    pub listed_pages: usize,
+    /// A hash of the listed pages' paths in plan order: the wrapping sum
+    /// of [`listed_term`] over them, so that a patched plan changes it
+    /// term by term.
+    pub listed_hash: u64,
+}
+
+/// What the listed page at plan index `index`, whose path hashes to
+/// `path`, adds to [`Plan::listed_hash`].
+fn listed_term(index: usize, path: u64) -> u64 {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&(index as u64).to_le_bytes());
+    bytes[8..].copy_from_slice(&path.to_le_bytes());
+    xxhash_rust::xxh3::xxh3_64(&bytes)
 }
 
 impl Plan {
@@ -53,12 +73,24 @@ impl Plan {
         self.by_path = Default::default();
     }
 
+    /// The index of the sitemap's job.
+    pub fn sitemap_job(&self) -> usize {
+        // The sitemap is planned last before the aliases.
+        self.aliases_at - 1
+    }
+
     /// Adds `job`, which writes `file`.
     fn push(&mut self, job: Job, file: &str) {
         let path = path_hash(file);
+        if job.is_listed_page() {
+            self.listed_pages += 1;
+            self.listed_hash = self
+                .listed_hash
+                .wrapping_add(listed_term(self.jobs.len(), path));
+        }
         self.by_path.insert(path, self.jobs.len() as u32);
         self.paths.push(path);
-        self.jobs.push(job);
+        Arc::make_mut(&mut self.jobs).push(job);
     }
 
     /// The plan of `site`, made from this one, the plan of a site of the
@@ -67,11 +99,13 @@ impl Plan {
     /// the same terms with as many pages) whose papers but `changed` are
     /// those of `site`'s corpus at the same ids
     /// ([`crate::serve::changes`]): the changed papers' jobs get their
-    /// paths again and the aliases are planned again. Returns it with the
-    /// old path hashes of the jobs planned again (those still planned
-    /// elsewhere included: the caller keeps those it no longer has);
-    /// `None` when a changed paper's file is another job's (planned anew,
-    /// the clash is reported).
+    /// paths again and the aliases are planned again (the former slugs
+    /// worked out again only when a changed title may move them,
+    /// [`FormerSlugs::patched`]); the jobs are this plan's when the
+    /// aliases are the same. Returns it with the old path hashes of the
+    /// jobs planned again (those still planned elsewhere included: the
+    /// caller keeps those it no longer has); `None` when a changed paper's
+    /// file is another job's (planned anew, the clash is reported).
     #[allow(clippy::type_complexity)]
     pub fn patched(
         &self,
@@ -79,11 +113,21 @@ impl Plan {
         changed: &[PaperId],
         static_files: &rustc_hash::FxHashSet<String>,
     ) -> Option<(Result<Plan, Vec<Diagnostic>>, Vec<u64>)> {
+        let corpus = site.corpus;
+        let former = self
+            .former
+            .patched(changed.iter().map(|&id| (id, corpus.title_slug(id))))
+            .unwrap_or_else(|| corpus.former_slugs());
         let mut plan = Plan {
-            jobs: self.jobs[..self.aliases_at].to_vec(),
-            paths: self.paths[..self.aliases_at].to_vec(),
+            jobs: Arc::clone(&self.jobs),
+            paths: self.paths.clone(),
             by_path: self.by_path.clone(),
-            ..*self
+            papers_at: self.papers_at,
+            exports_at: self.exports_at,
+            aliases_at: self.aliases_at,
+            former,
+            listed_pages: self.listed_pages,
+            listed_hash: self.listed_hash,
         };
         let mut replaced: Vec<usize> = Vec::new();
         for &id in changed {
@@ -92,11 +136,7 @@ impl Plan {
                 replaced.extend((0..Export::ALL.len()).map(|k| at + Export::ALL.len() * id + k));
             }
         }
-        let gone = replaced
-            .iter()
-            .copied()
-            .chain(self.aliases_at..self.jobs.len());
-        for index in gone.clone() {
+        for &index in &replaced {
             if plan.by_path.get(&self.paths[index]) == Some(&(index as u32)) {
                 plan.by_path.remove(&self.paths[index]);
             }
@@ -106,11 +146,34 @@ impl Plan {
             if plan.by_path.insert(path, index as u32).is_some() {
                 return None;
             }
+            if plan.jobs[index].is_listed_page() {
+                plan.listed_hash = plan
+                    .listed_hash
+                    .wrapping_sub(listed_term(index, self.paths[index]))
+                    .wrapping_add(listed_term(index, path));
+            }
             plan.paths[index] = path;
         }
-        let gone = gone.map(|index| self.paths[index]).collect();
+        let mut gone: Vec<u64> = replaced.iter().map(|&index| self.paths[index]).collect();
         let mut errors = Vec::new();
-        add_aliases(site, static_files, &mut plan, &mut errors);
+        let aliases = plan_aliases(site, static_files, &plan, &mut errors);
+        if !aliases
+            .iter()
+            .map(|alias| &alias.job)
+            .eq(&self.jobs[self.aliases_at..])
+        {
+            for index in self.aliases_at..self.jobs.len() {
+                if plan.by_path.get(&self.paths[index]) == Some(&(index as u32)) {
+                    plan.by_path.remove(&self.paths[index]);
+                }
+                gone.push(self.paths[index]);
+            }
+            Arc::make_mut(&mut plan.jobs).truncate(self.aliases_at);
+            plan.paths.truncate(self.aliases_at);
+            for alias in aliases {
+                plan.push(alias.job, &alias.file);
+            }
+        }
         let made = match errors.is_empty() {
             true => Ok(plan),
             false => Err(errors),
@@ -210,13 +273,26 @@ pub fn plan(
             .map(|(index, &path)| (path, index as u32)),
     );
     let mut plan = Plan {
-        jobs,
+        jobs: Arc::new(jobs),
         paths,
         by_path,
         papers_at,
         exports_at,
         aliases_at: 0,
+        former: corpus.former_slugs(),
+        listed_pages: 0,
+        listed_hash: 0,
     };
+    let listed: Vec<u64> = plan
+        .jobs
+        .par_iter()
+        .zip(&plan.paths)
+        .enumerate()
+        .filter(|(_, (job, _))| job.is_listed_page())
+        .map(|(index, (_, &path))| listed_term(index, path))
+        .collect();
+    plan.listed_pages = listed.len();
+    plan.listed_hash = listed.iter().fold(0, |sum, &term| sum.wrapping_add(term));
     let mut errors = Vec::new();
     for (index, page) in site.content.pages.iter().enumerate() {
         let job = Job::Content(index);
@@ -253,7 +329,9 @@ pub fn plan(
         plan.push(job, &file);
     }
     plan.aliases_at = plan.jobs.len();
-    add_aliases(site, static_files, &mut plan, &mut errors);
+    for alias in plan_aliases(site, static_files, &plan, &mut errors) {
+        plan.push(alias.job, &alias.file);
+    }
     if errors.is_empty() {
         Ok(plan)
     } else {
@@ -261,17 +339,40 @@ pub fn plan(
     }
 }
 
-/// Adds the aliases of `site` to `plan`, last: those declared, then the
-/// former slugs of papers. Errors: an alias that is no site path, or whose
-/// path, or a folder on its way, is a file of the site.
-fn add_aliases(
+/// An alias planned: its job, output file, and what it is the alias of.
+struct PlannedAlias {
+    job: Job,
+    file: String,
+    of: String,
+}
+
+/// The aliases of `site`, to come last in `plan`, whose jobs before
+/// [`Plan::aliases_at`] are planned: those declared, then those at the
+/// former slugs of papers ([`Plan::former`]). Errors: an alias that is no
+/// site path, or whose path, or a folder on its way, is a file of the
+/// site.
+fn plan_aliases(
     site: &Site,
     static_files: &rustc_hash::FxHashSet<String>,
-    plan: &mut Plan,
+    plan: &Plan,
     errors: &mut Vec<Diagnostic>,
-) {
+) -> Vec<PlannedAlias> {
     let corpus = site.corpus;
-    let mut alias_of: BTreeMap<usize, String> = BTreeMap::new();
+    let mut planned: Vec<PlannedAlias> = Vec::new();
+    let mut planned_at: rustc_hash::FxHashMap<u64, usize> = Default::default();
+    // What has the output file `path` already, if anything.
+    let taken =
+        |path: &str, planned: &[PlannedAlias], planned_at: &rustc_hash::FxHashMap<u64, usize>| {
+            if let Some(&at) = planned_at.get(&path_hash(path)) {
+                if planned[at].file == path {
+                    return Some(format!("alias of {}", planned[at].of));
+                }
+            }
+            let job = plan
+                .job_of(site, path)
+                .filter(|&job| job < plan.aliases_at)?;
+            Some(describe(site, &plan.jobs[job]))
+        };
     for alias in aliases(site) {
         let path = match crate::permalink::normalise_alias(alias.path) {
             Ok(path) => path,
@@ -295,11 +396,8 @@ fn add_aliases(
         let clash = std::iter::once(file.as_str())
             .chain(ancestors)
             .find_map(|path| {
-                let other = match plan.job_of(site, path) {
-                    Some(other) => match alias_of.get(&other) {
-                        Some(of) => format!("alias of {of}"),
-                        None => describe(site, &plan.jobs[other]),
-                    },
+                let other = match taken(path, &planned, &planned_at) {
+                    Some(other) => other,
                     None if site.config.search
                         && path == "search"
                         && file != "search/index.html" =>
@@ -325,14 +423,18 @@ fn add_aliases(
             ));
             continue;
         }
-        alias_of.insert(plan.jobs.len(), alias.of);
-        plan.push(job, &file);
+        planned_at.insert(path_hash(&file), planned.len());
+        planned.push(PlannedAlias {
+            job,
+            file,
+            of: alias.of,
+        });
     }
     // A paper whose slug changed when slugs began to name the letters of
     // math keeps its former URL as a redirect, unless something else of
     // the site (a declared alias, another page) is there.
-    for (id, former) in corpus.former_slugs() {
-        let paper = &corpus.papers[id];
+    for (id, former) in &plan.former.found {
+        let paper = &corpus.papers[*id];
         let job = Job::Alias(
             format!("papers/{former}/"),
             Route::Paper {
@@ -340,12 +442,17 @@ fn add_aliases(
             },
         );
         let file = output_file(site, &job);
-        if plan.job_of(site, &file).is_some() {
+        if taken(&file, &planned, &planned_at).is_some() {
             continue;
         }
-        alias_of.insert(plan.jobs.len(), format!("paper `{}`", paper.title.plain));
-        plan.push(job, &file);
+        planned_at.insert(path_hash(&file), planned.len());
+        planned.push(PlannedAlias {
+            job,
+            file,
+            of: format!("paper `{}`", paper.title.plain),
+        });
     }
+    planned
 }
 
 /// An old URL path of an author's or paper's page, as declared.

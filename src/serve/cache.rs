@@ -534,7 +534,7 @@ impl Incremental for RebuildCache {
             None => (0..jobs.len()).collect(),
         };
         let reused = patch.map(|(patch, last)| (&last.items, &patch.changes));
-        let fingerprints = Fingerprints::new(*site, templates, jobs, paths, reused);
+        let fingerprints = Fingerprints::new(*site, templates, plan, reused);
         let prints: Vec<u64> = touched
             .par_iter()
             .map(|&i| fingerprints.of(&jobs[i]))
@@ -551,17 +551,15 @@ impl Incremental for RebuildCache {
                 Some((at, *old == print))
             })
             .collect();
-        let mut unchanged = vec![true; jobs.len()];
-        for (&i, last) in touched.iter().zip(&last) {
-            unchanged[i] = last.is_some_and(|(_, u)| u);
-        }
         // The jobs whose fingerprint changed: (index, fingerprint, file).
         let changed: Vec<(usize, u64, String)> = touched
             .par_iter()
             .zip(&prints)
-            .filter(|(&i, _)| !unchanged[i])
-            .map(|(&i, &print)| (i, print, file(i)))
+            .zip(&last)
+            .filter(|(_, last)| !last.is_some_and(|(_, unchanged)| unchanged))
+            .map(|((&i, &print), _)| (i, print, file(i)))
             .collect();
+        let unchanged = |i: usize| changed.binary_search_by_key(&i, |c| c.0).is_err();
         // The last commit's pages that no job writes now: (path hash, path).
         let gone: Vec<(u64, &str)> = match patch {
             Some((patch, _)) => patch
@@ -583,12 +581,12 @@ impl Incremental for RebuildCache {
             }
         };
         // The sitemap is the one job that may write several files.
-        let listed = jobs.iter().filter(|job| job.is_listed_page()).count();
-        let sitemap_files: Vec<String> = crate::render::feeds::sitemap_routes(site, listed)
-            .iter()
-            .map(|route| site.urls.output_file(route))
-            .collect();
-        let sitemap_kept = (0..jobs.len()).any(|i| unchanged[i] && jobs[i] == Job::Sitemap);
+        let sitemap_files: Vec<String> =
+            crate::render::feeds::sitemap_routes(site, plan.listed_pages)
+                .iter()
+                .map(|route| site.urls.output_file(route))
+                .collect();
+        let sitemap_kept = unchanged(plan.sitemap_job());
         let carried = committed.commit.filter(|&commit| {
             // What the last commit holds and this one does not carry over:
             // gone pages, changed pages (those rendered are put again),
@@ -612,14 +610,21 @@ impl Incremental for RebuildCache {
         // call: all of them, or when the rest is carried over, only
         // `corpus.json`, which is made after the commit that holds it; a
         // job whose files the sink no longer holds is rendered.
+        let looked_up: Vec<usize> = match carried {
+            None => (0..jobs.len()).filter(|&i| unchanged(i)).collect(),
+            Some(_) => plan
+                .job_of(
+                    site,
+                    &crate::render::plan::output_file(site, &Job::CorpusJson),
+                )
+                .filter(|&i| unchanged(i))
+                .into_iter()
+                .collect(),
+        };
         let mut wanted: Vec<String> = Vec::new();
         let mut owners: Vec<usize> = Vec::new();
-        let looked_up = |i: usize| carried.is_none() || jobs[i] == Job::CorpusJson;
-        for (i, job) in jobs.iter().enumerate() {
-            if !unchanged[i] || !looked_up(i) {
-                continue;
-            }
-            let own = match job {
+        for i in looked_up {
+            let own = match jobs[i] {
                 Job::Sitemap => sitemap_files.clone(),
                 _ => vec![file(i)],
             };
@@ -627,11 +632,14 @@ impl Incremental for RebuildCache {
             wanted.extend(own);
         }
         let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
-        let mut render = unchanged.iter().map(|u| !u).collect::<Vec<bool>>();
+        let mut selected: Vec<usize> = changed.iter().map(|c| c.0).collect();
         for (kept, owner) in sink.keep(&wanted).into_iter().zip(owners) {
-            render[owner] |= !kept;
+            if !kept {
+                selected.push(owner);
+            }
         }
-        let selected: Vec<usize> = (0..jobs.len()).filter(|&i| render[i]).collect();
+        selected.sort_unstable();
+        selected.dedup();
         committed.pending = Some(PendingPages {
             changed: changed
                 .into_iter()

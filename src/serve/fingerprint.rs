@@ -16,13 +16,15 @@
 //! shortcodes, `corpus.json`) hash the whole corpus.
 //!
 //! The sitemap hashes the output files of every listed page, in plan
-//! order (with the base URL, they are its permalinks).
+//! order (with the base URL, they are its permalinks;
+//! [`Plan::listed_hash`]).
 //!
 //! Handed on: one fingerprint per job, and the item hashes
 //! ([`ItemHashes`]) the next build takes over for what did not change.
 
 use crate::corpus::{Corpus, PaperDetails, PaperId};
 use crate::render::jobs::{FeedKind, Job};
+use crate::render::plan::Plan;
 use crate::render::site::Site;
 use crate::render::templates::{content_template_name, Templates};
 use crate::serve::changes::Changes;
@@ -81,17 +83,16 @@ fn combine<const N: usize>(words: [u64; N]) -> u64 {
 }
 
 impl<'a> Fingerprints<'a> {
-    /// Hashes every paper (in parallel) and author of `site`, and the
-    /// listed pages of `plan`, whose jobs write files whose paths hash to
-    /// `paths` (XXH3-64, one per job). Given the last build's hashes and
+    /// Hashes every paper (in parallel) and author of `site`, and takes
+    /// the hash of the listed pages' paths from `plan`
+    /// ([`Plan::listed_hash`]). Given the last build's hashes and
     /// what changed since ([`Changes`]: only listings changed, and the
     /// site kept its shape), only the changed papers and authors are
     /// hashed again.
     pub fn new(
         site: Site<'a>,
         templates: &'a Templates,
-        plan: &[Job],
-        paths: &[u64],
+        plan: &Plan,
         last: Option<(&ItemHashes, &Changes)>,
     ) -> Fingerprints<'a> {
         let corpus: &Corpus = site.corpus;
@@ -193,14 +194,8 @@ impl<'a> Fingerprints<'a> {
         };
         let corpus_hash = hash_of((&items.papers, &items.authors, &items.memberships));
         let content = hash_of(format!("{:?}", site.content.pages));
-        let mut listed = Xxh3::new();
-        for (job, &path) in plan.iter().zip(paths) {
-            if job.is_listed_page() {
-                listed.write_u64(path);
-            }
-        }
         Fingerprints {
-            listed: listed.finish(),
+            listed: plan.listed_hash,
             counts,
             content,
             site,
