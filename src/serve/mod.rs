@@ -423,7 +423,9 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) -> Result<(), String> {
     };
     let mut disk = crate::output::DiskSink::new(dir);
     let written = disk.begin().and_then(|()| {
-        site.par_iter()
+        let files: Vec<_> = site.iter().collect();
+        files
+            .par_iter()
             .try_for_each(|(path, file)| match file.bytes() {
                 Some(bytes) => disk.put(path, bytes),
                 // Only a sink that keeps every page is written out.
