@@ -100,9 +100,15 @@ impl Merge {
         texts: &TextMemo,
         diagnostics: &Diagnostics,
     ) -> (Arc<Corpus>, bool) {
-        sort_listings(&mut listings);
         if let Some(merged) = &mut self.last {
-            if let Some(changed) = merged.changed(&listings, variants) {
+            // Listings come in the last merge's order, which is sorted; they
+            // are sorted (a comparison of paths each) only when they do not.
+            let mut changed = merged.changed(&listings, variants);
+            if changed.is_none() {
+                sort_listings(&mut listings);
+                changed = merged.changed(&listings, variants);
+            }
+            if let Some(changed) = changed {
                 for index in changed {
                     merged.patch(index, listings[index].clone(), taxonomy, texts);
                 }
@@ -111,6 +117,7 @@ impl Merge {
             }
         }
         self.last = None;
+        sort_listings(&mut listings);
         let (corpus, kept) = merge(listings, taxonomy, variants, Some(texts), true, diagnostics);
         self.last = kept;
         (corpus, false)
@@ -155,6 +162,22 @@ struct PaperBases {
     /// The citation key before uniqueness ([`listed_key`]), which
     /// [`assign_keys`] groups by.
     key: String,
+    /// XXH3-64 of the slug and of the key: a pass looking for the papers
+    /// of a few slugs or keys compares these, not the strings.
+    slug_hash: u64,
+    key_hash: u64,
+}
+
+impl PaperBases {
+    fn new(sort_key: Arc<str>, slug: Arc<str>, key: String) -> PaperBases {
+        PaperBases {
+            slug_hash: xxhash_rust::xxh3::xxh3_64(slug.as_bytes()),
+            key_hash: xxhash_rust::xxh3::xxh3_64(key.as_bytes()),
+            sort_key,
+            slug,
+            key,
+        }
+    }
 }
 
 /// One paper of a [`Merged`]: its records as (listing index, record
@@ -282,11 +305,11 @@ impl Merged {
             if let Some(kept) = self.papers.get_mut(&draft.identity) {
                 kept.warnings = warnings;
             }
-            let bases = PaperBases {
-                sort_key: key,
-                slug: texts.slug(&paper.title.plain),
-                key: listed_key(&paper, &corpus.authors, &Default::default()),
-            };
+            let bases = PaperBases::new(
+                key,
+                texts.slug(&paper.title.plain),
+                listed_key(&paper, &corpus.authors, &Default::default()),
+            );
             moved_slugs.insert(Arc::clone(&bases.slug));
             moved_keys.insert(bases.key.clone());
             incoming.push((Arc::new(paper), bases));
@@ -302,25 +325,87 @@ impl Merged {
             .iter()
             .map(|c| self.categories.by_code[&c.code])
             .collect();
-        let old_papers = std::mem::take(&mut corpus.papers);
-        let mut gone = vec![false; old_papers.len()];
-        for &(_, id) in &replaced {
-            gone[id] = true;
+        // A paper made again where it was in the global order (the same
+        // year, sort key and title) takes its old one's place and id.
+        let old_id_of: FxHashMap<&str, PaperId> = replaced
+            .iter()
+            .map(|(identity, id)| (&**identity, *id))
+            .collect();
+        let mut stayed: Vec<PaperId> = Vec::new();
+        let mut moving: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(incoming.len());
+        for (paper, bases) in incoming {
+            let old = old_id_of.get(&*paper.identity).copied().filter(|&id| {
+                let old = (&*corpus.papers[id], &*self.bases[id].sort_key);
+                global_order((&paper, &bases.sort_key), old) == std::cmp::Ordering::Equal
+            });
+            match old {
+                Some(id) => {
+                    corpus.papers[id] = paper;
+                    self.bases[id] = bases;
+                    stayed.push(id);
+                }
+                None => moving.push((paper, bases)),
+            }
         }
-        // (paper, its bases) in the new order.
-        let count = old_papers.len() - replaced.len() + incoming.len();
-        let mut ordered: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(count);
-        let mut new_id = vec![PaperId::MAX; old_papers.len()];
+        drop(old_id_of);
+        stayed.sort_unstable();
+        let incoming = moving;
+        replaced.retain(|(_, id)| stayed.binary_search(id).is_err());
+        // Only the window of ids from the first paper gone or placed to
+        // the last one moves: the papers before it keep their ids, those
+        // after it shift by as many as the change adds.
+        let old_len = corpus.papers.len();
+        let mut gone_ids: Vec<PaperId> = replaced.iter().map(|&(_, id)| id).collect();
+        gone_ids.sort_unstable();
+        // Where the merge places an incoming paper: after every old one
+        // that does not sort after it.
+        let place_of = |next: &(Arc<Paper>, PaperBases)| {
+            let (mut low, mut high) = (0, old_len);
+            while low < high {
+                let mid = (low + high) / 2;
+                let old = (&*corpus.papers[mid], &*self.bases[mid].sort_key);
+                match global_order((&next.0, &next.1.sort_key), old) {
+                    std::cmp::Ordering::Less => high = mid,
+                    _ => low = mid + 1,
+                }
+            }
+            low
+        };
+        let places: Vec<usize> = incoming.iter().map(place_of).collect();
+        let start = gone_ids.first().into_iter().chain(&places).min().copied();
+        let end = gone_ids
+            .last()
+            .map(|&id| id + 1)
+            .into_iter()
+            .chain(places.iter().copied())
+            .max();
+        let (start, end) = start.zip(end).unwrap_or((0, 0));
+        let (added, removed) = (incoming.len(), replaced.len());
+        let shift = move |old_id: PaperId| old_id + added - removed;
+        // The window's papers in the new order, and the new id of each
+        // old one in it (`PaperId::MAX` for those gone).
+        let mut window: Vec<(Arc<Paper>, PaperBases)> =
+            Vec::with_capacity(end - start - replaced.len() + incoming.len());
+        let mut window_id = vec![PaperId::MAX; end - start];
         // Incoming papers as they are placed: (identity, new id).
         let mut placed: Vec<(Arc<str>, PaperId)> = Vec::with_capacity(drafts.len());
-        let mut place = |next: (Arc<Paper>, PaperBases), ordered: &mut Vec<_>| {
-            placed.push((Arc::clone(&next.0.identity), ordered.len()));
-            ordered.push(next);
+        let mut place = |next: (Arc<Paper>, PaperBases), window: &mut Vec<_>| {
+            placed.push((Arc::clone(&next.0.identity), start + window.len()));
+            window.push(next);
         };
         let mut incoming = incoming.into_iter().peekable();
-        let old_bases = std::mem::take(&mut self.bases);
-        for (old_id, (paper, bases)) in old_papers.into_iter().zip(old_bases).enumerate() {
-            if gone[old_id] {
+        let old_window: Vec<(Arc<Paper>, PaperBases)> = corpus
+            .papers
+            .drain(start..end)
+            .zip(self.bases.drain(start..end))
+            .collect();
+        // The authors whose lists name a paper of the window.
+        let mut renumbered: Vec<AuthorId> = old_window
+            .iter()
+            .flat_map(|(paper, _)| paper.authors.iter().copied())
+            .collect();
+        for (at, (paper, bases)) in old_window.into_iter().enumerate() {
+            if gone_ids.binary_search(&(start + at)).is_ok() {
                 continue;
             }
             while let Some((next, next_bases)) = incoming.peek() {
@@ -328,36 +413,59 @@ impl Merged {
                 if order != std::cmp::Ordering::Less {
                     break;
                 }
-                place(incoming.next().expect("peeked"), &mut ordered);
+                place(incoming.next().expect("peeked"), &mut window);
             }
-            new_id[old_id] = ordered.len();
-            ordered.push((paper, bases));
+            window_id[at] = start + window.len();
+            window.push((paper, bases));
         }
-        incoming.for_each(|next| place(next, &mut ordered));
-        let (mut papers, bases): (Vec<Arc<Paper>>, Vec<PaperBases>) = ordered.into_iter().unzip();
-        for kept in self.papers.values_mut() {
-            if kept.id != PaperId::MAX && !gone[kept.id] {
-                kept.id = new_id[kept.id];
+        incoming.for_each(|next| place(next, &mut window));
+        let window_len = window.len();
+        let (window_papers, window_bases): (Vec<Arc<Paper>>, Vec<PaperBases>) =
+            window.into_iter().unzip();
+        let mut papers = std::mem::take(&mut corpus.papers);
+        papers.splice(start..start, window_papers);
+        self.bases.splice(start..start, window_bases);
+        let bases = &self.bases;
+        let shifts = papers.len() != old_len;
+        if shifts {
+            for kept in self.papers.values_mut() {
+                if kept.id != PaperId::MAX && kept.id >= end {
+                    kept.id = shift(kept.id);
+                }
             }
         }
-        let mut is_incoming = vec![false; papers.len()];
-        for (identity, id) in placed {
-            is_incoming[id] = true;
-            if let Some(kept) = self.papers.get_mut(&identity) {
+        for (id, paper) in papers.iter().enumerate().skip(start).take(window_len) {
+            if let Some(kept) = self.papers.get_mut(&paper.identity) {
                 kept.id = id;
             }
         }
         // Other authors' lists name a changed paper by its old id.
         for (identity, old_id) in &replaced {
             if let Some(kept) = self.papers.get(identity) {
-                new_id[*old_id] = kept.id;
+                window_id[*old_id - start] = kept.id;
             }
         }
+        let new_id = |old_id: PaperId| match old_id {
+            _ if old_id < start => old_id,
+            _ if old_id >= end => shift(old_id),
+            _ => window_id[old_id - start],
+        };
+        // The papers made again, whose category ids are the table's.
+        let mut made_again: Vec<PaperId> = stayed.iter().map(|&id| new_id(id)).collect();
+        made_again.extend(placed.iter().map(|&(_, id)| id));
+        made_again.sort_unstable();
+        let is_incoming = |id: PaperId| made_again.binary_search(&id).is_ok();
 
         // Slugs: only papers sharing a base slug with a moved one can
         // change ([`assign_unique_slugs`] looks only at colliding titles).
+        let slug_hashes: FxHashSet<u64> = moved_slugs
+            .iter()
+            .map(|slug| xxhash_rust::xxh3::xxh3_64(slug.as_bytes()))
+            .collect();
         let members: Vec<PaperId> = (0..papers.len())
-            .filter(|&id| moved_slugs.contains(&bases[id].slug))
+            .filter(|&id| {
+                slug_hashes.contains(&bases[id].slug_hash) && moved_slugs.contains(&bases[id].slug)
+            })
             .collect();
         let items = members
             .iter()
@@ -370,17 +478,30 @@ impl Merged {
         }
         // Keys likewise: a repeated key's letters follow paper order, which
         // only a moved paper changes.
+        let key_hashes: FxHashSet<u64> = moved_keys
+            .iter()
+            .map(|key| xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
+            .collect();
         let members: Vec<PaperId> = (0..papers.len())
-            .filter(|&id| moved_keys.contains(&bases[id].key))
+            .filter(|&id| {
+                key_hashes.contains(&bases[id].key_hash) && moved_keys.contains(&bases[id].key)
+            })
             .collect();
         assign_keys(&mut papers, |id| &bases[id].key, |_| false, &members);
 
         // The author of the listing: its pages and papers again; the
         // others' papers renumbered.
         let owner = self.author_of_listing[index];
-        for (author_id, author) in corpus.authors.iter_mut().enumerate() {
+        if shifts {
+            renumbered = (0..corpus.authors.len()).collect();
+        } else {
+            renumbered.sort_unstable();
+            renumbered.dedup();
+        }
+        for author_id in renumbered {
             if author_id != owner {
-                author.papers.iter_mut().for_each(|id| *id = new_id[*id]);
+                let author = &mut corpus.authors[author_id];
+                author.papers.iter_mut().for_each(|id| *id = new_id(*id));
             }
         }
         if owner != NO_AUTHOR {
@@ -405,13 +526,12 @@ impl Merged {
 
         corpus.categories =
             self.categories
-                .order(&mut papers, |paper, id| match is_incoming[paper] {
+                .order(&mut papers, |paper, id| match is_incoming(paper) {
                     true => id,
                     false => table_id[id],
                 });
         corpus.years = years_of(&papers);
         corpus.papers = papers;
-        self.bases = bases;
     }
 
     /// Hands every warning of the merge to `diagnostics`.
@@ -637,13 +757,12 @@ fn merge(
             .iter()
             .zip(sort_keys)
             .zip(listed_keys)
-            .map(|((paper, sort_key), key)| PaperBases {
-                sort_key,
-                slug: match texts {
+            .map(|((paper, sort_key), key)| {
+                let slug = match texts {
                     Some(memo) => memo.slug(&paper.title.plain),
                     None => slugify(&paper.title.plain).into(),
-                },
-                key,
+                };
+                PaperBases::new(sort_key, slug, key)
             })
             .collect();
         Merged {
