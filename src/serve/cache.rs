@@ -135,6 +135,10 @@ pub struct RebuildCache {
     pages: Mutex<CommittedPages>,
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
+    /// The listings the last parse handed on, in path order, each with
+    /// its file's inode: a rebuild told what changed takes the others
+    /// from here in one ordered pass.
+    last_parsed: Mutex<Vec<(ParsedListing, Option<u64>)>>,
     /// The files under `seeds/` the last build found; `None` when it
     /// stopped before looking.
     seeds: Mutex<Option<Arc<SeedFiles>>>,
@@ -323,8 +327,9 @@ impl Incremental for RebuildCache {
                 .get(&shown)
                 .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
                 .map(|cached| cached.parsed.clone());
+            let inode = stamp.map(|stamp| stamp.inode);
             if let Some(parsed) = unchanged {
-                return Some((parsed, None));
+                return Some((parsed, None, inode));
             }
             let read_at = std::time::SystemTime::now();
             let (_, shown, bytes) = match read_file(path, &dir, root) {
@@ -358,39 +363,48 @@ impl Incremental for RebuildCache {
                 read_at,
                 parsed: parsed.clone(),
             };
-            Some((parsed, Some(cached)))
+            Some((parsed, Some(cached), inode))
         };
-        // The listings known unchanged, from the cache under one lock.
-        // A hard link of a changed file changed with it: listings
-        // sharing its inode are read again too.
-        let untouched: Vec<Option<ParsedListing>> = match changed {
+        // The listings known unchanged, taken from the last parse's in
+        // one pass in path order (a file removed since is skipped: at most
+        // as many as changed). A hard link of a changed file changed with
+        // it: listings sharing its inode are read again too.
+        let untouched: Vec<Option<(ParsedListing, Option<u64>)>> = match changed {
             Some(changed) => {
-                let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+                let changed_set: rustc_hash::FxHashSet<&[u8]> =
+                    changed.iter().map(|path| bytes(path)).collect();
                 let inodes: HashSet<u64> = changed
                     .iter()
                     .filter_map(|relative| FileStamp::of(&root.join(relative)))
                     .map(|stamp| stamp.inode)
                     .collect();
-                let entries = lock(&self.entries);
+                let root_bytes = bytes(root);
+                let last = lock(&self.last_parsed);
+                let mut next = 0;
                 paths
                     .iter()
                     .map(|path| {
-                        let shown = path.strip_prefix(root).unwrap_or(path);
-                        let cached = entries.get(shown).filter(|cached| {
-                            let linked = cached.stamp.is_some_and(|s| inodes.contains(&s.inode));
-                            !changed.contains(shown) && !linked
-                        });
-                        cached.map(|cached| cached.parsed.clone())
+                        let full = bytes(path);
+                        let relative = full
+                            .strip_prefix(root_bytes)
+                            .and_then(|rest| rest.strip_prefix(b"/"))?;
+                        let ahead = last.len().min(next + changed.len() + 1);
+                        let at = (next..ahead).find(|&at| bytes(&last[at].0.file) == relative)?;
+                        next = at + 1;
+                        let (parsed, inode) = &last[at];
+                        let linked = inode.is_some_and(|inode| inodes.contains(&inode));
+                        (!changed_set.contains(relative) && !linked)
+                            .then(|| (parsed.clone(), *inode))
                     })
                     .collect()
             }
             None => vec![None; paths.len()],
         };
-        let parsed: Vec<(ParsedListing, Option<CachedListing>)> = paths
+        let parsed: Vec<(ParsedListing, Option<CachedListing>, Option<u64>)> = paths
             .par_iter()
             .zip(untouched)
             .filter_map(|(path, untouched)| match untouched {
-                Some(parsed) => Some((parsed, None)),
+                Some((parsed, inode)) => Some((parsed, None, inode)),
                 None => parse_one(path),
             })
             .collect();
@@ -399,7 +413,7 @@ impl Incremental for RebuildCache {
         let mut release = |old: &CachedListing| {
             released.extend(old.parsed.keys.iter().map(|k| k.abstract_hash));
         };
-        for (p, cached) in &parsed {
+        for (p, cached, _) in &parsed {
             if let Some(cached) = cached {
                 if let Some(old) = entries.insert(p.file.clone(), cached.clone()) {
                     release(&old);
@@ -409,7 +423,7 @@ impl Incremental for RebuildCache {
         // Every listing that parsed has its entry; more entries are files
         // gone or no longer parsing.
         if entries.len() > parsed.len() {
-            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _)| &p.file).collect();
+            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _, _)| &p.file).collect();
             entries.retain(|file, old| {
                 let stays = present.contains(file);
                 if !stays {
@@ -420,7 +434,11 @@ impl Incremental for RebuildCache {
         }
         drop(entries);
         lock(&self.released).extend(released);
-        parsed.into_iter().map(|(p, _)| p).collect()
+        *lock(&self.last_parsed) = parsed
+            .iter()
+            .map(|(p, _, inode)| (p.clone(), *inode))
+            .collect();
+        parsed.into_iter().map(|(p, _, _)| p).collect()
     }
 
     fn merge(
@@ -725,6 +743,11 @@ impl Incremental for RebuildCache {
         committed.statics = pending.statics;
         committed.commit = commit;
     }
+}
+
+/// A path's bytes, as the platform encodes them.
+fn bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 /// What `stat` says of a file: size in bytes, modification time, and on
