@@ -24,11 +24,12 @@
 //!
 //! Patching: `vellum serve` keeps its last merge ([`merge::Merge`]). When an edit
 //! changes a few listings and no listing comes, goes or changes author, only
-//! the papers those listings held or hold are made again; they are moved to
-//! their places in the global order, and what depends on them is made again
-//! from the kept parts: the slugs that collide with theirs (slugs depend only
-//! on the colliding titles, never on order), the author's pages and papers,
-//! every id renumbered, the category and year terms. The result equals a
+//! the papers those listings held or hold are made again; those whose place
+//! changes are moved to it in the global order (only the ids between move),
+//! and what depends on them is made again from the kept parts: the slugs
+//! that collide with theirs (slugs depend only on the colliding titles,
+//! never on order), the author's pages and papers, the moved ids in the
+//! authors' lists, the category and year terms. The result equals a
 //! merge of the same listings, warnings included.
 //!
 //! The corpus is handed on, read-only, to [`crate::render`].

@@ -215,11 +215,12 @@ impl std::fmt::Debug for StoredFile {
 /// put of at least [`DICTIONARY_LEN`] bytes once there is one (31% of the
 /// bytes on the sample of [`LEVEL`]).
 ///
-/// A commit starts from a copy of the last site's map, which shares every
-/// path and file and needs no hashing, then drops the files that were
-/// neither carried over nor put (or, after [`Sink::carry_over`], the files
-/// named dropped), and adds the files put. So a rebuild that carries most
-/// files over costs one pass over the map, not a new map.
+/// A commit starts from a copy of the last site's map (persistent: the
+/// copy shares every node, [`SiteOutput`]), then drops the files that
+/// were neither carried over nor put (a pass over the map; after
+/// [`Sink::carry_over`], only the files named dropped), and adds the files
+/// put. So a rebuild that carries most files over costs as much as the
+/// files it changes.
 #[derive(Debug, Default)]
 pub struct MemorySink {
     /// The last committed site, shared with whoever serves it.

@@ -162,6 +162,7 @@ impl Plan {
             .map(|alias| &alias.job)
             .eq(&self.jobs[self.aliases_at..])
         {
+            // No alias is a listed page: `listed_hash` keeps its terms.
             for index in self.aliases_at..self.jobs.len() {
                 if plan.by_path.get(&self.paths[index]) == Some(&(index as u32)) {
                     plan.by_path.remove(&self.paths[index]);

@@ -136,9 +136,9 @@ pub struct RebuildCache {
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
     /// The listings the last parse handed on, in path order, each with
-    /// its file's inode: a rebuild told what changed takes the others
+    /// the path it was read from and its file's inode: a rebuild told what changed takes the others
     /// from here in one ordered pass.
-    last_parsed: Mutex<Vec<(ParsedListing, Option<u64>)>>,
+    last_parsed: Mutex<Vec<(PathBuf, ParsedListing, Option<u64>)>>,
     /// The files under `seeds/` the last build found; `None` when it
     /// stopped before looking.
     seeds: Mutex<Option<Arc<SeedFiles>>>,
@@ -371,41 +371,38 @@ impl Incremental for RebuildCache {
         // it: listings sharing its inode are read again too.
         let untouched: Vec<Option<(ParsedListing, Option<u64>)>> = match changed {
             Some(changed) => {
+                let changed_paths: Vec<PathBuf> =
+                    changed.iter().map(|relative| root.join(relative)).collect();
                 let changed_set: rustc_hash::FxHashSet<&[u8]> =
-                    changed.iter().map(|path| bytes(path)).collect();
-                let inodes: HashSet<u64> = changed
+                    changed_paths.iter().map(|path| bytes(path)).collect();
+                let inodes: HashSet<u64> = changed_paths
                     .iter()
-                    .filter_map(|relative| FileStamp::of(&root.join(relative)))
+                    .filter_map(|path| FileStamp::of(path))
                     .map(|stamp| stamp.inode)
                     .collect();
-                let root_bytes = bytes(root);
                 let last = lock(&self.last_parsed);
                 let mut next = 0;
                 paths
                     .iter()
                     .map(|path| {
                         let full = bytes(path);
-                        let relative = full
-                            .strip_prefix(root_bytes)
-                            .and_then(|rest| rest.strip_prefix(b"/"))?;
                         let ahead = last.len().min(next + changed.len() + 1);
-                        let at = (next..ahead).find(|&at| bytes(&last[at].0.file) == relative)?;
+                        let at = (next..ahead).find(|&at| bytes(&last[at].0) == full)?;
                         next = at + 1;
-                        let (parsed, inode) = &last[at];
+                        let (_, parsed, inode) = &last[at];
                         let linked = inode.is_some_and(|inode| inodes.contains(&inode));
-                        (!changed_set.contains(relative) && !linked)
-                            .then(|| (parsed.clone(), *inode))
+                        (!changed_set.contains(full) && !linked).then(|| (parsed.clone(), *inode))
                     })
                     .collect()
             }
             None => vec![None; paths.len()],
         };
-        let parsed: Vec<(ParsedListing, Option<CachedListing>, Option<u64>)> = paths
+        let parsed: Vec<(&PathBuf, ParsedFile)> = paths
             .par_iter()
             .zip(untouched)
             .filter_map(|(path, untouched)| match untouched {
-                Some((parsed, inode)) => Some((parsed, None, inode)),
-                None => parse_one(path),
+                Some((parsed, inode)) => Some((path, (parsed, None, inode))),
+                None => Some((path, parse_one(path)?)),
             })
             .collect();
         let mut entries = lock(&self.entries);
@@ -413,7 +410,7 @@ impl Incremental for RebuildCache {
         let mut release = |old: &CachedListing| {
             released.extend(old.parsed.keys.iter().map(|k| k.abstract_hash));
         };
-        for (p, cached, _) in &parsed {
+        for (_, (p, cached, _)) in &parsed {
             if let Some(cached) = cached {
                 if let Some(old) = entries.insert(p.file.clone(), cached.clone()) {
                     release(&old);
@@ -423,7 +420,7 @@ impl Incremental for RebuildCache {
         // Every listing that parsed has its entry; more entries are files
         // gone or no longer parsing.
         if entries.len() > parsed.len() {
-            let present: HashSet<&PathBuf> = parsed.iter().map(|(p, _, _)| &p.file).collect();
+            let present: HashSet<&PathBuf> = parsed.iter().map(|(_, (p, _, _))| &p.file).collect();
             entries.retain(|file, old| {
                 let stays = present.contains(file);
                 if !stays {
@@ -436,9 +433,9 @@ impl Incremental for RebuildCache {
         lock(&self.released).extend(released);
         *lock(&self.last_parsed) = parsed
             .iter()
-            .map(|(p, _, inode)| (p.clone(), *inode))
+            .map(|(path, (p, _, inode))| (PathBuf::clone(path), p.clone(), *inode))
             .collect();
-        parsed.into_iter().map(|(p, _, _)| p).collect()
+        parsed.into_iter().map(|(_, (p, _, _))| p).collect()
     }
 
     fn merge(
@@ -744,6 +741,10 @@ impl Incremental for RebuildCache {
         committed.commit = commit;
     }
 }
+
+/// A listing as the parse hands it on: parsed, its new cache entry when
+/// it was read, and its file's inode.
+type ParsedFile = (ParsedListing, Option<CachedListing>, Option<u64>);
 
 /// A path's bytes, as the platform encodes them.
 fn bytes(path: &Path) -> &[u8] {
