@@ -1287,6 +1287,13 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         4,
         "nothing named changed: nothing read"
     );
+    // The same with the root given with a trailing slash.
+    let options = vellum::build::BuildOptions {
+        root: format!("{}/", root.display()).into(),
+        ..options
+    };
+    assert!(!vellum::build::build(&options, &mut sink).failed());
+    assert_eq!(cache.parsed_count(), 4, "a root ending in a slash");
     assert!(sink.site.contains_key("papers/fast-graphs/index.html"));
 
     // A directory moved in: seeds/ is walked and stamped again, which
