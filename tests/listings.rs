@@ -463,8 +463,13 @@ proptest! {
                 }
             }
             let patched_warnings = Diagnostics::new();
+            // Every other step in reverse path order: the merge sorts them.
+            let mut given = listings.clone();
+            if step % 2 == 1 {
+                given.reverse();
+            }
             let (patched, was_patched) =
-                merge.corpus(listings.clone(), Taxonomy::arxiv(), &[], &texts, &patched_warnings);
+                merge.corpus(given, Taxonomy::arxiv(), &[], &texts, &patched_warnings);
             if !was_patched {
                 texts.finish_build();
             }

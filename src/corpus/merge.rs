@@ -462,15 +462,9 @@ impl Merged {
 
         // Slugs: only papers sharing a base slug with a moved one can
         // change ([`assign_unique_slugs`] looks only at colliding titles).
-        let slug_hashes: FxHashSet<u64> = moved_slugs
-            .iter()
-            .map(|slug| xxhash_rust::xxh3::xxh3_64(slug.as_bytes()))
-            .collect();
-        let members: Vec<PaperId> = (0..papers.len())
-            .filter(|&id| {
-                slug_hashes.contains(&bases[id].slug_hash) && moved_slugs.contains(&bases[id].slug)
-            })
-            .collect();
+        let members = sharing_a_base(bases, moved_slugs.iter().map(|s| &**s), |b| {
+            (&b.slug, b.slug_hash)
+        });
         let items = members
             .iter()
             .map(|&id| (papers[id].title.source.as_str(), bases[id].slug.to_string()))
@@ -482,15 +476,9 @@ impl Merged {
         }
         // Keys likewise: a repeated key's letters follow paper order, which
         // only a moved paper changes.
-        let key_hashes: FxHashSet<u64> = moved_keys
-            .iter()
-            .map(|key| xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
-            .collect();
-        let members: Vec<PaperId> = (0..papers.len())
-            .filter(|&id| {
-                key_hashes.contains(&bases[id].key_hash) && moved_keys.contains(&bases[id].key)
-            })
-            .collect();
+        let members = sharing_a_base(bases, moved_keys.iter().map(String::as_str), |b| {
+            (&b.key, b.key_hash)
+        });
         assign_keys(&mut papers, |id| &bases[id].key, |_| false, &members);
 
         // The author of the listing: its pages and papers again; the
@@ -783,6 +771,27 @@ fn merge(
         }
     });
     (corpus, kept)
+}
+
+/// The ids of the papers whose base (`base`: the text and its hash,
+/// slug or key) is one of `moved`, in id order: a pass over `bases`
+/// comparing hashes, the text only where one matches.
+fn sharing_a_base<'m>(
+    bases: &[PaperBases],
+    moved: impl IntoIterator<Item = &'m str>,
+    base: impl Fn(&PaperBases) -> (&str, u64),
+) -> Vec<PaperId> {
+    let moved: FxHashSet<&str> = moved.into_iter().collect();
+    let hashes: FxHashSet<u64> = moved
+        .iter()
+        .map(|text| xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+        .collect();
+    (0..bases.len())
+        .filter(|&id| {
+            let (text, hash) = base(&bases[id]);
+            hashes.contains(&hash) && moved.contains(text)
+        })
+        .collect()
 }
 
 /// The global order of papers: year descending, then the folded title

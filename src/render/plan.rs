@@ -136,10 +136,14 @@ impl Plan {
                 replaced.extend((0..Export::ALL.len()).map(|k| at + Export::ALL.len() * id + k));
             }
         }
-        for &index in &replaced {
-            if plan.by_path.get(&self.paths[index]) == Some(&(index as u32)) {
-                plan.by_path.remove(&self.paths[index]);
+        // A job's old path leaves the index unless another job has it now.
+        let forget = |by_path: &mut rustc_hash::FxHashMap<u64, u32>, index: usize| {
+            if by_path.get(&self.paths[index]) == Some(&(index as u32)) {
+                by_path.remove(&self.paths[index]);
             }
+        };
+        for &index in &replaced {
+            forget(&mut plan.by_path, index);
         }
         for &index in &replaced {
             let path = path_hash(&output_file(site, &plan.jobs[index]));
@@ -164,9 +168,7 @@ impl Plan {
         {
             // No alias is a listed page: `listed_hash` keeps its terms.
             for index in self.aliases_at..self.jobs.len() {
-                if plan.by_path.get(&self.paths[index]) == Some(&(index as u32)) {
-                    plan.by_path.remove(&self.paths[index]);
-                }
+                forget(&mut plan.by_path, index);
                 gone.push(self.paths[index]);
             }
             Arc::make_mut(&mut plan.jobs).truncate(self.aliases_at);
@@ -347,6 +349,27 @@ struct PlannedAlias {
     of: String,
 }
 
+/// The aliases planned so far, with an index of their files' hashes.
+#[derive(Default)]
+struct PlannedAliases {
+    aliases: Vec<PlannedAlias>,
+    by_path: rustc_hash::FxHashMap<u64, usize>,
+}
+
+impl PlannedAliases {
+    fn add(&mut self, alias: PlannedAlias) {
+        self.by_path
+            .insert(path_hash(&alias.file), self.aliases.len());
+        self.aliases.push(alias);
+    }
+
+    /// The alias planned at the output file `path`, if any.
+    fn at(&self, path: &str) -> Option<&PlannedAlias> {
+        let &at = self.by_path.get(&path_hash(path))?;
+        Some(&self.aliases[at]).filter(|alias| alias.file == path)
+    }
+}
+
 /// The aliases of `site`, to come last in `plan`, whose jobs before
 /// [`Plan::aliases_at`] are planned: those declared, then those at the
 /// former slugs of papers ([`Plan::former`]). Errors: an alias that is no
@@ -359,21 +382,17 @@ fn plan_aliases(
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<PlannedAlias> {
     let corpus = site.corpus;
-    let mut planned: Vec<PlannedAlias> = Vec::new();
-    let mut planned_at: rustc_hash::FxHashMap<u64, usize> = Default::default();
+    let mut planned = PlannedAliases::default();
     // What has the output file `path` already, if anything.
-    let taken =
-        |path: &str, planned: &[PlannedAlias], planned_at: &rustc_hash::FxHashMap<u64, usize>| {
-            if let Some(&at) = planned_at.get(&path_hash(path)) {
-                if planned[at].file == path {
-                    return Some(format!("alias of {}", planned[at].of));
-                }
-            }
-            let job = plan
-                .job_of(site, path)
-                .filter(|&job| job < plan.aliases_at)?;
-            Some(describe(site, &plan.jobs[job]))
-        };
+    let taken = |path: &str, planned: &PlannedAliases| {
+        if let Some(alias) = planned.at(path) {
+            return Some(format!("alias of {}", alias.of));
+        }
+        let job = plan
+            .job_of(site, path)
+            .filter(|&job| job < plan.aliases_at)?;
+        Some(describe(site, &plan.jobs[job]))
+    };
     for alias in aliases(site) {
         let path = match crate::permalink::normalise_alias(alias.path) {
             Ok(path) => path,
@@ -397,7 +416,7 @@ fn plan_aliases(
         let clash = std::iter::once(file.as_str())
             .chain(ancestors)
             .find_map(|path| {
-                let other = match taken(path, &planned, &planned_at) {
+                let other = match taken(path, &planned) {
                     Some(other) => other,
                     None if site.config.search
                         && path == "search"
@@ -424,8 +443,7 @@ fn plan_aliases(
             ));
             continue;
         }
-        planned_at.insert(path_hash(&file), planned.len());
-        planned.push(PlannedAlias {
+        planned.add(PlannedAlias {
             job,
             file,
             of: alias.of,
@@ -443,17 +461,16 @@ fn plan_aliases(
             },
         );
         let file = output_file(site, &job);
-        if taken(&file, &planned, &planned_at).is_some() {
+        if taken(&file, &planned).is_some() {
             continue;
         }
-        planned_at.insert(path_hash(&file), planned.len());
-        planned.push(PlannedAlias {
+        planned.add(PlannedAlias {
             job,
             file,
             of: format!("paper `{}`", paper.title.plain),
         });
     }
-    planned
+    planned.aliases
 }
 
 /// An old URL path of an author's or paper's page, as declared.

@@ -136,8 +136,8 @@ pub struct RebuildCache {
     /// The output files the last build rendered, sorted.
     rendered: Mutex<Vec<String>>,
     /// The listings the last parse handed on, in path order, each with
-    /// the path it was read from and its file's inode: a rebuild told what changed takes the others
-    /// from here in one ordered pass.
+    /// the path it was read from and its file's inode: a rebuild told
+    /// what changed takes the others from here in one ordered pass.
     last_parsed: Mutex<Vec<(PathBuf, ParsedListing, Option<u64>)>>,
     /// The files under `seeds/` the last build found; `None` when it
     /// stopped before looking.
