@@ -4,7 +4,7 @@
 //! announcing the error, and request paths that try to escape the site.
 
 use crate::common::{
-    build_memory, bundled_copy, olumide_listing, olumide_site, temp_site, vellum, write,
+    build_memory, bundled_copy, messages, olumide_listing, olumide_site, temp_site, vellum, write,
 };
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -1221,6 +1221,97 @@ fn a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings() {
     told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/rass.bib".into()]));
 }
 
+/// A rebuild told which listings changed finds a title that is another
+/// record's first abstract paragraph either way round: the edited listing
+/// lost a title line, so its title is an unchanged record's abstract; or
+/// the edited listing's abstract now opens with an unchanged record's
+/// long title. Its errors are a full build's; fixed, they go.
+fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
+    use vellum::build::{build, BuildOptions, Incremental};
+    use vellum::diagnostics::Severity;
+    let lead = "We route tokens between experts with a learned gate and a capacity bound.";
+    let olumide = String::from_utf8(olumide_listing())
+        .unwrap()
+        .replace("First paragraph about routing.", lead);
+    let mei = "Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\n\
+               At least 1 records \u{b7} Page 1\n\narXiv2019\n\n\
+               A Study of Graph Partitioning at the Scale of Whole Continents\n\n\
+               We study fast graphs.\n\ncs.DS\n";
+    let site = temp_site(
+        &[
+            ("olumide.txt", olumide.as_bytes()),
+            ("mei.txt", mei.as_bytes()),
+        ],
+        "",
+    );
+    let root = site.path();
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    let rebuild = |sink: &mut vellum::output::MemorySink, changed: &str| {
+        let options = BuildOptions {
+            root: root.to_path_buf(),
+            incremental: Some(cache.clone()),
+            changed_paths: Some(vec![changed.into()]),
+            ..BuildOptions::default()
+        };
+        let told = build(&options, sink);
+        let fresh = build_memory(root, None).0;
+        let errors = messages(&told, Severity::Error);
+        assert_eq!(errors, messages(&fresh, Severity::Error), "{changed}");
+        errors
+    };
+    let first = build(
+        &BuildOptions {
+            root: root.to_path_buf(),
+            incremental: Some(cache.clone()),
+            ..BuildOptions::default()
+        },
+        &mut sink,
+    );
+    assert!(!first.failed(), "{:?}", first.diagnostics);
+    assert!(!cache.titles_may_clash());
+
+    // Mei's record lost its title line: its title is Olumide's abstract.
+    let lost = mei.replace(
+        "A Study of Graph Partitioning at the Scale of Whole Continents\n\nWe study fast graphs.",
+        &format!("{lead}\n\nWe study fast graphs."),
+    );
+    write(root, "seeds/mei.txt", lost.as_bytes());
+    assert_eq!(
+        rebuild(&mut sink, "seeds/mei.txt"),
+        [
+            "seeds/mei.txt:9: error: expected a title after the record marker at line 7, found \
+          the abstract of `Routing Tokens in Mixture-of-Experts` (seeds/olumide.txt:9); add the \
+          title line above it"
+        ]
+    );
+    assert!(cache.titles_may_clash());
+    write(root, "seeds/mei.txt", mei.as_bytes());
+    assert_eq!(rebuild(&mut sink, "seeds/mei.txt"), Vec::<String>::new());
+    assert!(!cache.titles_may_clash(), "the clash went with the edit");
+
+    // Olumide's abstract now opens with Mei's title: Mei's record, not
+    // read again, is the one whose title is an abstract.
+    let title = "A Study of Graph Partitioning at the Scale of Whole Continents";
+    write(
+        root,
+        "seeds/olumide.txt",
+        olumide.replace(lead, title).as_bytes(),
+    );
+    assert_eq!(
+        rebuild(&mut sink, "seeds/olumide.txt"),
+        ["seeds/mei.txt:9: error: expected a title after the record marker at line 7, found the \
+          abstract of `Routing Tokens in Mixture-of-Experts` (seeds/olumide.txt:9); add the title \
+          line above it"]
+    );
+    write(root, "seeds/olumide.txt", olumide.as_bytes());
+    assert_eq!(
+        rebuild(&mut sink, "seeds/olumide.txt"),
+        Vec::<String>::new()
+    );
+    assert!(!cache.titles_may_clash());
+}
+
 /// Told which paths changed (as `vellum serve`'s watcher tells it), a
 /// rebuild reads those listings only: a listing edited on disk but not
 /// named is not even stamped, until a path under `seeds/` that is no
@@ -1511,5 +1602,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

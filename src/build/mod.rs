@@ -120,6 +120,12 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
         diagnostics: &Diagnostics,
     ) -> Vec<ParsedListing>;
 
+    /// Whether a long title of the listings [`Incremental::parse`] last
+    /// handed on may be another record's first abstract paragraph
+    /// ([`listings::TitleHashes::may_clash`]): when not,
+    /// [`listings::check_titles`] looks no further.
+    fn titles_may_clash(&self) -> bool;
+
     /// The corpus of `listings`, equal to [`Corpus::build`]'s, with the
     /// same warnings, patched from the last one when few listings changed.
     fn merge(
@@ -332,7 +338,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             diagnostics.push(warning);
         }
     }
-    listings::check_titles(&listings, &diagnostics);
+    let may_clash = incremental.is_none_or(|incremental| incremental.titles_may_clash());
+    listings::check_titles(&listings, may_clash, &diagnostics);
     let content = timings.time("content", || {
         content::load(&inputs.content, options.drafts, &diagnostics)
     });

@@ -4,11 +4,12 @@
 //! parallel, a chunk at a time, so the raw files are never all in memory.
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::input::listing::{self, Listing};
+use crate::input::listing::{self, Listing, Record};
 use crate::input::read_file;
 use crate::text::Abstract;
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use unicode_normalization::UnicodeNormalization;
@@ -104,15 +105,114 @@ impl ParsedListing {
     }
 }
 
+/// A title this long or longer that equals another record's first
+/// abstract paragraph is that record's abstract ([`check_titles`]); a
+/// shorter one may equal some paragraph by chance.
+const LONG_TITLE: usize = 60;
+
+/// The hashes [`check_titles`] compares, counted over a set of listings
+/// and kept up to date as listings come and go: `vellum serve` keeps them
+/// for the listings of its last parse, so a rebuild learns whether any
+/// title can be another record's abstract from the listings that changed,
+/// not from a map of every record's first paragraph.
+#[derive(Debug, Default)]
+pub struct TitleHashes {
+    /// [`RecordKeys::lead_hash`] of every record with an abstract.
+    leads: FxHashMap<u64, u32>,
+    /// [`RecordKeys::title_hash`] of every record with a long title.
+    titles: FxHashMap<u64, u32>,
+    /// How many hashes are in both: while none, no title is an abstract.
+    shared: usize,
+}
+
+impl TitleHashes {
+    /// Whether some long title's hash is also a first paragraph's: only
+    /// then can [`check_titles`] find a title that is an abstract.
+    pub fn may_clash(&self) -> bool {
+        self.shared > 0
+    }
+
+    /// Counts the listings of `now` that are not in `before` and stops
+    /// counting those of `before` not in `now` (a listing is the same when
+    /// it shares its parsed file, as the cache hands it on): linear in the
+    /// listings, and in the records of the changed ones only.
+    pub fn update<'a>(
+        &mut self,
+        before: impl Iterator<Item = &'a ParsedListing> + Clone,
+        now: impl Iterator<Item = &'a ParsedListing> + Clone,
+    ) {
+        let ids = |listings: &mut dyn Iterator<Item = &'a ParsedListing>| {
+            listings
+                .map(|parsed| Arc::as_ptr(&parsed.listing) as usize)
+                .collect::<FxHashSet<usize>>()
+        };
+        let (was, is) = (ids(&mut before.clone()), ids(&mut now.clone()));
+        for gone in before.filter(|p| !is.contains(&(Arc::as_ptr(&p.listing) as usize))) {
+            self.count(gone, false);
+        }
+        for new in now.filter(|p| !was.contains(&(Arc::as_ptr(&p.listing) as usize))) {
+            self.count(new, true);
+        }
+    }
+
+    fn count(&mut self, parsed: &ParsedListing, add: bool) {
+        let records = parsed.listing.records.iter().zip(parsed.keys.iter());
+        for (record, keys) in records {
+            if let Some(lead) = keys.lead_hash {
+                change(&mut self.leads, &self.titles, &mut self.shared, lead, add);
+            }
+            if record.title.len() >= LONG_TITLE {
+                let title = keys.title_hash;
+                change(&mut self.titles, &self.leads, &mut self.shared, title, add);
+            }
+        }
+    }
+}
+
+/// One more (`add`) or one less of `hash` in `counts`; `shared` follows
+/// when `hash` comes into or goes out of `counts` while `other` holds it.
+fn change(
+    counts: &mut FxHashMap<u64, u32>,
+    other: &FxHashMap<u64, u32>,
+    shared: &mut usize,
+    hash: u64,
+    add: bool,
+) {
+    let in_other = other.contains_key(&hash);
+    match (counts.entry(hash), add) {
+        (Entry::Occupied(mut held), true) => *held.get_mut() += 1,
+        (Entry::Vacant(slot), true) => {
+            slot.insert(1);
+            *shared += usize::from(in_other);
+        }
+        (Entry::Occupied(held), false) if *held.get() == 1 => {
+            held.remove();
+            *shared -= usize::from(in_other);
+        }
+        (Entry::Occupied(mut held), false) => *held.get_mut() -= 1,
+        (Entry::Vacant(_), false) => {}
+    }
+}
+
 /// Titles that are not titles, in every listing (linear in the records):
 /// an error for a title of 60 bytes or more equal to another record's
 /// first abstract paragraph (the title line is missing, so the abstract
 /// took its place), naming that record; a warning for a title that reads like an abstract (over 300
-/// characters and more than two sentences).
-pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
+/// characters and more than two sentences). `may_clash` false
+/// ([`TitleHashes::may_clash`]) says no long title equals any record's
+/// first paragraph, so the first check is left out.
+pub fn check_titles(listings: &[ParsedListing], may_clash: bool, diagnostics: &Diagnostics) {
+    if !may_clash {
+        listings.par_iter().for_each(|parsed| {
+            for record in &parsed.listing.records {
+                warn_if_an_abstract(&parsed.file, record, diagnostics);
+            }
+        });
+        return;
+    }
     let records = listings.iter().map(|parsed| parsed.keys.len()).sum();
-    let mut leads: rustc_hash::FxHashMap<u64, (usize, usize)> =
-        rustc_hash::FxHashMap::with_capacity_and_hasher(records, Default::default());
+    let mut leads: FxHashMap<u64, (usize, usize)> =
+        FxHashMap::with_capacity_and_hasher(records, Default::default());
     for (index, parsed) in listings.iter().enumerate() {
         for (record, keys) in parsed.keys.iter().enumerate() {
             if let Some(lead) = keys.lead_hash {
@@ -125,7 +225,7 @@ pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
         for (position, (record, keys)) in records.enumerate() {
             // A short title may equal some paragraph by chance; a record
             // may open its abstract with its own title.
-            let abstract_of = (record.title.len() >= 60)
+            let abstract_of = (record.title.len() >= LONG_TITLE)
                 .then(|| leads.get(&keys.title_hash))
                 .flatten()
                 .filter(|&&found| found != (index, position));
@@ -143,19 +243,26 @@ pub fn check_titles(listings: &[ParsedListing], diagnostics: &Diagnostics) {
                         other_record.line
                     ),
                 ));
-            } else if reads_like_an_abstract(&record.title) {
-                diagnostics.push(Diagnostic::warning(
-                    &parsed.file,
-                    record.title_line,
-                    format!(
-                        "expected a title, found {} characters in {} sentences, which reads like an abstract; check that the title line is not missing",
-                        record.title.chars().count(),
-                        sentences(&record.title)
-                    ),
-                ));
+            } else {
+                warn_if_an_abstract(&parsed.file, record, diagnostics);
             }
         }
     });
+}
+
+/// A warning for a title that reads like an abstract.
+fn warn_if_an_abstract(file: &Path, record: &Record, diagnostics: &Diagnostics) {
+    if reads_like_an_abstract(&record.title) {
+        diagnostics.push(Diagnostic::warning(
+            file,
+            record.title_line,
+            format!(
+                "expected a title, found {} characters in {} sentences, which reads like an abstract; check that the title line is not missing",
+                record.title.chars().count(),
+                sentences(&record.title)
+            ),
+        ));
+    }
 }
 
 /// Over 300 characters and more than two sentences.
@@ -306,6 +413,50 @@ mod tests {
                 "seeds/ana.txt:17: error: expected a record marker such as `arXiv2024` or the \
                  end of the file, found `\u{fffd}`",
             ]
+        );
+    }
+
+    #[test]
+    fn title_hashes_count_each_listing_holding_a_hash() {
+        let title = "A Study of Graph Partitioning at the Scale of Whole Continents";
+        let listing = |name: &str, title: &str, lead: &str| {
+            let text = format!(
+                "{name}\n\nPublications and source records attributed to {name}.\n\n\
+                 At least 1 records \u{b7} Page 1\n\narXiv2019\n\n{title}\n\n{lead}\n\ncs.DS\n"
+            );
+            ParsedListing::parse(format!("seeds/{name}.txt").into(), text.as_bytes()).unwrap()
+        };
+        // Two records with the long title, one whose abstract opens with it.
+        let ana = listing("Ana", title, "We partition graphs.");
+        let mei = listing("Mei", title, "We partition graphs.");
+        let bo = listing("Bo", "Short Title", title);
+        let mut hashes = TitleHashes::default();
+        let none: [&ParsedListing; 0] = [];
+        hashes.update(none.iter().copied(), [&ana, &mei].into_iter());
+        assert!(!hashes.may_clash());
+        hashes.update([&ana, &mei].into_iter(), [&ana, &mei, &bo].into_iter());
+        assert!(hashes.may_clash());
+        assert_eq!(
+            (hashes.leads.len(), hashes.titles.len(), hashes.shared),
+            (2, 1, 1)
+        );
+        hashes.update([&ana, &mei, &bo].into_iter(), [&mei, &bo].into_iter());
+        assert!(hashes.may_clash(), "Mei's record still has the title");
+        hashes.update([&mei, &bo].into_iter(), [&bo].into_iter());
+        assert!(!hashes.may_clash());
+        assert_eq!(
+            (hashes.leads.len(), hashes.titles.len(), hashes.shared),
+            (1, 0, 0)
+        );
+        // A listing parsed again is another listing, even with equal text.
+        let bo_again = listing("Bo", "Short Title", title);
+        hashes.update([&bo].into_iter(), [&bo_again].into_iter());
+        assert_eq!(
+            (
+                hashes.leads.len(),
+                hashes.leads[&bo.keys[0].lead_hash.unwrap()]
+            ),
+            (1, 1)
         );
     }
 

@@ -13,7 +13,7 @@
 
 use crate::build::Incremental;
 use crate::corpus::categories::Taxonomy;
-use crate::corpus::listings::ParsedListing;
+use crate::corpus::listings::{ParsedListing, TitleHashes};
 use crate::corpus::{Corpus, NameVariant};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::{listing, read_file, SeedFiles};
@@ -139,6 +139,8 @@ pub struct RebuildCache {
     /// the path it was read from and its file's inode: a rebuild told
     /// what changed takes the others from here in one ordered pass.
     last_parsed: Mutex<Vec<(PathBuf, ParsedListing, Option<u64>)>>,
+    /// The title and first-paragraph hashes of the last parse's listings.
+    titles: Mutex<TitleHashes>,
     /// The files under `seeds/` the last build found; `None` when it
     /// stopped before looking.
     seeds: Mutex<Option<Arc<SeedFiles>>>,
@@ -431,11 +433,21 @@ impl Incremental for RebuildCache {
         }
         drop(entries);
         lock(&self.released).extend(released);
-        *lock(&self.last_parsed) = parsed
+        let mut last = lock(&self.last_parsed);
+        lock(&self.titles).update(
+            last.iter().map(|(_, p, _)| p),
+            parsed.iter().map(|(_, (p, _, _))| p),
+        );
+        *last = parsed
             .iter()
             .map(|(path, (p, _, inode))| (PathBuf::clone(path), p.clone(), *inode))
             .collect();
+        drop(last);
         parsed.into_iter().map(|(_, (p, _, _))| p).collect()
+    }
+
+    fn titles_may_clash(&self) -> bool {
+        lock(&self.titles).may_clash()
     }
 
     fn merge(
