@@ -7,8 +7,11 @@
 
 use crate::build::{build, BuildOptions, BuildReport, ContentLinks};
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::output::{Sink, WriteStats};
+use crate::output::null::ByteCounter;
+use crate::output::{Sink, StreamedFile, WriteStats};
+use indexmap::IndexSet;
 use lol_html::{element, HtmlRewriter, Settings};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -81,19 +84,57 @@ pub fn resolve_link(base_url: &str, page_file: &str, link: &str) -> LinkTarget {
     LinkTarget::Internal { file, fragment }
 }
 
-/// The links and anchors of one HTML page.
+/// The links and anchors of one HTML page, as scanned.
 #[derive(Debug, Default)]
 struct PageLinks {
-    ids: HashSet<String>,
+    ids: Vec<String>,
     links: Vec<String>,
+}
+
+/// The links and anchors of one HTML page, as kept: names in the index's
+/// [`Names`], each once (a page's repeated links would be reported once).
+#[derive(Debug)]
+struct KeptPage {
+    /// In the order first found.
+    links: Box<[u32]>,
+    /// Sorted.
+    ids: Box<[u32]>,
+}
+
+/// Every string the index holds (links as written, ids, output paths),
+/// each once, numbered: at 1,000,000 papers the pages hold about 70
+/// million links but a few million distinct ones.
+type Names = IndexSet<Box<str>, FxBuildHasher>;
+
+/// Every output file, and every page's links and ids.
+#[derive(Debug, Default)]
+struct LinkIndex {
+    names: Names,
+    files: FxHashSet<u32>,
+    pages: FxHashMap<u32, KeptPage>,
+    bytes: u64,
+}
+
+impl LinkIndex {
+    fn number(&mut self, name: &str) -> u32 {
+        let at = match self.names.get_index_of(name) {
+            Some(at) => at,
+            None => self.names.insert_full(name.into()).0,
+        };
+        u32::try_from(at).expect("fewer than 2^32 distinct links, ids and paths")
+    }
+
+    fn add_file(&mut self, path: &str) -> u32 {
+        let file = self.number(path);
+        self.files.insert(file);
+        file
+    }
 }
 
 /// A sink that writes nothing and indexes every page's links and ids.
 #[derive(Debug, Default)]
 pub struct LinkSink {
-    files: Mutex<HashSet<String>>,
-    pages: Mutex<HashMap<String, PageLinks>>,
-    bytes: Mutex<u64>,
+    index: Mutex<LinkIndex>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -103,7 +144,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Every `href`/`src` and every `id` (and `<a name>`) of an HTML page.
 fn scan_html(bytes: &[u8]) -> PageLinks {
     let links = RefCell::new(Vec::new());
-    let ids = RefCell::new(HashSet::new());
+    let ids = RefCell::new(Vec::new());
     let settings = Settings::new()
         .append_element_content_handler(element!("[href], [src]", |el| {
             for attribute in ["href", "src"] {
@@ -116,7 +157,7 @@ fn scan_html(bytes: &[u8]) -> PageLinks {
         .append_element_content_handler(element!("[id], a[name]", |el| {
             for attribute in ["id", "name"] {
                 if let Some(value) = el.get_attribute(attribute) {
-                    ids.borrow_mut().insert(value);
+                    ids.borrow_mut().push(value);
                 }
             }
             Ok(())
@@ -138,19 +179,42 @@ impl Sink for LinkSink {
     }
 
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        *lock(&self.bytes) += bytes.len() as u64;
-        if path.ends_with(".html") {
-            let links = scan_html(&bytes);
-            lock(&self.pages).insert(path.to_string(), links);
+        let scanned = path.ends_with(".html").then(|| {
+            let mut page = scan_html(&bytes);
+            let mut seen = FxHashSet::default();
+            page.links.retain(|link| seen.insert(link.clone()));
+            page
+        });
+        let mut index = lock(&self.index);
+        index.bytes += bytes.len() as u64;
+        let file = index.add_file(path);
+        if let Some(page) = scanned {
+            let links = page.links.iter().map(|link| index.number(link)).collect();
+            let mut ids: Vec<u32> = page.ids.iter().map(|id| index.number(id)).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let ids = ids.into_boxed_slice();
+            index.pages.insert(file, KeptPage { links, ids });
         }
-        lock(&self.files).insert(path.to_string());
+        Ok(())
+    }
+
+    /// Counts the bytes as they are written and holds none: a streamed
+    /// file is `corpus.json` (2 GB at 1,000,000 papers), not a page.
+    fn put_streamed(&self, path: &str, write: &mut StreamedFile) -> io::Result<()> {
+        let mut counter = ByteCounter::default();
+        write(&mut counter)?;
+        let mut index = lock(&self.index);
+        index.bytes += counter.0;
+        index.add_file(path);
         Ok(())
     }
 
     fn commit(&mut self) -> io::Result<WriteStats> {
+        let index = lock(&self.index);
         Ok(WriteStats {
-            files: lock(&self.files).len(),
-            bytes: *lock(&self.bytes),
+            files: index.files.len(),
+            bytes: index.bytes,
             ..WriteStats::default()
         })
     }
@@ -159,40 +223,96 @@ impl Sink for LinkSink {
     fn abort(&mut self) {}
 }
 
+/// Whether what `link` points at depends on the page holding it: an empty
+/// link, a bare `#x` or a relative path ([`resolve_link`]).
+fn depends_on_page(link: &str) -> bool {
+    let path = link.split(['#', '?']).next().unwrap_or(link);
+    path.is_empty() || !(path.starts_with('/') || path.contains(':'))
+}
+
 impl LinkSink {
+    /// Counts `files` (output paths) as existing: pages that failed to
+    /// render, whose template error is reported instead.
+    fn add_files(&self, files: impl IntoIterator<Item = String>) {
+        let mut index = lock(&self.index);
+        for file in files {
+            index.add_file(&file);
+        }
+    }
+
     /// Every broken internal link and anchor, sorted. `content_links` maps
     /// a content page's output file to its source file and its Markdown
     /// links with their lines, so those are reported at the source.
     pub fn broken_links(&self, base_url: &str, content_links: &ContentLinks) -> Vec<Diagnostic> {
-        let files = lock(&self.files);
-        let pages = lock(&self.pages);
-        let mut problems = Vec::new();
-        let mut page_names: Vec<&String> = pages.keys().collect();
-        page_names.sort();
-        for page_file in page_names {
-            let page = &pages[page_file];
-            let source = content_links.get(page_file);
-            for link in &page.links {
-                let why = match resolve_link(base_url, page_file, link) {
-                    LinkTarget::External => continue,
-                    LinkTarget::OutsideBase => {
-                        format!("expected a link under the base URL {base_url}, found `{link}`")
-                    }
-                    LinkTarget::Internal { file, fragment } => {
-                        if !files.contains(&file) {
-                            format!("expected a link to an existing page, found `{link}` (no file {file})")
-                        } else if let Some(fragment) = fragment.filter(|f| !f.is_empty()) {
-                            match pages.get(&file) {
-                                Some(target) if !target.ids.contains(&fragment) => format!(
+        let index = lock(&self.index);
+        let names = &index.names;
+        if std::env::var_os("VELLUM_LINKSTATS").is_some() {
+            let links: usize = index.pages.values().map(|p| p.links.len()).sum();
+            let ids: usize = index.pages.values().map(|p| p.ids.len()).sum();
+            let text: usize = names.iter().map(|n| n.len()).sum();
+            eprintln!(
+                "names {} ({} bytes) pages {} links {} ids {}",
+                names.len(),
+                text,
+                index.pages.len(),
+                links,
+                ids
+            );
+        }
+        let name = |at: u32| &*names[at as usize];
+        // Why `link` on `page_file` is broken, if it is.
+        let verdict = |page_file: &str, link: &str| -> Option<String> {
+            Some(match resolve_link(base_url, page_file, link) {
+                LinkTarget::External => return None,
+                LinkTarget::OutsideBase => {
+                    format!("expected a link under the base URL {base_url}, found `{link}`")
+                }
+                LinkTarget::Internal { file, fragment } => {
+                    let found = names.get_index_of(file.as_str()).map(|at| at as u32);
+                    if !found.is_some_and(|at| index.files.contains(&at)) {
+                        format!(
+                            "expected a link to an existing page, found `{link}` (no file {file})"
+                        )
+                    } else if let Some(fragment) = fragment.filter(|f| !f.is_empty()) {
+                        let id = names.get_index_of(fragment.as_str()).map(|at| at as u32);
+                        match found.and_then(|at| index.pages.get(&at)) {
+                            Some(target)
+                                if id.is_none_or(|id| target.ids.binary_search(&id).is_err()) =>
+                            {
+                                format!(
                                     "expected an anchor `#{fragment}` on {file}, found no element with that id (link `{link}`)"
-                                ),
-                                _ => continue,
+                                )
                             }
-                        } else {
-                            continue;
+                            _ => return None,
                         }
+                    } else {
+                        return None;
                     }
+                }
+            })
+        };
+        // A link that means the same on every page is judged once.
+        let mut judged: FxHashMap<u32, Option<String>> = FxHashMap::default();
+        let mut problems = Vec::new();
+        let mut page_names: Vec<(&str, &KeptPage)> = index
+            .pages
+            .iter()
+            .map(|(&file, page)| (name(file), page))
+            .collect();
+        page_names.sort_unstable_by_key(|&(file, _)| file);
+        for (page_file, page) in page_names {
+            let source = content_links.get(page_file);
+            for &at in page.links.iter() {
+                let link = name(at);
+                let why = if depends_on_page(link) {
+                    verdict(page_file, link)
+                } else {
+                    judged
+                        .entry(at)
+                        .or_insert_with(|| verdict(page_file, link))
+                        .clone()
                 };
+                let Some(why) = why else { continue };
                 let at_source = source.and_then(|(md, links)| {
                     links
                         .iter()
@@ -247,7 +367,7 @@ pub fn check(options: &BuildOptions) -> BuildReport {
     // A page that failed to render is missing: links to it are counted
     // as resolving, so only its template error is reported.
     if let (Some(base_url), Some(unrendered)) = (report.base_url.clone(), &report.unrendered) {
-        lock(&sink.files).extend(unrendered.iter().cloned());
+        sink.add_files(unrendered.iter().cloned());
         let mut links = sink.broken_links(&base_url, &report.content_links);
         // A Markdown link the build already reported at its line is not
         // reported again: an `@/` link to no file (an error), and a
@@ -323,10 +443,57 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_link_is_judged_on_each_page_and_an_absolute_one_once() {
+        let mut sink = LinkSink::default();
+        sink.begin().unwrap();
+        let page = |links: &str| format!("<main id=\"top\">{links}</main>").into_bytes();
+        let put_bytes = std::sync::atomic::AtomicU64::new(0);
+        let put = |path: &str, bytes: Vec<u8>| {
+            put_bytes.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            sink.put(path, bytes).unwrap()
+        };
+        put(
+            "a/index.html",
+            page("<a href=\"x/\"></a><a href=\"/b/#top\"></a>"),
+        );
+        put(
+            "b/index.html",
+            page("<a href=\"x/\"></a><a href=\"/a/#nope\"></a>"),
+        );
+        put(
+            "c/index.html",
+            page("<a href=\"/a/#nope\"></a><a href=\"x/\"></a>"),
+        );
+        put("a/x/index.html", page(""));
+        let mut corpus = |out: &mut dyn io::Write| out.write_all(b"{\"papers\": []}");
+        sink.put_streamed("corpus.json", &mut corpus).unwrap();
+        let stats = sink.commit().unwrap();
+        let bytes = put_bytes.into_inner() + 14;
+        assert_eq!((stats.files, stats.bytes), (5, bytes));
+        let broken: Vec<String> = sink
+            .broken_links("https://lab.org/", &ContentLinks::new())
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                "(page b/index.html): error: expected a link to an existing page, found `x/` (no \
+                 file b/x/index.html)",
+                "(page b/index.html): error: expected an anchor `#nope` on a/index.html, found no \
+                 element with that id (link `/a/#nope`) (and on 1 more page: a link a template \
+                 writes)",
+                "(page c/index.html): error: expected a link to an existing page, found `x/` (no \
+                 file c/x/index.html)",
+            ]
+        );
+    }
+
+    #[test]
     fn scans_links_and_ids() {
         let page =
             scan_html(b"<a href=\"/x/\" id=\"top\">x</a><img src=\"i.png\"><a name=\"old\"></a>");
         assert_eq!(page.links, ["/x/", "i.png"]);
-        assert!(page.ids.contains("top") && page.ids.contains("old"));
+        assert_eq!(page.ids, ["top", "old"]);
     }
 }

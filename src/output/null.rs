@@ -25,7 +25,7 @@ impl Sink for NullSink {
 
     /// Counts the bytes as they are written; holds none.
     fn put_streamed(&self, _path: &str, write: &mut StreamedFile) -> io::Result<()> {
-        let mut counter = ByteCounter(0);
+        let mut counter = ByteCounter::default();
         write(&mut counter)?;
         self.files.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(counter.0, Ordering::Relaxed);
@@ -47,7 +47,8 @@ impl Sink for NullSink {
 }
 
 /// An [`io::Write`] that only counts the bytes written to it.
-struct ByteCounter(u64);
+#[derive(Debug, Default)]
+pub struct ByteCounter(pub u64);
 
 impl io::Write for ByteCounter {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
