@@ -67,7 +67,7 @@ pub fn citation_key(first_author_family: &str, year: u16, title_identity: &str) 
 
 /// The citation key of `paper` before any override: [`citation_key`] of
 /// its first known author's family name, its year and its title's identity.
-pub fn listed_key(paper: &Paper, authors: &[Author], names: &FamilyNames) -> String {
+pub fn listed_key(paper: &Paper, authors: &[Arc<Author>], names: &FamilyNames) -> String {
     let first = paper
         .authors
         .first()

@@ -491,8 +491,10 @@ impl Merged {
             renumbered.dedup();
         }
         for author_id in renumbered {
-            if author_id != owner {
-                let author = &mut corpus.authors[author_id];
+            let author = &mut corpus.authors[author_id];
+            // Copied (the served corpus shares it) only when an id moved.
+            if author_id != owner && author.papers.iter().any(|&id| new_id(id) != id) {
+                let author = Arc::make_mut(author);
                 author.papers.iter_mut().for_each(|id| *id = new_id(*id));
             }
         }
@@ -509,7 +511,7 @@ impl Merged {
                     }
                 }
             }
-            let author = &mut corpus.authors[owner];
+            let author = Arc::make_mut(&mut corpus.authors[owner]);
             author.pages = pages;
             author.claimed_total = claimed_total;
             author.papers = own;
@@ -701,6 +703,7 @@ fn merge(
         .collect();
     let (authors, author_pages, author_warnings) =
         build_authors(&listings, author_pages, &paper_of_record, &mut papers);
+    let authors: Vec<Arc<Author>> = authors.into_iter().map(Arc::new).collect();
     let mut papers: Vec<Arc<Paper>> = papers.into_iter().map(Arc::new).collect();
     let listed_keys: Vec<String> = papers
         .par_iter()

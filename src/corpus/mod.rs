@@ -228,7 +228,7 @@ pub struct Corpus {
     /// Papers in global order.
     pub papers: Vec<Arc<Paper>>,
     /// Authors in author order.
-    pub authors: Vec<Author>,
+    pub authors: Vec<Arc<Author>>,
     /// Categories by group, then code.
     pub categories: Vec<Category>,
     /// Years, newest first.

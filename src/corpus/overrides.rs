@@ -241,7 +241,7 @@ fn reorder_authors(corpus: &mut Corpus) {
     }
     for author in &mut corpus.authors {
         if names.contains(&author.name) {
-            author.sort_name = names.parts(&author.name).sort_name();
+            Arc::make_mut(author).sort_name = names.parts(&author.name).sort_name();
         }
     }
     let keys: Vec<String> = corpus
@@ -255,10 +255,11 @@ fn reorder_authors(corpus: &mut Corpus) {
     for (new, &old) in order.iter().enumerate() {
         new_id[old] = new;
     }
-    let mut old_authors: Vec<Option<crate::corpus::Author>> = std::mem::take(&mut corpus.authors)
-        .into_iter()
-        .map(Some)
-        .collect();
+    let mut old_authors: Vec<Option<Arc<crate::corpus::Author>>> =
+        std::mem::take(&mut corpus.authors)
+            .into_iter()
+            .map(Some)
+            .collect();
     corpus.authors = order
         .iter()
         .filter_map(|&old| old_authors[old].take())
@@ -476,7 +477,10 @@ fn remove_papers(corpus: &mut Corpus, hidden: &[bool]) {
         index += 1;
         !hidden[index - 1]
     });
-    corpus.authors.iter_mut().for_each(|a| remap(&mut a.papers));
+    corpus
+        .authors
+        .iter_mut()
+        .for_each(|a| remap(&mut Arc::make_mut(a).papers));
     corpus.years.iter_mut().for_each(|y| remap(&mut y.papers));
     corpus.years.retain(|y| !y.papers.is_empty());
     corpus

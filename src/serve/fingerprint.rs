@@ -144,7 +144,7 @@ impl<'a> Fingerprints<'a> {
                 .for_each(|&c| h.write_u64(category_names[c]));
             h.finish()
         };
-        let author_hash = |author: &crate::corpus::Author| {
+        let author_hash = |author: &Arc<crate::corpus::Author>| {
             let profile = site.content.profiles.get(&author.slug);
             hash_of((
                 (&author.name, &author.sort_name, &author.slug),
