@@ -134,24 +134,24 @@ impl TitleHashes {
 
     /// Counts the listings of `now` that are not in `before` and stops
     /// counting those of `before` not in `now` (a listing is the same when
-    /// it shares its parsed file, as the cache hands it on): linear in the
-    /// listings, and in the records of the changed ones only.
+    /// it shares its parsed file, as the cache hands it on; one held twice
+    /// counts twice): linear in the listings, and in the records of the
+    /// changed ones only.
     pub fn update<'a>(
         &mut self,
-        before: impl Iterator<Item = &'a ParsedListing> + Clone,
-        now: impl Iterator<Item = &'a ParsedListing> + Clone,
+        before: impl Iterator<Item = &'a ParsedListing>,
+        now: impl Iterator<Item = &'a ParsedListing>,
     ) {
-        let ids = |listings: &mut dyn Iterator<Item = &'a ParsedListing>| {
-            listings
-                .map(|parsed| Arc::as_ptr(&parsed.listing) as usize)
-                .collect::<FxHashSet<usize>>()
-        };
-        let (was, is) = (ids(&mut before.clone()), ids(&mut now.clone()));
-        for gone in before.filter(|p| !is.contains(&(Arc::as_ptr(&p.listing) as usize))) {
-            self.count(gone, false);
+        let mut held: FxHashMap<*const Listing, (i64, &ParsedListing)> = FxHashMap::default();
+        for (parsed, step) in before.map(|p| (p, -1)).chain(now.map(|p| (p, 1))) {
+            held.entry(Arc::as_ptr(&parsed.listing))
+                .or_insert((0, parsed))
+                .0 += step;
         }
-        for new in now.filter(|p| !was.contains(&(Arc::as_ptr(&p.listing) as usize))) {
-            self.count(new, true);
+        for (times, parsed) in held.into_values() {
+            for _ in 0..times.unsigned_abs() {
+                self.count(parsed, times > 0);
+            }
         }
     }
 
@@ -458,6 +458,12 @@ mod tests {
             ),
             (1, 1)
         );
+        // One parsed file held twice counts twice, and once when let go once.
+        let lead = bo.keys[0].lead_hash.unwrap();
+        hashes.update([&bo_again].into_iter(), [&bo_again, &bo_again].into_iter());
+        assert_eq!(hashes.leads[&lead], 2);
+        hashes.update([&bo_again, &bo_again].into_iter(), [&bo_again].into_iter());
+        assert_eq!(hashes.leads[&lead], 1);
     }
 
     #[test]

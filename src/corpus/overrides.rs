@@ -241,7 +241,10 @@ fn reorder_authors(corpus: &mut Corpus) {
     }
     for author in &mut corpus.authors {
         if names.contains(&author.name) {
-            Arc::make_mut(author).sort_name = names.parts(&author.name).sort_name();
+            let sort_name = names.parts(&author.name).sort_name();
+            if author.sort_name != sort_name {
+                Arc::make_mut(author).sort_name = sort_name;
+            }
         }
     }
     let keys: Vec<String> = corpus
@@ -477,10 +480,11 @@ fn remove_papers(corpus: &mut Corpus, hidden: &[bool]) {
         index += 1;
         !hidden[index - 1]
     });
-    corpus
-        .authors
-        .iter_mut()
-        .for_each(|a| remap(&mut Arc::make_mut(a).papers));
+    for author in &mut corpus.authors {
+        if author.papers.iter().any(|&id| new_id[id] != Some(id)) {
+            remap(&mut Arc::make_mut(author).papers);
+        }
+    }
     corpus.years.iter_mut().for_each(|y| remap(&mut y.papers));
     corpus.years.retain(|y| !y.papers.is_empty());
     corpus

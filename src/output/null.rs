@@ -25,10 +25,9 @@ impl Sink for NullSink {
 
     /// Counts the bytes as they are written; holds none.
     fn put_streamed(&self, _path: &str, write: &mut StreamedFile) -> io::Result<()> {
-        let mut counter = ByteCounter::default();
-        write(&mut counter)?;
+        let bytes = count(write)?;
         self.files.fetch_add(1, Ordering::Relaxed);
-        self.bytes.fetch_add(counter.0, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
         Ok(())
     }
 
@@ -46,9 +45,15 @@ impl Sink for NullSink {
     }
 }
 
+/// How many bytes `write` writes, holding none of them.
+pub fn count(write: &mut StreamedFile) -> io::Result<u64> {
+    let mut counter = ByteCounter(0);
+    write(&mut counter)?;
+    Ok(counter.0)
+}
+
 /// An [`io::Write`] that only counts the bytes written to it.
-#[derive(Debug, Default)]
-pub struct ByteCounter(pub u64);
+struct ByteCounter(u64);
 
 impl io::Write for ByteCounter {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
