@@ -85,7 +85,7 @@ pub fn resolve_link(base_url: &str, page_file: &str, link: &str) -> LinkTarget {
 }
 
 /// The links and anchors of one HTML page, as scanned.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct PageLinks {
     ids: Vec<String>,
     links: Vec<String>,
@@ -232,10 +232,10 @@ fn depends_on_page(link: &str) -> bool {
 impl LinkSink {
     /// Counts `files` (output paths) as existing: pages that failed to
     /// render, whose template error is reported instead.
-    fn add_files(&self, files: impl IntoIterator<Item = String>) {
+    fn add_files<'a>(&self, files: impl IntoIterator<Item = &'a str>) {
         let mut index = lock(&self.index);
         for file in files {
-            index.add_file(&file);
+            index.add_file(file);
         }
     }
 
@@ -353,7 +353,7 @@ pub fn check(options: &BuildOptions) -> BuildReport {
     // A page that failed to render is missing: links to it are counted
     // as resolving, so only its template error is reported.
     if let (Some(base_url), Some(unrendered)) = (report.base_url.clone(), &report.unrendered) {
-        sink.add_files(unrendered.iter().cloned());
+        sink.add_files(unrendered.iter().map(String::as_str));
         let mut links = sink.broken_links(&base_url, &report.content_links);
         // A Markdown link the build already reported at its line is not
         // reported again: an `@/` link to no file (an error), and a

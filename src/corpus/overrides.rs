@@ -258,14 +258,10 @@ fn reorder_authors(corpus: &mut Corpus) {
     for (new, &old) in order.iter().enumerate() {
         new_id[old] = new;
     }
-    let mut old_authors: Vec<Option<Arc<crate::corpus::Author>>> =
-        std::mem::take(&mut corpus.authors)
-            .into_iter()
-            .map(Some)
-            .collect();
+    let old_authors = std::mem::take(&mut corpus.authors);
     corpus.authors = order
         .iter()
-        .filter_map(|&old| old_authors[old].take())
+        .map(|&old| Arc::clone(&old_authors[old]))
         .collect();
     for paper in &mut corpus.papers {
         if paper.authors.iter().all(|&id| new_id[id] == id) {
