@@ -15,7 +15,9 @@ takes to write the same files to the same disk.
 Past 200,000 papers (the issue's 1,000,000-paper goal) the corpus is made
 without its Hugo copy, Hugo is not run (at 1,000,000 papers it would need
 about 40 GB), and Vellum builds once per run the complete site the goal
-names: every page and the search index, per-paper export files off.
+names: every page and the search index, per-paper export files off; the
+floor then copies that complete tree (at 1,000,000 papers about 30 GB for
+the build and 30 GB for its copy).
 
 Before generating anything the script checks free disk space and inodes
 under bench/work/ against what the sizes need (estimated per paper from
@@ -50,10 +52,9 @@ HUGO_MAX = 200_000
 # output tree: bytes and files as measured at 100,000 papers, rounded up;
 # inodes add an estimated directory per page (not counted).
 BYTES_PER_PAPER = {"listings": 5_200, "hugo-copy": 4_100, "vellum-lwl": 16_000,
-                   "vellum-full": 35_000, "vellum-complete": 30_000, "hugo": 3_100,
-                   "floor": 16_000}
+                   "vellum-full": 35_000, "vellum-complete": 30_000, "hugo": 3_100}
 INODES_PER_PAPER = {"listings": 0.3, "hugo-copy": 1.1, "vellum-lwl": 2.8,
-                    "vellum-full": 5.0, "vellum-complete": 3.6, "hugo": 3.3, "floor": 2.8}
+                    "vellum-full": 5.0, "vellum-complete": 3.6, "hugo": 3.3}
 
 
 def timed(cmd, cwd=None):
@@ -94,6 +95,12 @@ def kinds_for(size, hugo):
     return ["vellum-lwl", "hugo", "vellum-full"] if hugo else ["vellum-lwl", "vellum-full"]
 
 
+def floor_of(size):
+    """The build whose output tree the floor copies: like with like where
+    Hugo runs, the complete site beyond."""
+    return "vellum-lwl" if size <= HUGO_MAX else "vellum-complete"
+
+
 def check_space(sizes, hugo, out):
     """Exits, saying what is needed, unless the file system under WORK has
     room for every corpus not yet generated and the one under `out` for
@@ -106,7 +113,8 @@ def check_space(sizes, hugo, out):
         slot[2] += int(sum(INODES_PER_PAPER[p] for p in parts) * size)
 
     for size in sizes:
-        need(out, kinds_for(size, hugo) + ["floor"] * (size <= HUGO_MAX), size)
+        # The floor's copy needs as much again as the tree it copies.
+        need(out, kinds_for(size, hugo) + [floor_of(size)], size)
         if not (WORK / f"corpus-{size}" / "manifest.json").exists():
             need(WORK, ["listings"] + ["hugo-copy"] * (size <= HUGO_MAX), size)
     for directory, need_bytes, need_inodes in needs.values():
@@ -188,7 +196,7 @@ def main():
                 results[kind].append(r)
                 print(f"  {size} run {run + 1} {kind}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu, "
                       f"{r['rss']:.0f} MB, {r['files']} files, {r['bytes'] / 2**20:.0f} MiB", flush=True)
-                if kind == "vellum-lwl":
+                if kind == floor_of(size):
                     copy = a.out / "out-floor"
                     shutil.rmtree(copy, ignore_errors=True)
                     f = timed(["cp", "-r", str(out), str(copy)])
@@ -205,8 +213,8 @@ def main():
             runs = results[kind]
             if not runs:
                 continue
-            # The floor copies the like-with-like tree: same files and bytes.
-            measured = runs[0] if "files" in runs[0] else results["vellum-lwl"][0]
+            # The floor copies one build's tree: same files and bytes.
+            measured = runs[0] if "files" in runs[0] else results[floor_of(size)][0]
             files, mib = measured["files"], measured["bytes"] / 2**20
             print(f"{size:>8} {kind:<12} {median(runs, 'wall'):>8.2f} {median(runs, 'cpu'):>8.2f} "
                   f"{median(runs, 'rss'):>8.0f} {files:>8} {mib:>7.0f}")
@@ -215,6 +223,9 @@ def main():
             print(f"{size:>8} Vellum/Hugo  wall {median(lwl, 'wall') / median(hugo, 'wall'):.3f}  "
                   f"cpu {median(lwl, 'cpu') / median(hugo, 'cpu'):.3f}  "
                   f"RSS {median(lwl, 'rss') / median(hugo, 'rss'):.3f}")
+        if results["vellum-complete"] and results["floor"]:
+            print(f"{size:>8} complete build / floor  wall "
+                  f"{median(results['vellum-complete'], 'wall') / median(results['floor'], 'wall'):.2f}")
         print(f"{size:>8} stages of the last full or complete Vellum build:\n" +
               "\n".join("           " + l for l in stages.splitlines() if re.match(r"^[a-z]+ +[0-9]", l)))
     if len(rows) >= 2:
