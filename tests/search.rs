@@ -29,17 +29,70 @@ fn decode(text: &str) -> Vec<u64> {
     out
 }
 
-/// Every term of the index with its postings `(document, impact)`,
-/// checking that each term sits in the shard the entry file assigns it.
+/// Postings `(document, level)` from an inline numbers string of
+/// (distance, level) pairs.
+fn inline_postings(text: &str) -> Vec<(u64, u64)> {
+    let mut doc = 0;
+    decode(text)
+        .chunks(2)
+        .map(|pair| {
+            doc += pair[0];
+            (doc, pair[1])
+        })
+        .collect()
+}
+
+/// A zlib stream, inflated.
+fn inflate(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::ZlibDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// The records of a pack (metadata or phrase buckets), by its offset header.
+fn pack_records(pack: &[u8]) -> Vec<&[u8]> {
+    let offset = |k: usize| {
+        let digits = std::str::from_utf8(&pack[k * 8..k * 8 + 8]).unwrap();
+        usize::from_str_radix(digits, 16).unwrap()
+    };
+    let header = offset(0);
+    let count = (header - 1) / 8 - 1;
+    assert_eq!(pack[header - 1], b'\n');
+    assert_eq!(offset(count), pack.len());
+    (0..count)
+        .map(|k| &pack[offset(k)..offset(k + 1)])
+        .collect()
+}
+
+/// 32-bit FNV-1a, as docs/search-index.md assigns phrase buckets.
+fn fnv1a(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// Every term of the index with its postings `(document, impact level)`,
+/// checking that each term sits in the shard the entry file assigns it,
+/// that its document frequency is its postings' count, and that each
+/// title bigram sits in the phrase bucket its hash names.
 fn all_terms(site: &Pages) -> std::collections::BTreeMap<String, Vec<(u64, u64)>> {
     let entry = json(site, "search/index.json");
     let shards = entry["terms"].as_array().unwrap();
+    let packs: Vec<&[u8]> = entry["postings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &site[format!("search/{}", f.as_str().unwrap()).as_str()][..])
+        .collect();
     let mut terms = std::collections::BTreeMap::new();
     for (i, shard) in shards.iter().enumerate() {
         let first = shard[0].as_str().unwrap();
         let next = shards.get(i + 1).map(|s| s[0].as_str().unwrap());
         let file = json(site, &format!("search/{}", shard[1].as_str().unwrap()));
-        for (term, postings) in file["terms"].as_object().unwrap() {
+        for (term, value) in file["terms"].as_object().unwrap() {
             assert!(
                 term.as_str() >= first,
                 "{term} before its shard's first {first}"
@@ -48,18 +101,61 @@ fn all_terms(site: &Pages) -> std::collections::BTreeMap<String, Vec<(u64, u64)>
                 next.is_none_or(|n| term.as_str() < n),
                 "{term} past its shard"
             );
-            let numbers = decode(postings.as_str().unwrap());
-            let mut doc = 0;
-            let list = numbers
-                .chunks(2)
-                .map(|pair| {
-                    doc += pair[0];
-                    (doc, pair[1])
-                })
-                .collect();
+            assert!(!term.contains(' '), "{term}: a bigram in a term shard");
+            let value = value.as_array().unwrap();
+            let df = value[0].as_u64().unwrap() as usize;
+            let list = if let [_, text] = &value[..] {
+                inline_postings(text.as_str().unwrap())
+            } else {
+                let n = |k: usize| value[k].as_u64().unwrap() as usize;
+                let bytes = inflate(&packs[n(1)][n(2)..n(3)]);
+                let mut distances = bytes.iter().copied();
+                let mut doc = 0;
+                let mut list = Vec::new();
+                for _ in 0..df {
+                    let (mut number, mut shift) = (0u64, 0);
+                    loop {
+                        let b = distances.next().unwrap();
+                        number |= u64::from(b & 0x7f) << shift;
+                        shift += 7;
+                        if b < 0x80 {
+                            break;
+                        }
+                    }
+                    doc += number;
+                    list.push(doc);
+                }
+                assert_eq!(distances.len(), df, "{term}: a level after each distance");
+                let levels = &bytes[bytes.len() - df..];
+                list.into_iter()
+                    .zip(levels.iter().map(|&l| u64::from(l)))
+                    .collect()
+            };
+            assert_eq!(list.len(), df, "{term}");
             terms.insert(term.clone(), list);
         }
     }
+    let phrases = &entry["phrases"];
+    let buckets = phrases["buckets"].as_u64().unwrap() as u32;
+    let per_file = phrases["per_file"].as_u64().unwrap() as u32;
+    let mut bucket = 0;
+    for file in phrases["files"].as_array().unwrap() {
+        let pack = &site[format!("search/{}", file.as_str().unwrap()).as_str()];
+        let records = pack_records(pack);
+        assert!(records.len() as u32 <= per_file);
+        for record in records {
+            if !record.is_empty() {
+                let found: Value = serde_json::from_slice(&inflate(record)).unwrap();
+                for (term, text) in found.as_object().unwrap() {
+                    assert!(term.contains(' '), "{term}: not a bigram");
+                    assert_eq!(fnv1a(term) % buckets, bucket, "{term}");
+                    terms.insert(term.clone(), inline_postings(text.as_str().unwrap()));
+                }
+            }
+            bucket += 1;
+        }
+    }
+    assert_eq!(bucket, buckets);
     terms
 }
 
@@ -70,16 +166,7 @@ fn records(site: &Pages) -> Vec<Value> {
     let mut out = Vec::new();
     for file in entry["metadata"]["files"].as_array().unwrap() {
         let pack = &site[format!("search/{}", file.as_str().unwrap()).as_str()];
-        let offset = |k: usize| {
-            let digits = std::str::from_utf8(&pack[k * 8..k * 8 + 8]).unwrap();
-            usize::from_str_radix(digits, 16).unwrap()
-        };
-        let header = offset(0);
-        let count = (header - 1) / 8 - 1;
-        assert_eq!(pack[header - 1], b'\n');
-        assert_eq!(offset(count), pack.len());
-        for k in 0..count {
-            let record = &pack[offset(k)..offset(k + 1)];
+        for record in pack_records(pack) {
             assert_eq!(record.last(), Some(&b'\n'));
             out.push(serde_json::from_slice(record).unwrap());
         }
@@ -128,7 +215,7 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     let (report, site) = build_memory(dir.path(), None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let entry = json(&site, "search/index.json");
-    assert_eq!(entry["version"], 2);
+    assert_eq!(entry["version"], 3);
     assert_eq!(entry["documents"], 37);
     assert_eq!(
         entry["years"],
@@ -145,15 +232,15 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     kinds.dedup();
     assert_eq!(
         kinds,
-        ["a", "c", "f", "m", "t"],
+        ["a", "b", "c", "f", "m", "p", "t"],
         "one file of each other kind"
     );
-    // The default term shard budget: at least 16 KiB a shard (all but the last).
+    // The default term shard budget: at least 8 KiB a shard (all but the last).
     assert_eq!(term_shards, entry["terms"].as_array().unwrap().len());
     assert!(term_shards >= 2, "{term_shards} term shards");
     for shard in &entry["terms"].as_array().unwrap()[..term_shards - 1] {
         let file = format!("search/{}", shard[1].as_str().unwrap());
-        assert!(site[file.as_str()].len() >= 16 * 1024, "{file}");
+        assert!(site[file.as_str()].len() >= 8 * 1024, "{file}");
     }
     for file in &listed {
         let hash = xxhash_rust::xxh3::xxh3_64(&site[file.as_str()]);

@@ -500,8 +500,8 @@ pub(crate) fn serde_error(message: &str, key: Option<&str>, holding: Holding) ->
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchSettings {
     /// A term shard is closed once it holds this many bytes. By default
-    /// (`None`) a 256th of all postings, within 16 KiB to 192 KiB: about
-    /// 250 term shards, fewer past 50 MB of postings (about 50,000 papers).
+    /// (`None`) 8 KiB, about 350 terms with their document frequencies and
+    /// the places of their postings.
     pub term_shard_bytes: Option<usize>,
     /// Documents per metadata pack. Default 8,192 (about 5 MB a pack:
     /// a browser fetches single records from it with range requests).

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
@@ -220,17 +221,29 @@ fn analyse(fields: &[String; 4]) -> Analysis {
     }
 }
 
-/// A term's impact in a document (BM25F term-frequency part × 100,
-/// rounded, at least 1) from its count in each field, the document's
-/// field lengths in tokens and their averages over all documents.
-fn impact(counts: &[u32; 4], lengths: &[usize; 4], average: &[f64; 4]) -> u32 {
+/// A term's impact in a document, the BM25F term-frequency part, as its
+/// [`level`], from its count in each field, the document's field lengths
+/// in tokens and their averages over all documents.
+fn impact(counts: &[u32; 4], lengths: &[usize; 4], average: &[f64; 4]) -> u8 {
     let part = |f: usize| {
         let count = f64::from(counts[f]);
         let norm = 1.0 - B + B * lengths[f] as f64 / average[f].max(1e-9);
         WEIGHTS[f] * count * (K1 + 1.0) / (count + K1 * norm)
     };
-    let sum: f64 = (0..4).filter(|&f| counts[f] > 0).map(part).sum();
-    (sum * 100.0).round().max(1.0) as u32
+    level((0..4).filter(|&f| counts[f] > 0).map(part).sum())
+}
+
+/// Ratio between an impact level and the next: levels keep an impact
+/// within 2.5% (a byte, which compresses to about 5 bits, instead of the
+/// hundredths in 10 bits that made up most of a frequent term's postings).
+const IMPACT_STEP: f64 = 1.05;
+
+/// An impact's level: `round(log_1.05(100 × impact))`, at least 0. The
+/// largest impact, every field's weight times `k1 + 1`, is level 153.
+fn level(impact: f64) -> u8 {
+    ((impact * 100.0).max(1.0).ln() / IMPACT_STEP.ln())
+        .round()
+        .min(255.0) as u8
 }
 
 /// A document's terms with their counts per field, then its title bigrams
@@ -313,7 +326,7 @@ impl AnalysisCache {
     /// Every term of `documents` (in document order) with its postings:
     /// cached analyses reused, others made (in parallel) and kept; entries
     /// of documents no longer in the corpus are dropped.
-    fn postings(&self, corpus: &Corpus, documents: &[&Paper]) -> Vec<(String, Vec<(u32, u32)>)> {
+    fn postings(&self, corpus: &Corpus, documents: &[&Paper]) -> Vec<(String, Vec<(u32, u8)>)> {
         // A document is known by its short fields and its abstract's
         // source hash, which decides the abstract's plain text: only the
         // documents analysed again read that text back.
@@ -364,7 +377,7 @@ impl AnalysisCache {
         let dictionary = lock(&self.dictionary);
         *cached = keyed.into_iter().zip(numbered.iter().cloned()).collect();
         let average = average_lengths(numbered.iter().map(|d| &d.lengths));
-        let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); dictionary.terms.len()];
+        let mut lists: Vec<Vec<(u32, u8)>> = vec![Vec::new(); dictionary.terms.len()];
         for (doc, document) in numbered.iter().enumerate() {
             for (number, counts) in counted(&document.terms) {
                 let impact = impact(&counts, &document.lengths, &average);
@@ -380,29 +393,81 @@ impl AnalysisCache {
     }
 }
 
-/// One term's postings in the index's encoding: for each (document,
-/// impact) in document order, the document's distance from the previous
-/// one (from 0 for the first) and the impact, each [`encode_number`]ed.
+/// One term's postings as they are made: for each (document, impact
+/// level) in document order, the document's distance from the previous one
+/// (from 0 for the first) as LEB128, and the level.
 #[derive(Debug, Default)]
-struct EncodedPostings {
+struct PostingsWriter {
     previous: u32,
-    text: String,
+    df: u32,
+    distances: Vec<u8>,
+    levels: Vec<u8>,
 }
 
-impl EncodedPostings {
+impl PostingsWriter {
     /// Appends a posting; `doc` is not below the last one pushed.
-    fn push(&mut self, doc: u32, impact: u32) {
-        encode_number(u64::from(doc - self.previous), &mut self.text);
-        encode_number(u64::from(impact), &mut self.text);
+    fn push(&mut self, doc: u32, level: u8) {
+        leb128(doc - self.previous, &mut self.distances);
+        self.levels.push(level);
         self.previous = doc;
+        self.df += 1;
     }
+
+    /// The postings as the index writes them: a term with at most
+    /// [`INLINE_POSTINGS`] documents, and every title bigram, as numbers in
+    /// its term shard or phrase bucket; others as a zlib stream of the
+    /// distances, then the levels, for a postings pack.
+    fn finish(self, bigram: bool) -> Written {
+        if bigram || self.df as usize <= INLINE_POSTINGS {
+            let mut text = String::new();
+            let mut distances = self.distances.iter().copied();
+            for &level in &self.levels {
+                encode_number(
+                    u64::from(read_leb128(&mut distances).unwrap_or(0)),
+                    &mut text,
+                );
+                encode_number(u64::from(level), &mut text);
+            }
+            return Written::Inline(self.df, text);
+        }
+        let mut zlib = flate2::write::ZlibEncoder::new(
+            Vec::with_capacity(self.distances.len() / 2 + self.levels.len()),
+            flate2::Compression::default(),
+        );
+        // Writing to a vector cannot fail.
+        let _ = zlib.write_all(&self.distances);
+        let _ = zlib.write_all(&self.levels);
+        Written::Packed(self.df, zlib.finish().unwrap_or_default())
+    }
+}
+
+/// Terms in at most this many documents keep their postings in their term
+/// shard: a range request would cost more in headers than they weigh.
+const INLINE_POSTINGS: usize = 8;
+
+/// One term's postings, finished: its document frequency and either the
+/// numbers of its inline postings or its zlib stream.
+#[derive(Debug)]
+enum Written {
+    Inline(u32, String),
+    Packed(u32, Vec<u8>),
+}
+
+/// Where a term shard says a term's postings are: `[df, "numbers"]`
+/// inline, or `[df, pack, start, end]`, bytes `start..end` of a postings
+/// pack.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Located {
+    Inline(u32, String),
+    Packed(u32, usize, usize, usize),
 }
 
 /// One term's postings before the average field lengths are known: for
 /// each (document, count per field) in document order, the document's
 /// distance from the previous one, a byte with a bit for each field the
 /// term occurs in, and those fields' counts, as LEB128 numbers (about as
-/// compact as [`EncodedPostings`]).
+/// compact as [`PostingsWriter`]).
 #[derive(Debug, Default)]
 struct CountedPostings {
     previous: u32,
@@ -422,8 +487,8 @@ impl CountedPostings {
 
     /// The postings with their [`impact`]s, given each document's field
     /// lengths (by document number) and their averages.
-    fn weigh(&self, lengths: &[[usize; 4]], average: &[f64; 4]) -> EncodedPostings {
-        let mut weighed = EncodedPostings::default();
+    fn weigh(&self, lengths: &[[usize; 4]], average: &[f64; 4]) -> PostingsWriter {
+        let mut weighed = PostingsWriter::default();
         for (doc, counts) in counted(&self.bytes) {
             weighed.push(doc, impact(&counts, &lengths[doc as usize], average));
         }
@@ -501,14 +566,17 @@ fn add_postings<'a>(
 const BATCH: usize = 2048;
 
 /// The index format's version, in the entry file.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 #[derive(Serialize)]
 struct Entry<'a> {
     version: u32,
     documents: usize,
     prefix_weight: f64,
+    impact_step: f64,
     terms: Vec<(String, String)>,
+    postings: Vec<String>,
+    phrases: Phrases,
     categories_of: String,
     authors_of: AuthorShards,
     metadata: Packs,
@@ -518,6 +586,13 @@ struct Entry<'a> {
     years: Vec<(Option<u16>, usize)>,
     categories: Vec<(&'a str, &'a str)>,
     urls: Urls,
+}
+
+#[derive(Serialize)]
+struct Phrases {
+    buckets: usize,
+    per_file: usize,
+    files: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -548,11 +623,24 @@ struct Urls {
 /// Authors per author-name file.
 const AUTHORS_PER_FILE: usize = 4096;
 
-/// The default term shard budget: all postings' bytes over this many
-/// shards, within the two bounds below.
-const TERM_SHARDS: usize = 256;
-const MIN_TERM_SHARD_BYTES: usize = 16 * 1024;
-const MAX_TERM_SHARD_BYTES: usize = 192 * 1024;
+/// The default term shard budget: about 350 terms with the places of
+/// their postings, 2 to 3 KB gzipped.
+const TERM_SHARD_BYTES: usize = 8 * 1024;
+
+/// A postings pack is closed once it holds this many bytes.
+const POSTINGS_PACK_BYTES: usize = 8 << 20;
+
+/// Title bigrams per phrase bucket, on average, and buckets per file.
+const PHRASES_PER_BUCKET: usize = 32;
+const BUCKETS_PER_FILE: usize = 4096;
+
+/// 32-bit FNV-1a of a term's UTF-8 bytes: its phrase bucket, the same in
+/// `search-engine.js`.
+fn fnv1a(term: &str) -> u32 {
+    term.bytes().fold(0x811c_9dc5, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
 
 /// Width of one offset in a metadata pack's header: 8 hex digits.
 const OFFSET_DIGITS: usize = 8;
@@ -571,23 +659,22 @@ fn document_order(corpus: &Corpus) -> Vec<&Paper> {
     order
 }
 
-/// A metadata pack: a header of `records + 1` byte offsets (8 lowercase
-/// hex digits each, from the start of the file) and a newline, then the
-/// records, each a JSON array and a newline. Record `k` is the bytes from
-/// offset `k` to offset `k + 1`.
-fn metadata_pack(records: &[Vec<u8>]) -> Vec<u8> {
+/// A pack (metadata or phrase buckets): a header of `records + 1` byte
+/// offsets (8 lowercase hex digits each, from the start of the file) and a
+/// newline, then the records. Record `k` is the bytes from offset `k` to
+/// offset `k + 1`.
+fn records_pack(records: &[Vec<u8>]) -> Vec<u8> {
     let header = (records.len() + 1) * OFFSET_DIGITS + 1;
-    let body: usize = records.iter().map(|r| r.len() + 1).sum();
+    let body: usize = records.iter().map(Vec::len).sum();
     let mut pack = Vec::with_capacity(header + body);
     let mut offset = header;
     for record in records {
         pack.extend_from_slice(format!("{offset:08x}").as_bytes());
-        offset += record.len() + 1;
+        offset += record.len();
     }
     pack.extend_from_slice(format!("{offset:08x}\n").as_bytes());
     for record in records {
         pack.extend_from_slice(record);
-        pack.push(b'\n');
     }
     pack
 }
@@ -640,37 +727,43 @@ pub fn build_index(
 ) {
     let settings = config.search_settings;
     let documents = document_order(corpus);
-    // Each term with its postings, encoded as the index writes them, in
-    // term order, and the bytes they take in term shards.
-    let term_bytes = |term: &str, list: &str| term.len() + list.len() + 6;
-    let (total_bytes, encoded): (usize, Box<dyn Iterator<Item = (String, String)>>) = match cache {
+    // Each term with its postings, finished as the index writes them, in
+    // term order, and the count of title bigrams among them.
+    let finish = |term: &str, list: PostingsWriter| list.finish(term.contains(' '));
+    let is_bigram = |term: &&String| term.contains(' ');
+    let (bigrams, written): (usize, Box<dyn Iterator<Item = (String, Written)>>) = match cache {
         Some(cache) => {
-            let mut encoded: Vec<(String, String)> = cache
+            let mut written: Vec<(String, Written)> = cache
                 .postings(corpus, &documents)
                 .into_par_iter()
                 .map(|(term, list)| {
-                    let mut encoded = EncodedPostings::default();
-                    for (doc, impact) in list {
-                        encoded.push(doc, impact);
+                    let mut writer = PostingsWriter::default();
+                    for (doc, level) in list {
+                        writer.push(doc, level);
                     }
-                    (term, encoded.text)
+                    let written = finish(&term, writer);
+                    (term, written)
                 })
                 .collect();
-            encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let total = encoded.iter().map(|(t, l)| term_bytes(t, l)).sum();
-            (total, Box::new(encoded.into_iter()))
+            written.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let bigrams = written
+                .iter()
+                .map(|(term, _)| term)
+                .filter(is_bigram)
+                .count();
+            (bigrams, Box::new(written.into_iter()))
         }
         None => {
             // Documents in batches, analysed in parallel (each tokenised
             // once), postings appended in document order with their counts
             // per field: one batch's tokens are alive at a time. An impact
             // needs the average field lengths over all documents (BM25F),
-            // so each term's list is weighed and encoded as the index
-            // writes it (3 to 4 bytes a posting) once every document is
-            // analysed, freeing its counts as it goes. The terms are sorted
-            // where they are (an index map keeps them in a vector) and
-            // handed on one by one, never copied. Fx hashing: the keys are
-            // short terms, hashed once per posting.
+            // so each term's list is weighed and finished (compressed) as
+            // the index writes it once every document is analysed, freeing
+            // its counts as it goes. The terms are sorted where they are
+            // (an index map keeps them in a vector) and handed on one by
+            // one, never copied. Fx hashing: the keys are short terms,
+            // hashed once per posting.
             let mut counted = Postings::<CountedPostings>::default();
             let mut lengths: Vec<[usize; 4]> = Vec::with_capacity(documents.len());
             for (batch, papers) in documents.chunks(BATCH).enumerate() {
@@ -682,14 +775,16 @@ pub fn build_index(
                 lengths.extend(analyses.iter().map(|a| a.lengths));
             }
             let average = average_lengths(lengths.iter());
-            let mut postings: Postings<EncodedPostings> = counted
+            let mut postings: Postings<Written> = counted
                 .into_par_iter()
-                .map(|(term, list)| (term, list.weigh(&lengths, &average)))
+                .map(|(term, list)| {
+                    let written = finish(&term, list.weigh(&lengths, &average));
+                    (term, written)
+                })
                 .collect();
             postings.par_sort_unstable_keys();
-            let total = postings.iter().map(|(t, l)| term_bytes(t, &l.text)).sum();
-            let encoded = postings.into_iter().map(|(term, list)| (term, list.text));
-            (total, Box::new(encoded))
+            let bigrams = postings.keys().filter(is_bigram).count();
+            (bigrams, Box::new(postings.into_iter()))
         }
     };
 
@@ -699,15 +794,41 @@ pub fn build_index(
         name
     };
 
-    // Term shards: closed once past the byte budget.
-    let budget = settings.term_shard_bytes.unwrap_or_else(|| {
-        (total_bytes / TERM_SHARDS).clamp(MIN_TERM_SHARD_BYTES, MAX_TERM_SHARD_BYTES)
-    });
+    // Terms in term shards, closed once past the byte budget, their
+    // postings inline or in postings packs, closed past POSTINGS_PACK_BYTES
+    // (between terms); each title bigram written into its phrase bucket,
+    // FNV-1a(bigram) mod the bucket count, as a member of its JSON object
+    // (in term order within the bucket, as the terms come).
+    let budget = settings.term_shard_bytes.unwrap_or(TERM_SHARD_BYTES);
     let mut term_files = Vec::new();
-    let mut shard: BTreeMap<String, String> = BTreeMap::new();
+    let mut shard: BTreeMap<String, Located> = BTreeMap::new();
     let mut shard_bytes = 0;
     let mut first = String::new();
-    for (term, list) in encoded {
+    let mut postings_files = Vec::new();
+    let mut pack: Vec<u8> = Vec::new();
+    let bucket_count = bigrams.div_ceil(PHRASES_PER_BUCKET).max(1);
+    let mut buckets: Vec<Vec<u8>> = vec![Vec::new(); bucket_count];
+    for (term, list) in written {
+        let located = match list {
+            Written::Inline(_, text) if term.contains(' ') => {
+                let bucket = &mut buckets[fnv1a(&term) as usize % bucket_count];
+                bucket.extend_from_slice(if bucket.is_empty() { b"{\"" } else { b",\"" });
+                // Neither a term nor a numbers string needs escaping.
+                for part in [term.as_bytes(), b"\":\"", text.as_bytes(), b"\""] {
+                    bucket.extend_from_slice(part);
+                }
+                continue;
+            }
+            Written::Inline(df, text) => Located::Inline(df, text),
+            Written::Packed(df, bytes) => {
+                if pack.len() >= POSTINGS_PACK_BYTES {
+                    postings_files.push(put("p", "bin", std::mem::take(&mut pack)));
+                }
+                let start = pack.len();
+                pack.extend_from_slice(&bytes);
+                Located::Packed(df, postings_files.len(), start, pack.len())
+            }
+        };
         if shard_bytes >= budget && !shard.is_empty() {
             let name = put("t", "json", json_object("terms", &shard));
             term_files.push((std::mem::take(&mut first), name));
@@ -721,13 +842,42 @@ pub fn build_index(
                 term.clone()
             };
         }
-        shard_bytes += term_bytes(&term, &list);
-        shard.insert(term, list);
+        // `"term":[…],` in the shard's JSON (terms need no escaping).
+        shard_bytes += term.len() + 4 + serde_json::to_vec(&located).map_or(0, |v| v.len());
+        shard.insert(term, located);
     }
     if !shard.is_empty() || term_files.is_empty() {
         let name = put("t", "json", json_object("terms", &shard));
         term_files.push((first, name));
     }
+    if !pack.is_empty() {
+        postings_files.push(put("p", "bin", pack));
+    }
+
+    // Phrase buckets: each a zlib stream of its JSON object, read as a
+    // metadata pack's record is.
+    let phrase_files: Vec<String> = buckets
+        .par_chunks(BUCKETS_PER_FILE)
+        .map(|chunk| {
+            let records: Vec<Vec<u8>> = chunk
+                .iter()
+                .map(|bucket| {
+                    if bucket.is_empty() {
+                        return Vec::new();
+                    }
+                    let mut zlib =
+                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+                    let _ = zlib.write_all(bucket);
+                    let _ = zlib.write_all(b"}");
+                    zlib.finish().unwrap_or_default()
+                })
+                .collect();
+            records_pack(&records)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|bytes| put("b", "bin", bytes))
+        .collect();
 
     // Category runs: documents with the same category list, in order.
     let mut runs = String::new();
@@ -768,7 +918,7 @@ pub fn build_index(
             let records: Vec<Vec<u8>> = chunk
                 .par_iter()
                 .map(|paper| {
-                    serde_json::to_vec(&serde_json::json!([
+                    let mut record = serde_json::to_vec(&serde_json::json!([
                         paper.slug,
                         paper.title.plain,
                         paper.known_year(),
@@ -776,10 +926,12 @@ pub fn build_index(
                         corpus.category_codes(paper),
                         paper.abstract_text.summary(settings.excerpt_chars),
                     ]))
-                    .unwrap_or_default()
+                    .unwrap_or_default();
+                    record.push(b'\n');
+                    record
                 })
                 .collect();
-            put("m", "bin", metadata_pack(&records))
+            put("m", "bin", records_pack(&records))
         })
         .collect();
 
@@ -808,7 +960,14 @@ pub fn build_index(
         version: VERSION,
         documents: documents.len(),
         prefix_weight: PREFIX_WEIGHT,
+        impact_step: IMPACT_STEP,
         terms: term_files,
+        postings: postings_files,
+        phrases: Phrases {
+            buckets: bucket_count,
+            per_file: BUCKETS_PER_FILE,
+            files: phrase_files,
+        },
         categories_of: categories_file,
         authors_of: AuthorShards {
             documents: settings.facet_documents,
@@ -853,16 +1012,69 @@ mod tests {
     fn counted_postings_weigh_to_the_impacts_of_their_counts() {
         let lengths = vec![[3, 2, 1, 40]; 300];
         let average = [4.0, 2.0, 1.5, 60.0];
-        assert_eq!(impact(&[1, 0, 0, 0], &lengths[0], &average), 334);
+        // 3.0 × 2.2 / (1 + 1.2 × (0.25 + 0.75 × 3 / 4)) = 3.34: level 119.
+        assert_eq!(impact(&[1, 0, 0, 0], &lengths[0], &average), 119);
         // Distances and counts past one LEB128 byte, fields skipped.
         let postings = [(0, [1, 0, 0, 0]), (5, [0, 2, 0, 200]), (299, [0, 0, 1, 0])];
         let mut counted = CountedPostings::default();
-        let mut expected = EncodedPostings::default();
+        let mut expected = PostingsWriter::default();
         for (doc, counts) in postings {
             counted.push(doc, counts);
             expected.push(doc, impact(&counts, &lengths[doc as usize], &average));
         }
-        assert_eq!(counted.weigh(&lengths, &average).text, expected.text);
+        let weighed = counted.weigh(&lengths, &average);
+        assert_eq!(weighed.distances, [0, 5, 0xa6, 0x02]);
+        assert_eq!(weighed.levels, expected.levels);
+    }
+
+    #[test]
+    fn few_postings_and_bigrams_stay_inline_others_are_zlib_streams() {
+        let mut few = PostingsWriter::default();
+        few.push(3, 94);
+        few.push(40, 1);
+        // Distance 3, level 94, distance 37, level 1, as numbers.
+        let Written::Inline(2, text) = few.finish(false) else {
+            panic!("inline")
+        };
+        assert_eq!(text, "D-ClBB");
+        let mut many = PostingsWriter::default();
+        for doc in 0..=INLINE_POSTINGS as u32 {
+            many.push(doc * 200, 100);
+        }
+        let Written::Packed(df, bytes) = many.finish(false) else {
+            panic!("packed")
+        };
+        assert_eq!(df, 9);
+        let mut inflated = Vec::new();
+        use std::io::Read;
+        flate2::read::ZlibDecoder::new(&bytes[..])
+            .read_to_end(&mut inflated)
+            .unwrap();
+        let distances = [0, 0xc8, 1].iter().chain([0xc8, 1].iter().cycle().take(14));
+        let expected: Vec<u8> = distances.copied().chain([100; 9]).collect();
+        assert_eq!(inflated, expected);
+        let mut bigram = PostingsWriter::default();
+        for doc in 0..20 {
+            bigram.push(doc, 7);
+        }
+        assert!(matches!(bigram.finish(true), Written::Inline(20, _)));
+    }
+
+    #[test]
+    fn fnv1a_matches_the_reference_vectors() {
+        assert_eq!(fnv1a(""), 0x811c_9dc5);
+        assert_eq!(fnv1a("a"), 0xe40c_292c);
+        assert_eq!(fnv1a("foobar"), 0xbf9c_f968);
+    }
+
+    #[test]
+    fn levels_step_by_five_percent() {
+        assert_eq!(level(0.0), 0);
+        assert_eq!(level(0.01), 0);
+        assert_eq!(level(1.0), 94);
+        assert_eq!(level(1.05), 95);
+        // The largest impact: every field's weight times k1 + 1.
+        assert_eq!(level(8.0 * 2.2), 153);
     }
 
     /// `tests/search/tokens.json`: the vectors the JavaScript tokenizer
@@ -902,18 +1114,17 @@ mod tests {
         let average = [2.0, 2.0, 2.0, 6.0];
         let analysis = analyse(&fields);
         assert_eq!(analysis.lengths, [2, 2, 3, 6]);
-        let found: HashMap<&str, u32> = counted_terms(&analysis)
+        let found: HashMap<&str, u8> = counted_terms(&analysis)
             .map(|(term, counts)| (term, impact(&counts, &analysis.lengths, &average)))
             .collect();
         // Title (3.0, tf 1, len = avg) + abstract (1.0, tf 2, len 6 = avg).
         let title: f64 = 3.0 * 2.2 / (1.0 + 1.2);
         let abstract_part: f64 = 2.0 * 2.2 / (2.0 + 1.2);
-        assert_eq!(
-            found["serverless"],
-            ((title + abstract_part) * 100.0).round() as u32
-        );
-        assert_eq!(found["serverless computing"], 300);
-        assert_eq!(found["ana"], 250);
+        assert_eq!(found["serverless"], level(title + abstract_part));
+        assert_eq!(found["serverless"], 125);
+        assert_eq!(found["serverless computing"], level(3.0));
+        assert_eq!(found["ana"], level(2.5));
+        assert!(found["ana"] < found["serverless computing"]);
         assert!(!found.contains_key("and"));
     }
 }

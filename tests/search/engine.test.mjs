@@ -6,9 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import {
-  tokenize, decodeNumbers, compareCodePoints, escapeHtml, SearchIndex,
+  tokenize, decodeNumbers, compareCodePoints, escapeHtml, fnv1a, SearchIndex,
 } from '../../themes/default/static/search-engine.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -97,28 +98,53 @@ test('number encoding round trip', () => {
   assert.deepEqual(decodeNumbers(encodeNumbers(numbers)), numbers);
 });
 
-/** A metadata pack (docs/search-index.md): hex offsets, then JSON records. */
-function metadataPack(records) {
-  const bodies = records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`));
+/** A pack (docs/search-index.md): hex offsets, then the records' bytes. */
+function pack(records) {
   let offset = (records.length + 1) * 8 + 1;
   let header = '';
-  for (const body of bodies) {
+  for (const record of records) {
     header += offset.toString(16).padStart(8, '0');
-    offset += body.length;
+    offset += record.length;
   }
   header += `${offset.toString(16).padStart(8, '0')}\n`;
-  return new Uint8Array(Buffer.concat([Buffer.from(header), ...bodies]));
+  return new Uint8Array(Buffer.concat([Buffer.from(header), ...records]));
 }
 
-/** A hand-made index: two documents, terms split over three shards. */
+/** A metadata pack: each record a JSON array and a newline. */
+const metadataPack = (records) => pack(records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`)));
+
+/** An impact's level: round(log_1.05(100 × impact)); `impact` is given × 100. */
+const level = (impact) => Math.round(Math.log(impact) / Math.log(1.05));
+
+/** Inline postings: (document, impact × 100) pairs as numbers of distances and levels. */
+const postings = (pairs) => encodeNumbers(pairs.flatMap(([d, i], k) => [k ? d - pairs[k - 1][0] : d, level(i)]));
+
+/** Postings as a pack stream: LEB128 distances, then levels, deflated. */
+function packedPostings(pairs) {
+  const bytes = [];
+  pairs.forEach(([d], k) => {
+    let n = k ? d - pairs[k - 1][0] : d;
+    while (n >= 0x80) { bytes.push((n & 0x7f) | 0x80); n = Math.floor(n / 128); }
+    bytes.push(n);
+  });
+  return deflateSync(Buffer.from([...bytes, ...pairs.map(([, i]) => level(i))]));
+}
+
+/**
+ * A hand-made index: two documents, terms split over three shards, `model`
+ * in a postings pack, the bigram `ranking b` in the one phrase bucket.
+ */
 function syntheticIndex() {
-  const postings = (pairs) => encodeNumbers(pairs.flatMap(([d, i], k) => [k ? d - pairs[k - 1][0] : d, i]));
+  const model = packedPostings([[1, 300]]);
   const files = {
     'index.json': {
-      version: 2,
+      version: 3,
       documents: 2,
       prefix_weight: 0.7,
+      impact_step: 1.05,
       terms: [['', 't0.json'], ['ranker', 't1.json'], ['ranking', 't2.json']],
+      postings: ['p0.bin'],
+      phrases: { buckets: 1, per_file: 4096, files: ['b0.bin'] },
       categories_of: 'c0.json',
       authors_of: { documents: 1, bytes: 40, files: ['f0.json', 'f1.json'] },
       metadata: { documents: 1, files: ['m0.bin', 'm1.bin'] },
@@ -128,10 +154,12 @@ function syntheticIndex() {
       urls: { papers: '/sub/papers/' },
     },
     // Integer-like keys first, as a JSON object may list them in any order.
-    't0.json': { terms: { 2: postings([[1, 100]]), b: postings([[0, 400]]), bold: postings([[0, 300]]),
-      model: postings([[1, 300]]), rank: postings([[1, 300]]) } },
-    't1.json': { terms: { ranker: postings([[0, 200]]) } },
-    't2.json': { terms: { ranking: postings([[0, 300]]), 'ranking b': postings([[0, 300]]) } },
+    't0.json': { terms: { 2: [1, postings([[1, 100]])], b: [1, postings([[0, 400]])], bold: [1, postings([[0, 300]])],
+      model: [1, 0, 3, 3 + model.length], rank: [1, postings([[1, 300]])] } },
+    't1.json': { terms: { ranker: [1, postings([[0, 200]])] } },
+    't2.json': { terms: { ranking: [1, postings([[0, 300]])] } },
+    'p0.bin': new Uint8Array(Buffer.concat([Buffer.from('pad'), model])),
+    'b0.bin': pack([deflateSync(Buffer.from(JSON.stringify({ 'ranking b': postings([[0, 300]]) })))]),
     // Document 0 in category 0, document 1 in none.
     'c0.json': { runs: encodeNumbers([1, 1, 0, 1, 0]) },
     'f0.json': { documents: [encodeNumbers([0])] },
@@ -156,6 +184,12 @@ function syntheticIndex() {
   return { index, fetched };
 }
 
+test('FNV-1a of UTF-8 bytes, as the Rust index writer hashes bigrams', () => {
+  assert.equal(fnv1a(''), 0x811c9dc5);
+  assert.equal(fnv1a('a'), 0xe40c292c);
+  assert.equal(fnv1a('foobar'), 0xbf9cf968);
+});
+
 test('synthetic index: escaping, highlights, prefixes across shards', async () => {
   const { index, fetched } = syntheticIndex();
   const bold = await index.search('bold');
@@ -171,7 +205,7 @@ test('synthetic index: escaping, highlights, prefixes across shards', async () =
   assert.deepEqual(fetched.sort(), ['a0.json', 'c0.json', 'f0.json', 'index.json', 'm0.bin#0-16', 'm0.bin#17-138', 't0.json']);
 
   // `rank`: the exact term (document 1) and, by prefix over the next two
-  // shards, `ranker` and `ranking` (document 0) but not the bigram `ranking b`.
+  // shards, `ranker` and `ranking` (document 0); bigrams are in no shard.
   const rank = await index.search('rank');
   assert.deepEqual(rank.results.map((r) => r.id), [1, 0]);
   assert.ok(rank.results[0].score > rank.results[1].score);
@@ -180,13 +214,19 @@ test('synthetic index: escaping, highlights, prefixes across shards', async () =
   // A token that is not last matches exactly when it can: `rank 2`.
   const rank2 = await index.search('rank 2');
   assert.deepEqual(rank2.results.map((r) => r.id), [1]);
-  // AND: `bold model` is in no document.
+  // AND: `bold model` is in no document; `model`, from the postings
+  // pack (bytes 3 to the end, after 3 bytes of padding), is in document 1.
   assert.equal((await index.search('bold model')).total, 0);
-  // Phrase boost: `ranking b` adds the bigram's score.
+  const modelBytes = packedPostings([[1, 300]]).length;
+  assert.ok(fetched.includes(`p0.bin#3-${3 + modelBytes}`), fetched.join());
+  assert.deepEqual((await index.search('models')).results.map((r) => r.id), [1]);
+  // Phrase boost: `ranking b` adds the bigram's score, from the bucket
+  // (its offsets, then its bytes); `b ranking` has no bigram there.
   const phrase = await index.search('ranking b');
   const reversed = await index.search('b ranking');
   assert.equal(phrase.total, 1);
   assert.ok(phrase.results[0].score > reversed.results[0].score);
+  assert.ok(fetched.includes('b0.bin#0-16'), fetched.join());
   // Filters: a facet value outside the results stays listed, with 0.
   const other = await index.search('bold', { year: 1999 });
   assert.equal(other.total, 0);
@@ -320,9 +360,11 @@ test('queries on the default index', { skip: !SITE && 'VELLUM_SEARCH_SITE is uns
     assert.equal(ranges.length, 2);
     assert.equal(ranges[0][1] - ranges[0][0], 16);
     assert.deepEqual(fetched.map(kind).sort(), ['a', 'c', 'f', 'index', 'm', 'm', 't']);
-    // A second query re-fetches nothing already cached.
+    // A second query re-fetches nothing already cached: it adds the phrase
+    // bucket of `accent author` (its offsets, then its bytes).
     await index.search('accents author');
-    assert.equal(fetched.length, 7);
+    assert.deepEqual(fetched.slice(7).map(kind), ['b', 'b']);
+    assert.equal(fetched.length, 9);
   });
 
   await t.test('a host that ignores range requests gives the same answers', async () => {

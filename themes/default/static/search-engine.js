@@ -110,16 +110,6 @@ export function decodeNumbers(text) {
   return out;
 }
 
-/** How many numbers an encoded string holds (without decoding it). */
-function countNumbers(text) {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 128 && IS_LAST[c]) n += 1;
-  }
-  return n;
-}
-
 // ------------------------------------------------------------------ strings
 
 /** Compares strings in code-point order (= UTF-8 byte order), not UTF-16 order. */
@@ -224,6 +214,8 @@ const DEFAULT_AUTHOR_FACETS = 20;
 const SNIPPET_CHARS = 240;
 const EAGER_AUTHOR_BYTES = 65536;
 const OFFSET_DIGITS = 8;
+// Ranges of a postings pack this close are fetched by one request.
+const MERGE_GAP = 4096;
 
 function defaultFetchJson(url) {
   return fetch(url).then((r) => {
@@ -274,6 +266,56 @@ function lastAtMost(sorted, value, key, compare = compareCodePoints) {
   return lo - 1;
 }
 
+/** Postings decoded from an inline numbers string: (distance, level) pairs. */
+function decodeInline(text) {
+  const numbers = decodeNumbers(text);
+  const docs = new Array(numbers.length / 2);
+  const levels = new Uint8Array(numbers.length / 2);
+  let doc = 0;
+  for (let i = 0; i < numbers.length; i += 2) {
+    doc += numbers[i];
+    docs[i / 2] = doc;
+    levels[i / 2] = numbers[i + 1];
+  }
+  return { docs, levels };
+}
+
+/** Postings decoded from an inflated pack stream: df LEB128 distances, then df levels. */
+function decodePacked(bytes, df) {
+  const docs = new Array(df);
+  let doc = 0;
+  let i = 0;
+  for (let k = 0; k < df; k++) {
+    let n = 0;
+    let scale = 1;
+    let b;
+    do {
+      if (i >= bytes.length) throw new Error('postings end inside a distance');
+      b = bytes[i++];
+      n += (b & 0x7f) * scale;
+      scale *= 128;
+    } while (b >= 0x80);
+    doc += n;
+    docs[k] = doc;
+  }
+  if (bytes.length - i !== df) throw new Error(`postings hold ${bytes.length - i} levels, not ${df}`);
+  return { docs, levels: bytes.subarray(i) };
+}
+
+/** Bytes of a zlib stream, inflated (the browser's and Node's DecompressionStream). */
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+const UTF8_ENCODER = new TextEncoder();
+/** 32-bit FNV-1a of text's UTF-8 bytes: a title bigram's phrase bucket. */
+export function fnv1a(text) {
+  let hash = 0x811c9dc5;
+  for (const byte of UTF8_ENCODER.encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
+}
+
 /** The index (entry file plus shards), fetched lazily and cached. */
 export class SearchIndex {
   /**
@@ -300,7 +342,9 @@ export class SearchIndex {
     this.files = new Map(); // url → Promise<object>
     this.wholeFiles = new Map(); // url → Uint8Array, from hosts that ignore Range
     this.sortedTerms = new Map(); // term shard index → sorted term list
-    this.postings = new Map(); // term → {docs, impacts}
+    this.postings = new Map(); // term → Promise<{docs, levels}>
+    this.impacts = null; // impact level → impact × 100
+    this.buckets = new Map(); // phrase bucket → Promise<{bigram: numbers}>
     this.authorRows = new Map(); // document → author ids
     this.records = new Map(); // document → metadata record
     this.categoryRuns = null; // {ends, categories}: run k covers documents < ends[k]
@@ -321,7 +365,11 @@ export class SearchIndex {
   /** The entry file (search/index.json). */
   async entry() {
     const entry = await this.load(null);
-    if (entry.version !== 2) throw new Error(`unsupported search index version ${entry.version}`);
+    if (entry.version !== 3) throw new Error(`unsupported search index version ${entry.version}`);
+    if (!this.impacts) {
+      // A level's impact × 100: impact_step ** level (docs/search-index.md).
+      this.impacts = Float64Array.from({ length: 256 }, (_, l) => entry.impact_step ** l);
+    }
     return entry;
   }
 
@@ -336,31 +384,72 @@ export class SearchIndex {
     return { terms: shard.terms, sorted };
   }
 
-  decodePostings(term, text) {
+  /**
+   * The postings {docs, levels} of term, whose term-shard value is
+   * `[df, "numbers"]` (inline) or `[df, pack, start, end]`; cached by term.
+   */
+  async postingsOf(entry, term, value) {
     let p = this.postings.get(term);
     if (!p) {
-      const numbers = decodeNumbers(text);
-      const docs = new Array(numbers.length / 2);
-      const impacts = new Array(numbers.length / 2);
-      let doc = 0;
-      for (let i = 0; i < numbers.length; i += 2) {
-        doc += numbers[i];
-        docs[i / 2] = doc;
-        impacts[i / 2] = numbers[i + 1];
-      }
-      p = { docs, impacts };
+      p = value.length === 2
+        ? Promise.resolve(decodeInline(value[1]))
+        : this.packed(entry, [value]).then(([bytes]) => decodePacked(bytes, value[0]));
       this.postings.set(term, p);
+      p.catch(() => this.postings.delete(term));
     }
     return p;
   }
 
+  /**
+   * The inflated postings of the given `[df, pack, start, end]` values, in
+   * order. Ranges of one pack less than MERGE_GAP bytes apart are fetched
+   * by one request (a prefix's terms are neighbours in their pack).
+   */
+  async packed(entry, values) {
+    const order = values.map((v, i) => i).sort((a, b) => values[a][1] - values[b][1] || values[a][2] - values[b][2]);
+    const spans = [];
+    for (const i of order) {
+      const [, pack, start, end] = values[i];
+      const last = spans[spans.length - 1];
+      if (last && last.pack === pack && start - last.end <= MERGE_GAP) {
+        last.end = Math.max(last.end, end);
+        last.items.push(i);
+      } else spans.push({ pack, start, end, items: [i] });
+    }
+    const out = new Array(values.length);
+    await Promise.all(spans.map(async ({ pack, start, end, items }) => {
+      const bytes = await this.bytes(entry.postings[pack], start, end);
+      await Promise.all(items.map(async (i) => {
+        out[i] = await inflate(bytes.subarray(values[i][2] - start, values[i][3] - start));
+      }));
+    }));
+    return out;
+  }
+
   /** The postings of term, or null when the index lacks it. */
   async exact(entry, term) {
+    if (term.includes(' ')) return this.phrase(entry, term);
     const i = lastAtMost(entry.terms, term, (t) => t[0]);
     if (i < 0) return null;
     const { terms } = await this.termShard(entry, i);
-    const text = Object.prototype.hasOwnProperty.call(terms, term) ? terms[term] : undefined;
-    return text === undefined ? null : this.decodePostings(term, text);
+    const value = Object.prototype.hasOwnProperty.call(terms, term) ? terms[term] : undefined;
+    return value === undefined ? null : this.postingsOf(entry, term, value);
+  }
+
+  /** The postings of a title bigram, from its phrase bucket, or null. */
+  async phrase(entry, pair) {
+    const { buckets, per_file: perFile, files } = entry.phrases;
+    const b = fnv1a(pair) % buckets;
+    const name = files[Math.floor(b / perFile)];
+    let bucket = this.buckets.get(b);
+    if (!bucket) {
+      bucket = this.recordBytes(name, b % perFile)
+        .then(async (bytes) => (bytes.length ? JSON.parse(UTF8.decode(await inflate(bytes))) : {}));
+      this.buckets.set(b, bucket);
+      bucket.catch(() => this.buckets.delete(b));
+    }
+    const text = (await bucket)[pair];
+    return typeof text === 'string' ? decodeInline(text) : null;
   }
 
   /**
@@ -376,16 +465,23 @@ export class SearchIndex {
       if (i > first && !entry.terms[i][0].startsWith(prefix)) break;
       const { terms, sorted } = await this.termShard(entry, i);
       let j = lastAtMost(sorted, prefix, (t) => t) + 1; // first term > prefix
-      for (; j < sorted.length && sorted[j].startsWith(prefix); j++) {
-        if (!sorted[j].includes(' ')) found.push([sorted[j], terms[sorted[j]]]);
-      }
+      for (; j < sorted.length && sorted[j].startsWith(prefix); j++) found.push([sorted[j], terms[sorted[j]]]);
       if (j < sorted.length) break; // the run ended inside this shard
     }
     const ranked = found
-      .map(([term, text]) => ({ term, text, df: countNumbers(text) / 2 }))
-      .sort((a, b) => b.df - a.df || compareCodePoints(a.term, b.term))
+      .sort((a, b) => b[1][0] - a[1][0] || compareCodePoints(a[0], b[0]))
       .slice(0, this.prefixLimit);
-    return ranked.map(({ term, text }) => ({ term, postings: this.decodePostings(term, text) }));
+    // Postings not yet cached, fetched together.
+    const missing = ranked.filter(([term, value]) => value.length === 4 && !this.postings.has(term));
+    if (missing.length) {
+      const fetched = this.packed(entry, missing.map(([, value]) => value));
+      missing.forEach(([term, value], k) => {
+        const p = fetched.then((all) => decodePacked(all[k], value[0]));
+        this.postings.set(term, p);
+        p.catch(() => this.postings.delete(term));
+      });
+    }
+    return Promise.all(ranked.map(async ([term, value]) => ({ term, postings: await this.postingsOf(entry, term, value) })));
   }
 
   /** The category ids of each document, from the category runs file. */
@@ -436,12 +532,17 @@ export class SearchIndex {
     return got.bytes.subarray(start - got.start, end - got.start);
   }
 
-  /** One metadata record: its offsets from the pack's header, then its bytes. */
-  async record(name, k) {
+  /** Record k of a pack (metadata or phrase buckets): its offsets from the header, then its bytes. */
+  async recordBytes(name, k) {
     const offsets = UTF8.decode(await this.bytes(name, k * OFFSET_DIGITS, (k + 2) * OFFSET_DIGITS));
     const start = parseInt(offsets.slice(0, OFFSET_DIGITS), 16);
     const end = parseInt(offsets.slice(OFFSET_DIGITS), 16);
-    return JSON.parse(UTF8.decode(await this.bytes(name, start, end)));
+    return start === end ? new Uint8Array(0) : this.bytes(name, start, end);
+  }
+
+  /** One metadata record. */
+  async record(name, k) {
+    return JSON.parse(UTF8.decode(await this.recordBytes(name, k)));
   }
 
   /**
@@ -497,6 +598,7 @@ export class SearchIndex {
     const N = entry.documents;
     const prefixWeight = entry.prefix_weight ?? 0.7;
     const idf = (df) => Math.log(1 + (N - df + 0.5) / (df + 0.5));
+    const { impacts } = this;
 
     // Query tokens: parts are required, compound concatenations optional.
     const sequence = [];
@@ -541,10 +643,10 @@ export class SearchIndex {
     }));
     const tokenScores = (clause) => {
       const best = new Map();
-      for (const { postings: { docs, impacts }, weight } of clause.parts) {
+      for (const { postings: { docs, levels }, weight } of clause.parts) {
         const w = weight * idf(docs.length) / 100;
         for (let k = 0; k < docs.length; k++) {
-          const s = w * impacts[k];
+          const s = w * impacts[levels[k]];
           const before = best.get(docs[k]);
           if (before === undefined || s > before) best.set(docs[k], s);
         }
@@ -582,7 +684,7 @@ export class SearchIndex {
         const w = idf(p.docs.length) / 100;
         for (let k = 0; k < p.docs.length; k++) {
           const d = p.docs[k];
-          if (scores.has(d)) scores.set(d, scores.get(d) + w * p.impacts[k]);
+          if (scores.has(d)) scores.set(d, scores.get(d) + w * impacts[p.levels[k]]);
         }
       }));
     } else if (filters.year === null && filters.category === null && filters.author === null) {
