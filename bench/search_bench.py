@@ -26,8 +26,8 @@ Bytes per query, in headless Debian chromium (bench/search/measure.mjs,
 driven by playwright-core), SITE/public served on 127.0.0.1 by a small Node
 server that gzips .html/.css/.js/.json (Pagefind's .pf_* and wasm files are
 pre-compressed and served as stored) and answers single byte-range requests
-of the other files with 206 (Vellum's metadata packs, .bin, are read record
-by record so). Each query runs once per engine, in a
+of the other files with 206 (Vellum's packs, .bin, are read so: a term's
+postings, a phrase bucket, a metadata record). Each query runs once per engine, in a
 fresh browser context (cold cache: what a new visitor pays):
   - Vellum: /search/?q=QUERY, until the status line shows the count (or
     "No results") and the first page of results (10) is shown.
@@ -217,8 +217,8 @@ def kind(engine, path):
     if engine.startswith("vellum"):
         if name.endswith(".js"):
             return "code"
-        return {"index.json": "entry", "t": "terms", "c": "categories", "f": "author facet",
-                "m": "metadata", "a": "author names"}.get(name if name == "index.json" else name.split("-")[0], "other")
+        return {"index.json": "entry", "t": "terms", "p": "postings", "b": "phrases",
+                "c": "categories", "f": "author facet", "m": "metadata", "a": "author names"}.get(name if name == "index.json" else name.split("-")[0], "other")
     if name.endswith(".js"):
         return "code"
     if name.startswith("wasm."):

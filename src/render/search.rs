@@ -1,9 +1,11 @@
 //! The search index stage: tokenises every visible paper (title, authors,
 //! categories, plain abstract), computes each document's BM25F impact per
 //! term, and writes a sharded static index under `search/`: a small entry
-//! file, term-range shards, one file of category runs, author shards and
+//! file, term-range shards (the dictionary), postings packs (each frequent
+//! term's postings a zlib stream, read by an HTTP range request), phrase
+//! buckets of title bigrams, one file of category runs, author shards and
 //! metadata packs by document range (a pack is read record by record with
-//! HTTP range requests), and author-name shards, all content-hashed. The
+//! range requests), and author-name shards, all content-hashed. The
 //! format is specified in `docs/search-index.md`;
 //! `themes/default/static/search-engine.js` reads it. Hands the files,
 //! `(output path, bytes)`, to the build driver.
@@ -716,8 +718,9 @@ pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
 /// Builds the whole index and hands each file to `emit` as `(output path,
 /// bytes)` as soon as it is made: every shard, then the entry file, in a
 /// fixed order. Deterministic: the same corpus and settings give the same
-/// bytes. Memory: no finished file is kept, and each term shard's
-/// postings are dropped once it is emitted.
+/// bytes. Memory: no finished file is kept but the phrase buckets' JSON
+/// (about 27 bytes a title bigram) until every term is written, and each
+/// term's postings are dropped once its shard and pack are emitted.
 pub fn build_index(
     corpus: &Corpus,
     config: &Config,

@@ -802,7 +802,7 @@ fn respond(served: &Served, file: &str, bytes: &[u8], status: StatusCode) -> Res
 }
 
 /// A `Range` request for a file other than HTML (the search index's
-/// metadata packs are read record by record so): one satisfiable range
+/// packs are read so, postings and records): one satisfiable range
 /// gets 206 with that part, an unsatisfiable one 416, and anything else
 /// (several ranges, a malformed header) the whole file, as RFC 9110 allows.
 fn respond_range(served: &Served, file: &str, bytes: &[u8], range: &str) -> Response {

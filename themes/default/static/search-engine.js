@@ -1,5 +1,5 @@
 // Vellum search engine: reads the sharded static index written by
-// src/search.rs (format: docs/search-index.md) and answers queries.
+// src/render/search.rs (format: docs/search-index.md) and answers queries.
 // Plain ES module, no DOM access, no dependencies: the search page and the
 // Node tests (tests/search/engine.test.mjs) both import it.
 
@@ -76,7 +76,7 @@ function forEachToken(text, emit) {
   flush();
 }
 
-/** The tokens of text, by the rules of docs/search-index.md (same as src/search.rs). */
+/** The tokens of text, by the rules of docs/search-index.md (same as src/render/search.rs). */
 export function tokenize(text) {
   const tokens = [];
   forEachToken(text, (t) => tokens.push(t));
@@ -323,7 +323,7 @@ export class SearchIndex {
    * @param {(url: string) => Promise<object>} fetchJson loads and parses one JSON file
    * @param {{fetchRange?: Function, prefixLimit?: number, minPrefix?: number,
    *   authorFacets?: number, eagerAuthorBytes?: number, snippetChars?: number}} options
-   *   fetchRange(url, start, end): bytes of a metadata pack (see defaultFetchRange);
+   *   fetchRange(url, start, end): bytes of a pack (see defaultFetchRange);
    *   prefixLimit: most frequent terms a prefix expands to (100); minPrefix: shortest
    *   token (code points) expanded as a prefix (2); authorFacets: authors listed in
    *   the author facet (20, plus the selected one); eagerAuthorBytes: the author
@@ -340,7 +340,9 @@ export class SearchIndex {
     this.eagerAuthorBytes = options.eagerAuthorBytes ?? EAGER_AUTHOR_BYTES;
     this.snippetChars = options.snippetChars ?? SNIPPET_CHARS;
     this.files = new Map(); // url → Promise<object>
-    this.wholeFiles = new Map(); // url → Uint8Array, from hosts that ignore Range
+    // url → Promise of its first range request's answer (the whole file
+    // from a host that ignores Range)
+    this.firstRequests = new Map();
     this.sortedTerms = new Map(); // term shard index → sorted term list
     this.postings = new Map(); // term → Promise<{docs, levels}>
     this.impacts = null; // impact level → impact × 100
@@ -519,16 +521,25 @@ export class SearchIndex {
     return (d) => this.authorRows.get(d) ?? [];
   }
 
-  /** Bytes [start, end) of an index file, by range request (or from the whole file). */
+  /**
+   * Bytes [start, end) of an index file, by range request (or from the
+   * whole file). Until a file's first request is answered, requests for
+   * it wait: a host that ignores ranges sends the file whole, once.
+   */
   async bytes(name, start, end) {
     const url = resolve(name, this.indexUrl);
-    const whole = this.wholeFiles.get(url);
-    if (whole) return whole.subarray(start, end);
-    const got = await this.fetchRange(url, start, end);
-    if (got.whole) {
-      this.wholeFiles.set(url, got.bytes);
-      return got.bytes.subarray(start, end);
+    const first = this.firstRequests.get(url);
+    let got;
+    if (first) {
+      got = await first;
+      if (!got.whole) got = await this.fetchRange(url, start, end);
+    } else {
+      const request = this.fetchRange(url, start, end);
+      this.firstRequests.set(url, request);
+      request.catch(() => this.firstRequests.delete(url));
+      got = await request;
     }
+    if (got.whole) return got.bytes.subarray(start, end);
     return got.bytes.subarray(start - got.start, end - got.start);
   }
 
@@ -679,7 +690,8 @@ export class SearchIndex {
       const pairs = new Set();
       for (let i = 0; i + 1 < sequence.length; i++) pairs.add(`${sequence[i].token} ${sequence[i + 1].token}`);
       await Promise.all([...pairs].map(async (pair) => {
-        const p = await this.exact(entry, pair);
+        // A boost only: a bucket that cannot be read leaves the scores.
+        const p = await this.exact(entry, pair).catch(() => null);
         if (!p) return;
         const w = idf(p.docs.length) / 100;
         for (let k = 0; k < p.docs.length; k++) {
