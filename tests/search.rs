@@ -193,6 +193,59 @@ fn category_runs(site: &Pages) -> Vec<Vec<u64>> {
     out
 }
 
+/// Each document's listed author ids, from the author shards.
+fn author_rows(site: &Pages) -> Vec<Vec<u64>> {
+    let entry = json(site, "search/index.json");
+    let mut rows = Vec::new();
+    for file in entry["authors_of"]["files"].as_array().unwrap() {
+        let shard = json(site, &format!("search/{}", file.as_str().unwrap()));
+        for text in shard["documents"].as_array().unwrap() {
+            rows.push(decode(text.as_str().unwrap()));
+        }
+    }
+    rows
+}
+
+/// The author lists, in order: (author id, its documents).
+fn author_lists(site: &Pages) -> Vec<(u64, Vec<u64>)> {
+    let entry = json(site, "search/index.json");
+    let lists = &entry["author_lists"];
+    let mut out = Vec::new();
+    let mut blocks = 0;
+    for file in lists["files"].as_array().unwrap() {
+        let pack = &site[format!("search/{}", file.as_str().unwrap()).as_str()];
+        for record in pack_records(pack) {
+            blocks += 1;
+            let bytes = inflate(record);
+            let mut bytes = bytes.iter().copied();
+            let mut next = || {
+                let (mut n, mut shift) = (0u64, 0);
+                loop {
+                    let b = bytes.next()?;
+                    n |= u64::from(b & 0x7f) << shift;
+                    shift += 7;
+                    if b < 0x80 {
+                        return Some(n);
+                    }
+                }
+            };
+            while let Some(author) = next() {
+                let total = next().unwrap();
+                let mut doc = 0;
+                let docs = (0..total)
+                    .map(|_| {
+                        doc += next().unwrap();
+                        doc
+                    })
+                    .collect();
+                out.push((author, docs));
+            }
+        }
+    }
+    assert_eq!(blocks, lists["blocks"].as_u64().unwrap());
+    out
+}
+
 fn bundled_with_zoe(extra_config: &str) -> crate::common::TempDir {
     let dir = bundled_copy();
     std::fs::copy(
@@ -232,7 +285,7 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
     kinds.dedup();
     assert_eq!(
         kinds,
-        ["a", "b", "c", "f", "m", "p", "t"],
+        ["a", "b", "c", "f", "l", "m", "p", "t"],
         "one file of each other kind"
     );
     // The default term shard budget: at least 8 KiB a shard (all but the last).
@@ -247,6 +300,24 @@ fn the_index_is_sharded_content_hashed_and_decodes_to_the_right_documents() {
         let name = file.rsplit('/').next().unwrap();
         assert_eq!(&name[2..18], format!("{hash:016x}"), "{file}");
     }
+
+    // The author lists: each listed author's documents, the author shards
+    // turned inside out, most documents first, ties by id.
+    let rows = author_rows(&site);
+    assert_eq!(rows.len(), 37);
+    let lists = author_lists(&site);
+    assert_eq!(lists.len(), 3, "Chuan Wu, Xiaowen Chu, Zoë Chen");
+    for (author, docs) in &lists {
+        let expected: Vec<u64> = (0..rows.len() as u64)
+            .filter(|&d| rows[d as usize].contains(author))
+            .collect();
+        assert_eq!(docs, &expected, "author {author}");
+    }
+    let order: Vec<(usize, u64)> = lists.iter().map(|(a, d)| (d.len(), *a)).collect();
+    let mut sorted = order.clone();
+    sorted.sort_by_key(|&(n, a)| (std::cmp::Reverse(n), a));
+    assert_eq!(order, sorted);
+    assert_eq!(lists[1].1.len(), 18, "Xiaowen Chu's 18 papers");
 
     // Documents in index order: by year, then category list.
     let terms = all_terms(&site);
@@ -328,6 +399,7 @@ fn tiny_shards_hold_the_same_terms_and_builds_are_deterministic() {
     );
     assert_eq!(all_terms(&tiny), all_terms(&default));
     assert_eq!(records(&tiny), records(&default));
+    assert_eq!(author_lists(&tiny), author_lists(&default));
     let (_, again) = build_memory(tiny_dir.path(), None);
     let search_files = |site: &Pages| -> Vec<(String, Vec<u8>)> {
         let mut files: Vec<(String, Vec<u8>)> = site

@@ -3,10 +3,11 @@
 //! term, and writes a sharded static index under `search/`: a small entry
 //! file, term-range shards (the dictionary), postings packs (each frequent
 //! term's postings a zlib stream, read by an HTTP range request), phrase
-//! buckets of title bigrams, one file of category runs, author shards and
-//! metadata packs by document range (a pack is read record by record with
-//! range requests), and author-name shards, all content-hashed. The
-//! format is specified in `docs/search-index.md`;
+//! buckets of title bigrams, one file of category runs, author shards by
+//! document range and author lists by author (for the author facet of
+//! many results), metadata packs by document range (a pack is read record
+//! by record with range requests), and author-name shards, all
+//! content-hashed. The format is specified in `docs/search-index.md`;
 //! `themes/default/static/search-engine.js` reads it. Hands the files,
 //! `(output path, bytes)`, to the build driver.
 
@@ -432,14 +433,9 @@ impl PostingsWriter {
             }
             return Written::Inline(self.df, text);
         }
-        let mut zlib = flate2::write::ZlibEncoder::new(
-            Vec::with_capacity(self.distances.len() / 2 + self.levels.len()),
-            flate2::Compression::default(),
-        );
-        // Writing to a vector cannot fail.
-        let _ = zlib.write_all(&self.distances);
-        let _ = zlib.write_all(&self.levels);
-        Written::Packed(self.df, zlib.finish().unwrap_or_default())
+        let mut bytes = self.distances;
+        bytes.extend_from_slice(&self.levels);
+        Written::Packed(self.df, zlib(&bytes))
     }
 }
 
@@ -581,6 +577,7 @@ struct Entry<'a> {
     phrases: Phrases,
     categories_of: String,
     authors_of: AuthorShards,
+    author_lists: AuthorLists,
     metadata: Packs,
     authors: AuthorFiles,
     /// Each year with its first document; the undated papers (last) as
@@ -593,6 +590,13 @@ struct Entry<'a> {
 #[derive(Serialize)]
 struct Phrases {
     buckets: usize,
+    per_file: usize,
+    files: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct AuthorLists {
+    blocks: usize,
     per_file: usize,
     files: Vec<String>,
 }
@@ -632,9 +636,26 @@ const TERM_SHARD_BYTES: usize = 8 * 1024;
 /// A postings pack is closed once it holds this many bytes.
 const POSTINGS_PACK_BYTES: usize = 8 << 20;
 
+/// An author-list block is closed once it holds this many bytes (before
+/// compression); blocks per author-list file.
+const AUTHOR_BLOCK_BYTES: usize = 16 * 1024;
+const AUTHOR_BLOCKS_PER_FILE: usize = 256;
+
 /// Title bigrams per phrase bucket, on average, and buckets per file.
 const PHRASES_PER_BUCKET: usize = 32;
 const BUCKETS_PER_FILE: usize = 4096;
+
+/// `bytes` as a zlib stream (default level: the best compresses these
+/// streams no smaller).
+fn zlib(bytes: &[u8]) -> Vec<u8> {
+    let mut zlib = flate2::write::ZlibEncoder::new(
+        Vec::with_capacity(bytes.len() / 2),
+        flate2::Compression::default(),
+    );
+    // Writing to a vector cannot fail.
+    let _ = zlib.write_all(bytes);
+    zlib.finish().unwrap_or_default()
+}
 
 /// 32-bit FNV-1a of a term's UTF-8 bytes: its phrase bucket, the same in
 /// `search-engine.js`.
@@ -859,6 +880,9 @@ pub fn build_index(
 
     // Phrase buckets: each a zlib stream of its JSON object, read as a
     // metadata pack's record is.
+    for bucket in buckets.iter_mut().filter(|b| !b.is_empty()) {
+        bucket.push(b'}');
+    }
     let phrase_files: Vec<String> = buckets
         .par_chunks(BUCKETS_PER_FILE)
         .map(|chunk| {
@@ -868,11 +892,7 @@ pub fn build_index(
                     if bucket.is_empty() {
                         return Vec::new();
                     }
-                    let mut zlib =
-                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-                    let _ = zlib.write_all(bucket);
-                    let _ = zlib.write_all(b"}");
-                    zlib.finish().unwrap_or_default()
+                    zlib(bucket)
                 })
                 .collect();
             records_pack(&records)
@@ -913,6 +933,51 @@ pub fn build_index(
             put("f", "json", bytes)
         })
         .collect();
+
+    // Author lists: each listed author's documents, the authors with the
+    // most documents first (ties by id), in blocks of about
+    // AUTHOR_BLOCK_BYTES, each a zlib stream, packed by
+    // AUTHOR_BLOCKS_PER_FILE. A reader counting the author facet of many
+    // results reads blocks from the first until the rest cannot change
+    // its top authors.
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); corpus.authors.len()];
+    for (doc, paper) in documents.iter().enumerate() {
+        for &a in &paper.authors {
+            lists[a].push(doc as u32);
+        }
+    }
+    let mut ranked: Vec<usize> = (0..lists.len()).filter(|&a| !lists[a].is_empty()).collect();
+    ranked.sort_by_key(|&a| (std::cmp::Reverse(lists[a].len()), a));
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    let mut block = Vec::new();
+    for a in ranked {
+        leb128(a as u32, &mut block);
+        leb128(lists[a].len() as u32, &mut block);
+        let mut previous = 0;
+        for &doc in &lists[a] {
+            leb128(doc - previous, &mut block);
+            previous = doc;
+        }
+        if block.len() >= AUTHOR_BLOCK_BYTES {
+            blocks.push(std::mem::take(&mut block));
+        }
+    }
+    if !block.is_empty() {
+        blocks.push(block);
+    }
+    drop(lists);
+    let author_list_blocks = blocks.len();
+    let author_list_files: Vec<String> = blocks
+        .par_chunks(AUTHOR_BLOCKS_PER_FILE)
+        .map(|chunk| {
+            let records: Vec<Vec<u8>> = chunk.iter().map(|b| zlib(b)).collect();
+            records_pack(&records)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|bytes| put("l", "bin", bytes))
+        .collect();
+    drop(blocks);
 
     // Metadata packs: what a result shows, one record per document.
     let metadata_files: Vec<String> = documents
@@ -976,6 +1041,11 @@ pub fn build_index(
             documents: settings.facet_documents,
             bytes: author_shard_bytes,
             files: author_shards,
+        },
+        author_lists: AuthorLists {
+            blocks: author_list_blocks,
+            per_file: AUTHOR_BLOCKS_PER_FILE,
+            files: author_list_files,
         },
         metadata: Packs {
             documents: settings.metadata_documents,

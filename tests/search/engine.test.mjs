@@ -49,7 +49,7 @@ function openIndex(dir, { ignoreRanges = false, ...options } = {}) {
   return { index, fetched };
 }
 
-/** Kind of a fetched index file: index, t, p, b, c, f, m or a. */
+/** Kind of a fetched index file: index, t, p, b, c, f, l, m or a. */
 const kind = (path) => (path.endsWith('/index.json') ? 'index' : path.split('/').pop()[0]);
 
 /** Fetched paths without their ranges, each once. */
@@ -402,6 +402,34 @@ test('tiny shards give the same answers', { skip: (!SITE || !TINY) && 'VELLUM_SE
   // Not every shard: only those the queries needed.
   const entry = await tiny.index.entry();
   assert.ok(k.t < entry.terms.length, `${k.t} of ${entry.terms.length} term shards`);
+});
+
+test('the author facet from the author lists equals the one from the author shards', { skip: !TINY && 'VELLUM_SEARCH_TINY is unset' }, async () => {
+  // Counted from the author shards, as for a few results.
+  class ByShards extends SearchIndex {
+    async countByAuthorLists(entry, counted) {
+      const docs = [];
+      counted.forEach((marked, d) => { if (marked) docs.push(d); });
+      const authorsOf = await this.authorsOf(entry, docs);
+      const counts = new Map();
+      for (const d of docs) for (const a of new Set(authorsOf(d))) counts.set(a, (counts.get(a) ?? 0) + 1);
+      return counts;
+    }
+  }
+  // The 2024 papers, documents 2 to 35, reach all six author shards of 7.
+  for (const [query, options] of [['', { year: 2024 }], ['distributed', {}], ['', { category: 'cs.DC' }]]) {
+    const { index, fetched } = openIndex(TINY);
+    const lists = await index.search(query, { authors: true, ...options });
+    const listed = [...fetched]; // ByShards below logs to the same list
+    const shards = new ByShards(index.indexUrl, index.fetchJson, { fetchRange: index.fetchRange });
+    const expected = await shards.search(query, { authors: true, ...options });
+    assert.deepEqual(lists.facets.authors, expected.facets.authors, `${query} ${JSON.stringify(options)}`);
+    assert.ok(lists.facets.authors.length >= 2);
+    if (query === '') {
+      assert.ok(listed.some((f) => kind(f) === 'l'), listed.join());
+      assert.ok(!listed.some((f) => kind(f) === 'f'), listed.join());
+    }
+  }
 });
 
 test('prefix expansion follows terms across shard boundaries', { skip: !TINY && 'VELLUM_SEARCH_TINY is unset' }, async () => {

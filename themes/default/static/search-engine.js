@@ -348,6 +348,7 @@ export class SearchIndex {
     this.impacts = null; // impact level → impact × 100
     this.buckets = new Map(); // phrase bucket → Promise<{bigram: numbers}>
     this.authorRows = new Map(); // document → author ids
+    this.authorBatches = new Map(); // "from-to" → Promise of author-list blocks, inflated
     this.records = new Map(); // document → metadata record
     this.categoryRuns = null; // {ends, categories}: run k covers documents < ends[k]
   }
@@ -519,6 +520,91 @@ export class SearchIndex {
       });
     }));
     return (d) => this.authorRows.get(d) ?? [];
+  }
+
+  /**
+   * Blocks [from, to) of the author lists, inflated: from each file its
+   * blocks' offsets (one range request), then their bytes (one more).
+   */
+  authorBlocks(entry, from, to) {
+    // Batches are the same from query to query: cached by their range.
+    const key = `${from}-${to}`;
+    let blocks = this.authorBatches.get(key);
+    if (!blocks) {
+      blocks = this.fetchAuthorBlocks(entry, from, to);
+      this.authorBatches.set(key, blocks);
+      blocks.catch(() => this.authorBatches.delete(key));
+    }
+    return blocks;
+  }
+
+  async fetchAuthorBlocks(entry, from, to) {
+    const { per_file: perFile, files } = entry.author_lists;
+    const out = [];
+    for (let f = Math.floor(from / perFile); f * perFile < to; f++) {
+      const k0 = Math.max(from, f * perFile) - f * perFile;
+      const k1 = Math.min(to, (f + 1) * perFile) - f * perFile;
+      const header = UTF8.decode(await this.bytes(files[f], k0 * OFFSET_DIGITS, (k1 + 1) * OFFSET_DIGITS));
+      const offsets = [];
+      for (let i = 0; i <= k1 - k0; i++) offsets.push(parseInt(header.slice(i * OFFSET_DIGITS, (i + 1) * OFFSET_DIGITS), 16));
+      const body = await this.bytes(files[f], offsets[0], offsets[k1 - k0]);
+      for (let i = 0; i < k1 - k0; i++) {
+        out.push(await inflate(body.subarray(offsets[i] - offsets[0], offsets[i + 1] - offsets[0])));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The author facet over the documents marked in `counted` (author id →
+   * count), from the author lists: blocks read from the first, in batches
+   * growing by half, until the authorFacets-th count exceeds the documents
+   * of the last author read (authors come most documents first), so that
+   * no author left unread could enter the top authorFacets.
+   */
+  async countByAuthorLists(entry, counted) {
+    const counts = new Map();
+    const { blocks } = entry.author_lists;
+    let read = 0;
+    let batch = 2;
+    let lastTotal = Infinity;
+    while (read < blocks) {
+      const upto = Math.min(blocks, read + batch);
+      for (const bytes of await this.authorBlocks(entry, read, upto)) {
+        let i = 0;
+        const next = () => {
+          let n = 0;
+          let scale = 1;
+          let b;
+          do {
+            if (i >= bytes.length) throw new Error('author list ends inside a number');
+            b = bytes[i++];
+            n += (b & 0x7f) * scale;
+            scale *= 128;
+          } while (b >= 0x80);
+          return n;
+        };
+        while (i < bytes.length) {
+          const author = next();
+          const total = next();
+          let doc = 0;
+          let count = 0;
+          for (let k = 0; k < total; k++) {
+            doc += next();
+            count += counted[doc] ?? 0;
+          }
+          if (count > 0) counts.set(author, count);
+          lastTotal = total;
+        }
+      }
+      read = upto;
+      batch = Math.ceil(batch * 1.5);
+      if (counts.size >= this.authorFacets) {
+        const settled = [...counts.values()].sort((a, b) => b - a)[this.authorFacets - 1];
+        if (settled > lastTotal) break;
+      }
+    }
+    return counts;
   }
 
   /**
@@ -709,13 +795,20 @@ export class SearchIndex {
     const yearOf = (d) => years[lastAtMost(years, d, ([, first]) => first, compareNumbers)]?.[0] ?? null;
     const withAuthors = filters.author !== null
       || (countAuthors ?? entry.authors_of.bytes <= this.eagerAuthorBytes);
+    // When the matches reach (nearly) every author shard, the author lists
+    // cost less: read from the most prolific author until the top authors
+    // are settled.
+    const shards = entry.authors_of.files.length;
+    const byLists = withAuthors && filters.author === null && shards >= 4
+      && new Set(matched.map((d) => Math.floor(d / entry.authors_of.documents))).size * 4 >= shards * 3;
     const [categoriesOf, authorsOf] = await Promise.all([
       this.categoriesOf(entry),
-      withAuthors ? this.authorsOf(entry, matched) : () => [],
+      withAuthors && !byLists ? this.authorsOf(entry, matched) : () => [],
     ]);
     const yearCounts = new Map();
     const categoryCounts = new Map();
-    const authorCounts = new Map();
+    let authorCounts = new Map();
+    const counted = byLists ? new Uint8Array(N) : null; // documents the author facet counts
     const hits = [];
     for (const d of matched) {
       const y = yearOf(d);
@@ -727,8 +820,10 @@ export class SearchIndex {
       if (okCategory && okAuthor) yearCounts.set(y, (yearCounts.get(y) ?? 0) + 1);
       if (okYear && okAuthor) for (const c of new Set(categories)) categoryCounts.set(c, (categoryCounts.get(c) ?? 0) + 1);
       if (okYear && okCategory) for (const a of new Set(authors)) authorCounts.set(a, (authorCounts.get(a) ?? 0) + 1);
+      if (okYear && okCategory && counted) counted[d] = 1;
       if (okYear && okCategory && okAuthor) hits.push(d);
     }
+    if (counted) authorCounts = await this.countByAuthorLists(entry, counted);
     const score = (d) => (scores ? scores.get(d) : 0);
     hits.sort((a, b) => score(b) - score(a) || a - b);
 
