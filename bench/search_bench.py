@@ -218,7 +218,8 @@ def kind(engine, path):
         if name.endswith(".js"):
             return "code"
         return {"index.json": "entry", "t": "terms", "p": "postings", "b": "phrases",
-                "c": "categories", "f": "author facet", "m": "metadata", "a": "author names"}.get(name if name == "index.json" else name.split("-")[0], "other")
+                "c": "categories", "f": "author facet", "l": "author lists", "m": "metadata",
+                "a": "author names"}.get(name if name == "index.json" else name.split("-")[0], "other")
     if name.endswith(".js"):
         return "code"
     if name.startswith("wasm."):
