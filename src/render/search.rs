@@ -637,13 +637,42 @@ const TERM_SHARD_BYTES: usize = 8 * 1024;
 const POSTINGS_PACK_BYTES: usize = 8 << 20;
 
 /// An author-list block is closed once it holds this many bytes (before
-/// compression); blocks per author-list file.
+/// compression).
 const AUTHOR_BLOCK_BYTES: usize = 16 * 1024;
+/// Author-list blocks per file.
 const AUTHOR_BLOCKS_PER_FILE: usize = 256;
 
 /// Title bigrams per phrase bucket, on average, and buckets per file.
 const PHRASES_PER_BUCKET: usize = 32;
 const BUCKETS_PER_FILE: usize = 4096;
+
+/// The author lists' blocks, before compression: the authors with
+/// documents, most documents first (ties by id), each as LEB128 numbers
+/// (its id, its count of documents, the documents as differences); a
+/// block is closed after the author that brings it to `block_bytes`, so an
+/// author's list is never split.
+fn author_blocks(lists: &[Vec<u32>], block_bytes: usize) -> Vec<Vec<u8>> {
+    let mut ranked: Vec<usize> = (0..lists.len()).filter(|&a| !lists[a].is_empty()).collect();
+    ranked.sort_by_key(|&a| (std::cmp::Reverse(lists[a].len()), a));
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    let mut block = Vec::new();
+    for a in ranked {
+        leb128(a as u32, &mut block);
+        leb128(lists[a].len() as u32, &mut block);
+        let mut previous = 0;
+        for &doc in &lists[a] {
+            leb128(doc - previous, &mut block);
+            previous = doc;
+        }
+        if block.len() >= block_bytes {
+            blocks.push(std::mem::take(&mut block));
+        }
+    }
+    if !block.is_empty() {
+        blocks.push(block);
+    }
+    blocks
+}
 
 /// `bytes` as a zlib stream (default level: the best compresses these
 /// streams no smaller).
@@ -682,7 +711,7 @@ fn document_order(corpus: &Corpus) -> Vec<&Paper> {
     order
 }
 
-/// A pack (metadata or phrase buckets): a header of `records + 1` byte
+/// A pack (metadata, phrase buckets or author lists): a header of `records + 1` byte
 /// offsets (8 lowercase hex digits each, from the start of the file) and a
 /// newline, then the records. Record `k` is the bytes from offset `k` to
 /// offset `k + 1`.
@@ -741,7 +770,9 @@ pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
 /// fixed order. Deterministic: the same corpus and settings give the same
 /// bytes. Memory: no finished file is kept but the phrase buckets' JSON
 /// (about 27 bytes a title bigram) until every term is written, and each
-/// term's postings are dropped once its shard and pack are emitted.
+/// term's postings are dropped once its shard and pack are emitted; the
+/// author lists (4 bytes an authorship) are held while their blocks are
+/// made.
 pub fn build_index(
     corpus: &Corpus,
     config: &Config,
@@ -935,36 +966,18 @@ pub fn build_index(
         .collect();
 
     // Author lists: each listed author's documents, the authors with the
-    // most documents first (ties by id), in blocks of about
-    // AUTHOR_BLOCK_BYTES, each a zlib stream, packed by
+    // most documents first (ties by id), in blocks, packed by
     // AUTHOR_BLOCKS_PER_FILE. A reader counting the author facet of many
     // results reads blocks from the first until the rest cannot change
-    // its top authors.
+    // its top authors. A paper's listed authors are distinct (the corpus
+    // keeps them sorted and unique), so no document is in a list twice.
     let mut lists: Vec<Vec<u32>> = vec![Vec::new(); corpus.authors.len()];
     for (doc, paper) in documents.iter().enumerate() {
         for &a in &paper.authors {
             lists[a].push(doc as u32);
         }
     }
-    let mut ranked: Vec<usize> = (0..lists.len()).filter(|&a| !lists[a].is_empty()).collect();
-    ranked.sort_by_key(|&a| (std::cmp::Reverse(lists[a].len()), a));
-    let mut blocks: Vec<Vec<u8>> = Vec::new();
-    let mut block = Vec::new();
-    for a in ranked {
-        leb128(a as u32, &mut block);
-        leb128(lists[a].len() as u32, &mut block);
-        let mut previous = 0;
-        for &doc in &lists[a] {
-            leb128(doc - previous, &mut block);
-            previous = doc;
-        }
-        if block.len() >= AUTHOR_BLOCK_BYTES {
-            blocks.push(std::mem::take(&mut block));
-        }
-    }
-    if !block.is_empty() {
-        blocks.push(block);
-    }
+    let blocks = author_blocks(&lists, AUTHOR_BLOCK_BYTES);
     drop(lists);
     let author_list_blocks = blocks.len();
     let author_list_files: Vec<String> = blocks
@@ -1131,6 +1144,21 @@ mod tests {
             bigram.push(doc, 7);
         }
         assert!(matches!(bigram.finish(true), Written::Inline(20, _)));
+    }
+
+    #[test]
+    fn author_blocks_rank_authors_by_documents_and_never_split_a_list() {
+        // Author 0: none; 1: documents 3, 200; 2: 5; 3: 0, 1, 2 (most).
+        let lists = vec![vec![], vec![3, 200], vec![5], vec![0, 1, 2]];
+        let one = author_blocks(&lists, 1 << 14);
+        assert_eq!(one, [vec![3, 3, 0, 1, 1, 1, 2, 3, 0xc5, 1, 2, 1, 5]]);
+        // A block closed once it reaches 4 bytes: after each author.
+        let split = author_blocks(&lists, 4);
+        assert_eq!(
+            split,
+            [vec![3, 3, 0, 1, 1], vec![1, 2, 3, 0xc5, 1], vec![2, 1, 5]]
+        );
+        assert!(author_blocks(&[vec![], vec![]], 4).is_empty());
     }
 
     #[test]

@@ -241,6 +241,96 @@ test('synthetic index: escaping, highlights, prefixes across shards', async () =
   assert.equal(fetched.length, new Set(fetched).size);
 });
 
+/**
+ * A hand-made index of 40 documents (2025: 0–19, 2024: 20–39) and 10
+ * listed authors, author shards of 5 documents, author lists of one author
+ * a block, 3 blocks a file; no terms (filter-only queries).
+ */
+function authorListsIndex({ ignoreRanges = false } = {}) {
+  const N = 40;
+  // Author a lists document d when (d · (a + 3) + a) mod (a + 2) is 0: 20 to 3 documents.
+  const rows = Array.from({ length: N }, (_, d) => [...Array(10).keys()].filter((a) => (d * (a + 3) + a) % (a + 2) === 0));
+  const lists = [...Array(10).keys()].map((a) => rows.flatMap((authors, d) => (authors.includes(a) ? [d] : [])));
+  const leb = (n, out) => { while (n >= 0x80) { out.push((n & 0x7f) | 0x80); n = Math.floor(n / 128); } out.push(n); };
+  const ranked = [...Array(10).keys()].filter((a) => lists[a].length).sort((a, b) => lists[b].length - lists[a].length || a - b);
+  const blocks = ranked.map((a) => {
+    const out = [];
+    leb(a, out);
+    leb(lists[a].length, out);
+    lists[a].forEach((d, k) => leb(k ? d - lists[a][k - 1] : d, out));
+    return deflateSync(Buffer.from(out));
+  });
+  const files = {
+    'index.json': {
+      version: 3, documents: N, prefix_weight: 0.7, impact_step: 1.05,
+      terms: [['', 't0.json']], postings: [], phrases: { buckets: 1, per_file: 4096, files: ['b0.bin'] },
+      categories_of: 'c0.json',
+      authors_of: { documents: 5, bytes: 1e6, files: [...Array(8).keys()].map((i) => `f${i}.json`) },
+      author_lists: { blocks: blocks.length, per_file: 3, files: [0, 1, 2, 3].slice(0, Math.ceil(blocks.length / 3)).map((i) => `l${i}.bin`) },
+      metadata: { documents: N, files: ['m0.bin'] },
+      authors: { count: 10, per_file: 4096, files: ['a0.json'] },
+      years: [[2025, 0], [2024, 20]], categories: [], urls: { papers: '/papers/' },
+    },
+    't0.json': { terms: {} },
+    'c0.json': { runs: encodeNumbers([N, 0]) },
+    'm0.bin': metadataPack(Array.from({ length: N }, (_, d) => [`p${d}`, `Paper ${d}`, d < 20 ? 2025 : 2024, [], [], ''])),
+    'a0.json': { authors: [...Array(10).keys()].map((a) => `Author ${a}`) },
+  };
+  for (let i = 0; i < 8; i++) files[`f${i}.json`] = { documents: rows.slice(i * 5, i * 5 + 5).map(encodeNumbers) };
+  for (let f = 0; f * 3 < blocks.length; f++) files[`l${f}.bin`] = pack(blocks.slice(f * 3, f * 3 + 3));
+  const fetched = [];
+  const nameOf = (url) => new URL(url).pathname.replace('/search/', '');
+  const fetchJson = async (url) => { fetched.push(nameOf(url)); return structuredClone(files[nameOf(url)]); };
+  const fetchRange = async (url, start, end) => {
+    if (ignoreRanges) { fetched.push(nameOf(url)); return { bytes: files[nameOf(url)], start: 0, whole: true }; }
+    fetched.push(`${nameOf(url)}#${start}-${end}`);
+    return { bytes: files[nameOf(url)].slice(start, end), start, whole: false };
+  };
+  return { fetched, lists, make: (Cls, options = {}) => new Cls(`${ORIGIN}/search/index.json`, fetchJson, { fetchRange, ...options }) };
+}
+
+test('the author facet from the author lists: exact top authors, fewer blocks read for fewer facets', async () => {
+  // Counted from the author shards, as for a few results.
+  class ByShards extends SearchIndex {
+    async countByAuthorLists(entry, counted) {
+      const docs = [];
+      counted.forEach((marked, d) => { if (marked) docs.push(d); });
+      const authorsOf = await this.authorsOf(entry, docs);
+      const counts = new Map();
+      for (const d of docs) for (const a of new Set(authorsOf(d))) counts.set(a, (counts.get(a) ?? 0) + 1);
+      return counts;
+    }
+  }
+  const read = {};
+  for (const ignoreRanges of [false, true]) {
+    for (const authorFacets of [1, 2, 3, 20]) {
+      for (const year of [2025, 2024]) {
+        const { fetched, make } = authorListsIndex({ ignoreRanges });
+        const got = await make(SearchIndex, { authorFacets }).search('', { year, authors: true });
+        const blocks = fetched.filter((f) => kind(f) === 'l');
+        const expected = await make(ByShards, { authorFacets }).search('', { year, authors: true });
+        assert.deepEqual(got.facets.authors, expected.facets.authors, `${authorFacets} facets, ${year}`);
+        assert.equal(got.facets.authors.length, Math.min(authorFacets, 10));
+        if (!ignoreRanges) read[`${authorFacets}/${year}`] = blocks.length;
+        else assert.equal(blocks.length, new Set(blocks).size, 'each file whole, once');
+      }
+    }
+  }
+  // Authors by documents: 20, 13, 10, 8, 7, 6, 5, 5, 4, 4 (half in each
+  // year). The top author of 2025 (10 documents) is settled after the
+  // second batch, blocks 2 to 4, once the last author read has 7 < 10:
+  // 5 of 10 blocks, in 6 requests (offsets, then bytes, per file and
+  // batch). A second facet (6 documents) needs every block: 12 requests.
+  assert.equal(read['1/2025'], 6, JSON.stringify(read));
+  assert.equal(read['2/2025'], 12, JSON.stringify(read));
+  assert.equal(read['20/2024'], 12, JSON.stringify(read));
+  // Nothing counted (a year without documents): no block read.
+  const { fetched, make } = authorListsIndex();
+  const none = await make(SearchIndex).search('', { year: 2025, category: 'cs.XX', authors: true });
+  assert.deepEqual(none.facets.authors, []);
+  assert.ok(!fetched.some((f) => kind(f) === 'l'), fetched.join());
+});
+
 test('the author facet is counted when asked or small, else left null', async () => {
   const { index, fetched } = syntheticIndex();
   index.eagerAuthorBytes = 39; // the author shards hold 40 bytes
@@ -416,7 +506,8 @@ test('the author facet from the author lists equals the one from the author shar
       return counts;
     }
   }
-  // The 2024 papers, documents 2 to 35, reach all six author shards of 7.
+  // The filter-only queries match all 37 documents, which reach all six
+  // author shards of 7; the year or category then narrows what is counted.
   for (const [query, options] of [['', { year: 2024 }], ['distributed', {}], ['', { category: 'cs.DC' }]]) {
     const { index, fetched } = openIndex(TINY);
     const lists = await index.search(query, { authors: true, ...options });

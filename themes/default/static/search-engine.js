@@ -564,6 +564,7 @@ export class SearchIndex {
    */
   async countByAuthorLists(entry, counted) {
     const counts = new Map();
+    if (!counted.includes(1)) return counts; // nothing to count: read nothing
     const { blocks } = entry.author_lists;
     let read = 0;
     let batch = 2;
@@ -795,11 +796,11 @@ export class SearchIndex {
     const yearOf = (d) => years[lastAtMost(years, d, ([, first]) => first, compareNumbers)]?.[0] ?? null;
     const withAuthors = filters.author !== null
       || (countAuthors ?? entry.authors_of.bytes <= this.eagerAuthorBytes);
-    // When the matches reach (nearly) every author shard, the author lists
-    // cost less: read from the most prolific author until the top authors
-    // are settled.
+    // When the matches reach three quarters of the author shards (of at
+    // least 4), the author lists cost about as much at most: read from the
+    // most prolific author until the top authors are settled.
     const shards = entry.authors_of.files.length;
-    const byLists = withAuthors && filters.author === null && shards >= 4
+    const byLists = withAuthors && filters.author === null && shards >= 4 && entry.author_lists
       && new Set(matched.map((d) => Math.floor(d / entry.authors_of.documents))).size * 4 >= shards * 3;
     const [categoriesOf, authorsOf] = await Promise.all([
       this.categoriesOf(entry),
