@@ -42,6 +42,19 @@ fn inline_postings(text: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
+/// One unsigned LEB128 number from `bytes`; `None` at their end.
+fn read_leb128(bytes: &mut impl Iterator<Item = u8>) -> Option<u64> {
+    let (mut n, mut shift) = (0u64, 0);
+    loop {
+        let b = bytes.next()?;
+        n |= u64::from(b & 0x7f) << shift;
+        shift += 7;
+        if b < 0x80 {
+            return Some(n);
+        }
+    }
+}
+
 /// A zlib stream, inflated.
 fn inflate(bytes: &[u8]) -> Vec<u8> {
     use std::io::Read;
@@ -113,16 +126,7 @@ fn all_terms(site: &Pages) -> std::collections::BTreeMap<String, Vec<(u64, u64)>
                 let mut doc = 0;
                 let mut list = Vec::new();
                 for _ in 0..df {
-                    let (mut number, mut shift) = (0u64, 0);
-                    loop {
-                        let b = distances.next().unwrap();
-                        number |= u64::from(b & 0x7f) << shift;
-                        shift += 7;
-                        if b < 0x80 {
-                            break;
-                        }
-                    }
-                    doc += number;
+                    doc += read_leb128(&mut distances).unwrap();
                     list.push(doc);
                 }
                 assert_eq!(distances.len(), df, "{term}: a level after each distance");
@@ -218,17 +222,7 @@ fn author_lists(site: &Pages) -> Vec<(u64, Vec<u64>)> {
             blocks += 1;
             let bytes = inflate(record);
             let mut bytes = bytes.iter().copied();
-            let mut next = || {
-                let (mut n, mut shift) = (0u64, 0);
-                loop {
-                    let b = bytes.next()?;
-                    n |= u64::from(b & 0x7f) << shift;
-                    shift += 7;
-                    if b < 0x80 {
-                        return Some(n);
-                    }
-                }
-            };
+            let mut next = || read_leb128(&mut bytes);
             while let Some(author) = next() {
                 let total = next().unwrap();
                 let mut doc = 0;

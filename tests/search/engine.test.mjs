@@ -241,6 +241,18 @@ test('synthetic index: escaping, highlights, prefixes across shards', async () =
   assert.equal(fetched.length, new Set(fetched).size);
 });
 
+/** An index that counts the author facet from the author shards, as for a few results. */
+class ByShards extends SearchIndex {
+  async countByAuthorLists(entry, counted) {
+    const docs = [];
+    counted.forEach((marked, d) => { if (marked) docs.push(d); });
+    const authorsOf = await this.authorsOf(entry, docs);
+    const counts = new Map();
+    for (const d of docs) for (const a of new Set(authorsOf(d))) counts.set(a, (counts.get(a) ?? 0) + 1);
+    return counts;
+  }
+}
+
 /**
  * A hand-made index of 40 documents (2025: 0–19, 2024: 20–39) and 10
  * listed authors, author shards of 5 documents, author lists of one author
@@ -290,17 +302,6 @@ function authorListsIndex({ ignoreRanges = false } = {}) {
 }
 
 test('the author facet from the author lists: exact top authors, fewer blocks read for fewer facets', async () => {
-  // Counted from the author shards, as for a few results.
-  class ByShards extends SearchIndex {
-    async countByAuthorLists(entry, counted) {
-      const docs = [];
-      counted.forEach((marked, d) => { if (marked) docs.push(d); });
-      const authorsOf = await this.authorsOf(entry, docs);
-      const counts = new Map();
-      for (const d of docs) for (const a of new Set(authorsOf(d))) counts.set(a, (counts.get(a) ?? 0) + 1);
-      return counts;
-    }
-  }
   const read = {};
   for (const ignoreRanges of [false, true]) {
     for (const authorFacets of [1, 2, 3, 20]) {
@@ -495,17 +496,6 @@ test('tiny shards give the same answers', { skip: (!SITE || !TINY) && 'VELLUM_SE
 });
 
 test('the author facet from the author lists equals the one from the author shards', { skip: !TINY && 'VELLUM_SEARCH_TINY is unset' }, async () => {
-  // Counted from the author shards, as for a few results.
-  class ByShards extends SearchIndex {
-    async countByAuthorLists(entry, counted) {
-      const docs = [];
-      counted.forEach((marked, d) => { if (marked) docs.push(d); });
-      const authorsOf = await this.authorsOf(entry, docs);
-      const counts = new Map();
-      for (const d of docs) for (const a of new Set(authorsOf(d))) counts.set(a, (counts.get(a) ?? 0) + 1);
-      return counts;
-    }
-  }
   // The filter-only queries match all 37 documents, which reach all six
   // author shards of 7; the year or category then narrows what is counted.
   for (const [query, options] of [['', { year: 2024 }], ['distributed', {}], ['', { category: 'cs.DC' }]]) {

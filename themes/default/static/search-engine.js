@@ -280,24 +280,36 @@ function decodeInline(text) {
   return { docs, levels };
 }
 
+/** Reads unsigned LEB128 numbers from bytes in turn; `what` names them in errors. */
+function leb128Reader(bytes, what) {
+  let i = 0;
+  return {
+    next() {
+      let n = 0;
+      let scale = 1;
+      let b;
+      do {
+        if (i >= bytes.length) throw new Error(`${what} end inside a number`);
+        b = bytes[i++];
+        n += (b & 0x7f) * scale;
+        scale *= 128;
+      } while (b >= 0x80);
+      return n;
+    },
+    get position() { return i; },
+  };
+}
+
 /** Postings decoded from an inflated pack stream: df LEB128 distances, then df levels. */
 function decodePacked(bytes, df) {
   const docs = new Array(df);
+  const distances = leb128Reader(bytes, 'postings');
   let doc = 0;
-  let i = 0;
   for (let k = 0; k < df; k++) {
-    let n = 0;
-    let scale = 1;
-    let b;
-    do {
-      if (i >= bytes.length) throw new Error('postings end inside a distance');
-      b = bytes[i++];
-      n += (b & 0x7f) * scale;
-      scale *= 128;
-    } while (b >= 0x80);
-    doc += n;
+    doc += distances.next();
     docs[k] = doc;
   }
+  const i = distances.position;
   if (bytes.length - i !== df) throw new Error(`postings hold ${bytes.length - i} levels, not ${df}`);
   return { docs, levels: bytes.subarray(i) };
 }
@@ -572,26 +584,14 @@ export class SearchIndex {
     while (read < blocks) {
       const upto = Math.min(blocks, read + batch);
       for (const bytes of await this.authorBlocks(entry, read, upto)) {
-        let i = 0;
-        const next = () => {
-          let n = 0;
-          let scale = 1;
-          let b;
-          do {
-            if (i >= bytes.length) throw new Error('author list ends inside a number');
-            b = bytes[i++];
-            n += (b & 0x7f) * scale;
-            scale *= 128;
-          } while (b >= 0x80);
-          return n;
-        };
-        while (i < bytes.length) {
-          const author = next();
-          const total = next();
+        const numbers = leb128Reader(bytes, 'author lists');
+        while (numbers.position < bytes.length) {
+          const author = numbers.next();
+          const total = numbers.next();
           let doc = 0;
           let count = 0;
           for (let k = 0; k < total; k++) {
-            doc += next();
+            doc += numbers.next();
             count += counted[doc] ?? 0;
           }
           if (count > 0) counts.set(author, count);
