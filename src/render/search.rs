@@ -21,7 +21,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::UnicodeNormalization;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Words never indexed or searched for.
@@ -70,12 +69,34 @@ pub fn tokenize(text: &str) -> Vec<String> {
     tokens
 }
 
+/// `text` in NFKD without combining marks, each character decomposed on
+/// its own: NFKD's canonical reordering moves only characters of a
+/// nonzero combining class, which are all marks and dropped, so this is
+/// `text.nfkd()` without them, and ASCII (most of any text) is copied
+/// instead of going through the normaliser's buffer (5% of the search
+/// stage at 1,000,000 papers).
+fn strip_marks(text: &str) -> String {
+    let mut stripped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            stripped.push(c);
+        } else {
+            unicode_normalization::char::decompose_compatible(c, |d| {
+                if !is_combining_mark(d) {
+                    stripped.push(d);
+                }
+            });
+        }
+    }
+    stripped
+}
+
 /// Calls `emit` with each token of `text`, in order (see [`tokenize`]).
 fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
     let normal: String = if text.is_ascii() {
         text.to_ascii_lowercase()
     } else {
-        let stripped: String = text.nfkd().filter(|&c| !is_combining_mark(c)).collect();
+        let stripped = strip_marks(text);
         let mut folded = String::with_capacity(stripped.len());
         for c in stripped.to_lowercase().chars() {
             fold_letter(c, &mut folded);
@@ -674,12 +695,14 @@ fn author_blocks(lists: &[Vec<u32>], block_bytes: usize) -> Vec<Vec<u8>> {
     blocks
 }
 
-/// `bytes` as a zlib stream (default level: the best compresses these
-/// streams no smaller).
+/// `bytes` as a zlib stream, at level 2: at 100,000 papers the index is
+/// 0.2% larger than at the default level 6 (the best compresses these
+/// streams no smaller), and its compression takes half the time (1.0
+/// against 2.0 s).
 fn zlib(bytes: &[u8]) -> Vec<u8> {
     let mut zlib = flate2::write::ZlibEncoder::new(
         Vec::with_capacity(bytes.len() / 2),
-        flate2::Compression::default(),
+        flate2::Compression::new(2),
     );
     // Writing to a vector cannot fail.
     let _ = zlib.write_all(bytes);
@@ -819,16 +842,26 @@ pub fn build_index(
             // (an index map keeps them in a vector) and handed on one by
             // one, never copied. Fx hashing: the keys are short terms,
             // hashed once per posting.
+            // A batch's postings are added (one thread; 47% of this loop
+            // at 100,000 papers) while the next batch is analysed.
             let mut counted = Postings::<CountedPostings>::default();
             let mut lengths: Vec<[usize; 4]> = Vec::with_capacity(documents.len());
-            for (batch, papers) in documents.chunks(BATCH).enumerate() {
-                let analyses: Vec<Analysis> = papers
-                    .par_iter()
-                    .map(|p| analyse(&fields(corpus, p)))
-                    .collect();
-                add_postings(&mut counted, batch * BATCH, analyses.iter());
+            let mut add = |analyses: Vec<Analysis>| {
+                add_postings(&mut counted, lengths.len(), analyses.iter());
                 lengths.extend(analyses.iter().map(|a| a.lengths));
+            };
+            let mut analysed: Option<Vec<Analysis>> = None;
+            for papers in documents.chunks(BATCH) {
+                let analyse_batch = || {
+                    papers
+                        .par_iter()
+                        .map(|p| analyse(&fields(corpus, p)))
+                        .collect()
+                };
+                let add_last = || analysed.take().map(&mut add);
+                analysed = Some(rayon::join(analyse_batch, add_last).0);
             }
+            analysed.map(add);
             let average = average_lengths(lengths.iter());
             let mut postings: Postings<Written> = counted
                 .into_par_iter()
@@ -1093,6 +1126,7 @@ fn json_object<T: Serialize + ?Sized>(key: &str, value: &T) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use unicode_normalization::UnicodeNormalization;
 
     #[test]
     fn counted_postings_weigh_to_the_impacts_of_their_counts() {
@@ -1188,6 +1222,25 @@ mod tests {
         for (input, expected) in vectors {
             assert_eq!(tokenize(&input), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn marks_are_stripped_as_after_nfkd() {
+        let nfkd =
+            |text: &str| -> String { text.nfkd().filter(|&c| !is_combining_mark(c)).collect() };
+        // Every character after a letter, after a combining mark, and
+        // between two marks of different classes (which NFKD reorders).
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            for text in [
+                format!("a{c}b"),
+                format!("e\u{301}{c}"),
+                format!("a\u{327}{c}\u{301}"),
+            ] {
+                assert_eq!(strip_marks(&text), nfkd(&text), "{:x}", c as u32);
+            }
+        }
+        let text = "Zoë Ångström ﬁne-grained ①½ 한국어 Ǆ ẞ ﷺ";
+        assert_eq!(strip_marks(text), nfkd(text));
     }
 
     #[test]
