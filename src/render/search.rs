@@ -695,6 +695,12 @@ fn author_blocks(lists: &[Vec<u32>], block_bytes: usize) -> Vec<Vec<u8>> {
     blocks
 }
 
+/// Whether an index term is a title bigram (two words; a word has no
+/// space).
+fn is_bigram(term: &str) -> bool {
+    term.contains(' ')
+}
+
 /// zlib's level for the index's streams: at 100,000 papers the index is
 /// 0.19% larger than at the default level 6 (the best compresses these
 /// streams no smaller), and weighing and compressing the postings take
@@ -810,8 +816,7 @@ pub fn build_index(
     let documents = document_order(corpus);
     // Each term with its postings, finished as the index writes them, in
     // term order, and the count of title bigrams among them.
-    let finish = |term: &str, list: PostingsWriter| list.finish(term.contains(' '));
-    let is_bigram = |term: &&String| term.contains(' ');
+    let finish = |term: &str, list: PostingsWriter| list.finish(is_bigram(term));
     let (bigrams, written): (usize, Box<dyn Iterator<Item = (String, Written)>>) = match cache {
         Some(cache) => {
             let mut written: Vec<(String, Written)> = cache
@@ -830,7 +835,7 @@ pub fn build_index(
             let bigrams = written
                 .iter()
                 .map(|(term, _)| term)
-                .filter(is_bigram)
+                .filter(|term| is_bigram(term))
                 .count();
             (bigrams, Box::new(written.into_iter()))
         }
@@ -876,7 +881,7 @@ pub fn build_index(
                 })
                 .collect();
             postings.par_sort_unstable_keys();
-            let bigrams = postings.keys().filter(is_bigram).count();
+            let bigrams = postings.keys().filter(|term| is_bigram(term)).count();
             (bigrams, Box::new(postings.into_iter()))
         }
     };
@@ -903,7 +908,7 @@ pub fn build_index(
     let mut buckets: Vec<Vec<u8>> = vec![Vec::new(); bucket_count];
     for (term, list) in written {
         let located = match list {
-            Written::Inline(_, text) if term.contains(' ') => {
+            Written::Inline(_, text) if is_bigram(&term) => {
                 let bucket = &mut buckets[fnv1a(&term) as usize % bucket_count];
                 bucket.extend_from_slice(if bucket.is_empty() { b"{\"" } else { b",\"" });
                 // Neither a term nor a numbers string needs escaping.
