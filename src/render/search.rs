@@ -472,16 +472,6 @@ enum Written {
     Packed(u32, Vec<u8>),
 }
 
-/// Where a term shard says a term's postings are: `[df, "numbers"]`
-/// inline, or `[df, pack, start, end]`, bytes `start..end` of a postings
-/// pack.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Located {
-    Inline(u32, String),
-    Packed(u32, usize, usize, usize),
-}
-
 /// One term's postings before the average field lengths are known: for
 /// each (document, count per field) in document order, the document's
 /// distance from the previous one, a byte with a bit for each field the
@@ -899,7 +889,8 @@ pub fn build_index(
     // (in term order within the bucket, as the terms come).
     let budget = settings.term_shard_bytes.unwrap_or(TERM_SHARD_BYTES);
     let mut term_files = Vec::new();
-    let mut shard: BTreeMap<String, Located> = BTreeMap::new();
+    // The members of the open shard's `terms` object, as JSON.
+    let mut shard: Vec<u8> = Vec::new();
     let mut shard_bytes = 0;
     let mut first = String::new();
     let mut postings_files = Vec::new();
@@ -907,28 +898,30 @@ pub fn build_index(
     let bucket_count = bigrams.div_ceil(PHRASES_PER_BUCKET).max(1);
     let mut buckets: Vec<Vec<u8>> = vec![Vec::new(); bucket_count];
     for (term, list) in written {
+        // Where the term's postings are: `[df,"numbers"]` inline, or
+        // `[df,pack,start,end]`, bytes `start..end` of a postings pack
+        // (neither a term nor a numbers string needs escaping).
         let located = match list {
             Written::Inline(_, text) if is_bigram(&term) => {
                 let bucket = &mut buckets[fnv1a(&term) as usize % bucket_count];
                 bucket.extend_from_slice(if bucket.is_empty() { b"{\"" } else { b",\"" });
-                // Neither a term nor a numbers string needs escaping.
                 for part in [term.as_bytes(), b"\":\"", text.as_bytes(), b"\""] {
                     bucket.extend_from_slice(part);
                 }
                 continue;
             }
-            Written::Inline(df, text) => Located::Inline(df, text),
+            Written::Inline(df, text) => format!("[{df},\"{text}\"]"),
             Written::Packed(df, bytes) => {
                 if pack.len() >= POSTINGS_PACK_BYTES {
                     postings_files.push(put("p", "bin", std::mem::take(&mut pack)));
                 }
                 let start = pack.len();
                 pack.extend_from_slice(&bytes);
-                Located::Packed(df, postings_files.len(), start, pack.len())
+                format!("[{df},{},{start},{}]", postings_files.len(), pack.len())
             }
         };
         if shard_bytes >= budget && !shard.is_empty() {
-            let name = put("t", "json", json_object("terms", &shard));
+            let name = put("t", "json", term_shard(&shard));
             term_files.push((std::mem::take(&mut first), name));
             shard.clear();
             shard_bytes = 0;
@@ -939,13 +932,17 @@ pub fn build_index(
             } else {
                 term.clone()
             };
+        } else {
+            shard.push(b',');
         }
-        // `"term":[…],` in the shard's JSON (terms need no escaping).
-        shard_bytes += term.len() + 4 + serde_json::to_vec(&located).map_or(0, |v| v.len());
-        shard.insert(term, located);
+        // `"term":[…],` counted for each term.
+        shard_bytes += term.len() + 4 + located.len();
+        for part in [b"\"", term.as_bytes(), b"\":", located.as_bytes()] {
+            shard.extend_from_slice(part);
+        }
     }
     if !shard.is_empty() || term_files.is_empty() {
-        let name = put("t", "json", json_object("terms", &shard));
+        let name = put("t", "json", term_shard(&shard));
         term_files.push((first, name));
     }
     if !pack.is_empty() {
@@ -957,21 +954,7 @@ pub fn build_index(
     for bucket in buckets.iter_mut().filter(|b| !b.is_empty()) {
         bucket.push(b'}');
     }
-    let phrase_files: Vec<String> = buckets
-        .par_chunks(BUCKETS_PER_FILE)
-        .map(|chunk| {
-            let records: Vec<Vec<u8>> = chunk
-                .iter()
-                .map(|bucket| {
-                    if bucket.is_empty() {
-                        return Vec::new();
-                    }
-                    zlib(bucket)
-                })
-                .collect();
-            records_pack(&records)
-        })
-        .collect::<Vec<_>>()
+    let phrase_files: Vec<String> = zlib_packs(&buckets, BUCKETS_PER_FILE)
         .into_iter()
         .map(|bytes| put("b", "bin", bytes))
         .collect();
@@ -1023,13 +1006,7 @@ pub fn build_index(
     let blocks = author_blocks(&lists, AUTHOR_BLOCK_BYTES);
     drop(lists);
     let author_list_blocks = blocks.len();
-    let author_list_files: Vec<String> = blocks
-        .par_chunks(AUTHOR_BLOCKS_PER_FILE)
-        .map(|chunk| {
-            let records: Vec<Vec<u8>> = chunk.iter().map(|b| zlib(b)).collect();
-            records_pack(&records)
-        })
-        .collect::<Vec<_>>()
+    let author_list_files: Vec<String> = zlib_packs(&blocks, AUTHOR_BLOCKS_PER_FILE)
         .into_iter()
         .map(|bytes| put("l", "bin", bytes))
         .collect();
@@ -1126,6 +1103,32 @@ pub fn build_index(
         "search/index.json".to_string(),
         serde_json::to_vec(&entry).unwrap_or_default(),
     );
+}
+
+/// A term shard's JSON, `{"terms":{…}}`, around its members.
+fn term_shard(members: &[u8]) -> Vec<u8> {
+    [&b"{\"terms\":{"[..], members, b"}}"].concat()
+}
+
+/// `records`, each compressed (an empty one stays empty), in packs of
+/// `per_file` ([`records_pack`]): the phrase buckets and the author lists.
+fn zlib_packs(records: &[Vec<u8>], per_file: usize) -> Vec<Vec<u8>> {
+    records
+        .par_chunks(per_file)
+        .map(|chunk| {
+            let compressed: Vec<Vec<u8>> = chunk
+                .iter()
+                .map(|record| {
+                    if record.is_empty() {
+                        Vec::new()
+                    } else {
+                        zlib(record)
+                    }
+                })
+                .collect();
+            records_pack(&compressed)
+        })
+        .collect()
 }
 
 /// `{"<key>": value}` as JSON bytes.
