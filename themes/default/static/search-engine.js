@@ -443,7 +443,6 @@ export class SearchIndex {
 
   /** The postings of term, or null when the index lacks it. */
   async exact(entry, term) {
-    if (term.includes(' ')) return this.phrase(entry, term);
     const i = lastAtMost(entry.terms, term, (t) => t[0]);
     if (i < 0) return null;
     const { terms } = await this.termShard(entry, i);
@@ -644,9 +643,9 @@ export class SearchIndex {
   }
 
   /**
-   * Metadata records of the given documents. Per pack, the first record is
-   * read alone: if the host ignores range requests, that one download
-   * brings the whole pack and the other records are read from it.
+   * Metadata records of the given documents, all at once: a host that
+   * ignores range requests still sends a pack once (`bytes()` waits on a
+   * file's first request).
    */
   async metadataOf(entry, docs) {
     const size = entry.metadata.documents;
@@ -661,8 +660,7 @@ export class SearchIndex {
     await Promise.all([...packs].map(async ([p, inPack]) => {
       const name = entry.metadata.files[p];
       const read = async (d) => rows.set(d, await this.record(name, d % size));
-      await read(inPack[0]);
-      await Promise.all(inPack.slice(1).map(read));
+      await Promise.all(inPack.map(read));
     }));
     return (d) => rows.get(d);
   }
@@ -778,7 +776,7 @@ export class SearchIndex {
       for (let i = 0; i + 1 < sequence.length; i++) pairs.add(`${sequence[i].token} ${sequence[i + 1].token}`);
       await Promise.all([...pairs].map(async (pair) => {
         // A boost only: a bucket that cannot be read leaves the scores.
-        const p = await this.exact(entry, pair).catch(() => null);
+        const p = await this.phrase(entry, pair).catch(() => null);
         if (!p) return;
         const w = idf(p.docs.length) / 100;
         for (let k = 0; k < p.docs.length; k++) {
@@ -800,7 +798,7 @@ export class SearchIndex {
     // least 4), the author lists cost about as much at most: read from the
     // most prolific author until the top authors are settled.
     const shards = entry.authors_of.files.length;
-    const byLists = withAuthors && filters.author === null && shards >= 4 && entry.author_lists
+    const byLists = withAuthors && filters.author === null && shards >= 4
       && new Set(matched.map((d) => Math.floor(d / entry.authors_of.documents))).size * 4 >= shards * 3;
     const [categoriesOf, authorsOf] = await Promise.all([
       this.categoriesOf(entry),
