@@ -393,7 +393,7 @@ impl<'a> Pages<'a> {
                 let description = if paper.abstract_text.is_empty() {
                     paper.title.plain.clone()
                 } else {
-                    crate::text::summarise(&paper.abstract_text.plain(), DESCRIPTION_CHARS)
+                    paper.abstract_text.summary(DESCRIPTION_CHARS)
                 };
                 self.insert_scholarly(context, id, &description);
                 ("paper.html", paper.title.plain.clone(), Some(description))

@@ -116,8 +116,15 @@ impl Abstract {
 
     /// The plain text cut to at most `max_chars` characters at a word
     /// boundary, with `…` appended when cut: for meta descriptions.
+    /// Reads back from the HTML only the part the cut needs.
     pub fn summary(&self, max_chars: usize) -> String {
-        summarise(&self.plain(), max_chars)
+        match &self.kept_plain {
+            Some(plain) => summarise(plain, max_chars),
+            None => summarise(
+                &plain::plain_of_html_upto(&self.html, max_chars.saturating_add(1)),
+                max_chars,
+            ),
+        }
     }
 }
 
@@ -367,6 +374,10 @@ mod tests {
             let made = Abstract::with_hash(&paragraphs, hash, &mut Vec::new());
             assert_eq!(made.plain(), rendered_plain(&paragraphs), "{paragraphs:?}");
             assert_eq!(made.kept_plain.is_some(), kept, "{paragraphs:?}");
+            for max in 0..60 {
+                let whole = summarise(&made.plain(), max);
+                assert_eq!(made.summary(max), whole, "{max}: {paragraphs:?}");
+            }
         }
     }
 
@@ -381,6 +392,10 @@ mod tests {
                 let hash = Abstract::source_hash(paragraphs);
                 let made = Abstract::with_hash(paragraphs, hash, &mut Vec::new());
                 assert_eq!(made.plain(), rendered_plain(paragraphs), "{paragraphs:?}");
+                for max in [0, 1, 30, 159, 160, 161, 400, 5000] {
+                    let whole = summarise(&made.plain(), max);
+                    assert_eq!(made.summary(max), whole, "{max}: {paragraphs:?}");
+                }
                 abstracts += 1;
                 kept += usize::from(made.kept_plain.is_some());
             }

@@ -632,9 +632,29 @@ pub(crate) fn flat_text(html: &str) -> String {
 /// variation selector in running text), so a caller compares the two
 /// before relying on it ([`crate::text::Abstract`]).
 pub fn plain_of_html(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
+    plain_of_html_upto(html, usize::MAX)
+}
+
+/// A prefix of [`plain_of_html`] of `html` holding at least `chars`
+/// characters, or all of it when it is shorter: what a summary of
+/// `chars - 1` characters needs ([`crate::text::Abstract::summary`]).
+/// Reads only as much of the HTML as that takes. Whitespace folded over
+/// a prefix is a prefix of it folded over the whole, so the cut is the
+/// same.
+pub fn plain_of_html_upto(html: &str, chars: usize) -> String {
+    let mut out = String::with_capacity(html.len().min(chars.saturating_mul(2)));
     let mut rest = html;
+    // The folded prefix is counted when the raw one doubles in bytes, at
+    // least `chars` of them (a character is at least a byte).
+    let mut count_at = chars;
     while let Some(open) = rest.find('<') {
+        if out.len() >= count_at {
+            let folded = fold_whitespace(out.clone());
+            if folded.chars().count() >= chars {
+                return folded;
+            }
+            count_at = out.len() * 2;
+        }
         decode_text(&rest[..open], &mut out);
         rest = &rest[open..];
         if rest.starts_with("<math") {
