@@ -3,11 +3,17 @@
 trees, the same messages and the same exit codes.
 
 Usage: python3 bench/same_output.py --old OLD_BINARY [--new NEW_BINARY]
+                                     [--old-themes DIR]
                                      [--papers 10000] [--authors 2000]
 
 For an A/B of two commits, build the old one in a worktree:
   git worktree add /tmp/old <commit> && (cd /tmp/old && cargo build --release)
   python3 bench/same_output.py --old /tmp/old/target/release/vellum
+
+With --old-themes, the old binary builds each site with the themes of DIR
+(a `themes/` folder) and the new one with this checkout's: for a change
+that moves work between the theme and the code, meant to keep the output
+(`git archive OLD themes | tar -x -C /tmp/old` gives /tmp/old/themes).
 
 Each case is a site root built by both binaries in turn at the same path
 (so the messages, which name paths, compare as they are): `build` into
@@ -32,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "listings"
+OLD_THEMES = None  # --old-themes
 
 
 def tree(dir_):
@@ -51,10 +58,14 @@ def run(binary, args):
     return p.returncode, p.stdout, p.stderr
 
 
-def outcome(binary, root, extra):
-    """What one binary does with the site at root: each command's exit code,
-    stdout and stderr, and the output tree `build` wrote."""
+def outcome(binary, root, extra, themes=None):
+    """What one binary does with the site at root (its themes replaced by
+    a copy of `themes` when given): each command's exit code, stdout and
+    stderr, and the output tree `build` wrote."""
     shutil.rmtree(root / "public", ignore_errors=True)
+    if themes is not None and (root / "themes").is_dir():
+        shutil.rmtree(root / "themes")
+        shutil.copytree(themes, root / "themes")
     results = []
     for command in (["build"] + extra, ["check"] + extra, ["check", "--strict"] + extra):
         results.append(run(binary, command[:1] + ["--root", str(root)] + command[1:]))
@@ -74,8 +85,8 @@ def first_difference(x, y):
 
 def compare(name, old, new, root, extra=()):
     extra = list(extra)
-    (old_runs, old_tree) = outcome(old, root, extra)
-    (new_runs, new_tree) = outcome(new, root, extra)
+    (old_runs, old_tree) = outcome(old, root, extra, OLD_THEMES)
+    (new_runs, new_tree) = outcome(new, root, extra, OLD_THEMES and ROOT / "themes")
     problems = []
     for (label, a, b) in zip(("build", "check", "check --strict"), old_runs, new_runs):
         for (what, x, y) in zip(("exit code", "stdout", "stderr"), a, b):
@@ -121,9 +132,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--old", required=True, type=Path)
     parser.add_argument("--new", type=Path, default=ROOT / "target" / "release" / "vellum")
+    parser.add_argument("--old-themes", type=Path)
     parser.add_argument("--papers", type=int, default=10000)
     parser.add_argument("--authors", type=int, default=2000)
     args = parser.parse_args()
+    global OLD_THEMES
+    OLD_THEMES = args.old_themes
+    if OLD_THEMES is not None and not OLD_THEMES.is_dir():
+        sys.exit(f"no themes folder at {OLD_THEMES}")
     for b in (args.old, args.new):
         if not b.is_file():
             sys.exit(f"no binary at {b}")

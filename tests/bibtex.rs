@@ -302,6 +302,15 @@ fn initials_name_a_listing_owner() {
     assert!(author.contains(
         "href=\"/papers/evaluating-human-trajectory-prediction-with-metamorphic-testing/\""
     ));
+    // Lists name the owner as the entry writes them: in bold on their own
+    // page, linked elsewhere.
+    let names = ", N. Belmecheri, A. Gotlieb, N. Lazaar</p>";
+    let own = format!("<p class=\"byline\"><strong>H. Spieker</strong>{names}");
+    assert!(author.contains(&own), "{author}");
+    let year = text(&out, "years/2024/index.html");
+    let linked =
+        format!("<p class=\"byline\"><a href=\"/authors/helge-spieker/\">H. Spieker</a>{names}");
+    assert!(year.contains(&linked), "{year}");
     let page = text(
         &out,
         "papers/evaluating-human-trajectory-prediction-with-metamorphic-testing/index.html",
