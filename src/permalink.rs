@@ -191,13 +191,22 @@ impl UrlMap {
     /// The root-relative URL used in links, under the base path:
     /// `/papers/authors/chuan-wu/` for base `https://lab.github.io/papers/`.
     pub fn url(&self, route: &Route) -> String {
-        format!("{}{}", self.base_path, self.site_path(route))
+        prefixed(&self.base_path, route)
     }
 
     /// The absolute URL: `https://lab.github.io/papers/authors/chuan-wu/`.
     pub fn permalink(&self, route: &Route) -> String {
-        format!("{}{}", self.base_url, self.site_path(route))
+        prefixed(&self.base_url, route)
     }
+}
+
+/// `prefix` then [`UrlMap::site_path`] of `route`, in one allocation (a
+/// list makes one for each paper it shows).
+fn prefixed(prefix: &str, route: &Route) -> String {
+    let mut out = String::with_capacity(prefix.len() + 64);
+    out.push_str(prefix);
+    push_site_path(route, &mut out);
+    out
 }
 
 /// Appends [`UrlMap::site_path`] of `route` to `out`.
@@ -216,7 +225,7 @@ fn push_site_path(route: &Route, out: &mut String) {
             let _ = write!(out, "authors/letter/{id}/");
         }
         Route::Author { slug, page } => {
-            let _ = write!(out, "authors/{slug}/");
+            out.extend(["authors/", slug, "/"]);
             paged(out, *page);
         }
         Route::YearIndex => out.push_str("years/"),
@@ -226,12 +235,10 @@ fn push_site_path(route: &Route, out: &mut String) {
         }
         Route::CategoryIndex => out.push_str("categories/"),
         Route::Category { slug, page } => {
-            let _ = write!(out, "categories/{slug}/");
+            out.extend(["categories/", slug, "/"]);
             paged(out, *page);
         }
-        Route::Paper { slug } => {
-            let _ = write!(out, "papers/{slug}/");
-        }
+        Route::Paper { slug } => out.extend(["papers/", slug, "/"]),
         Route::PaperExport { slug, ext } => {
             let _ = write!(out, "papers/{slug}/{slug}.{ext}");
         }
