@@ -205,7 +205,7 @@ fn latex_title(src: &str) -> String {
     let chars: Vec<char> = one_line(src).chars().collect();
     let math = math_spans(&chars);
     let matched = matched_braces(&chars, 0, chars.len(), &math);
-    let mut out = String::new();
+    let mut out = String::with_capacity(src.len() + 16);
     let mut depth = 0usize;
     let mut seen_word = false;
     let mut i = 0;
@@ -271,13 +271,16 @@ fn latex_title(src: &str) -> String {
                 while j < chars.len() && chars[j].is_alphanumeric() {
                     j += 1;
                 }
-                let word: String = chars[i..j].iter().collect();
-                let inner_upper = word.chars().skip(1).any(char::is_uppercase);
-                let starts_upper = word.chars().next().is_some_and(char::is_uppercase);
-                if depth == 0 && (inner_upper || (seen_word && starts_upper)) {
-                    out.push_str(&format!("{{{word}}}"));
-                } else {
-                    out.push_str(&word);
+                let word = &chars[i..j];
+                let inner_upper = word[1..].iter().any(|c| c.is_uppercase());
+                let starts_upper = word[0].is_uppercase();
+                let braced = depth == 0 && (inner_upper || (seen_word && starts_upper));
+                if braced {
+                    out.push('{');
+                }
+                out.extend(word);
+                if braced {
+                    out.push('}');
                 }
                 seen_word = true;
                 i = j;
@@ -343,44 +346,51 @@ fn bib_name(p: &Person) -> String {
 /// braces with balanced braces; two-space indent, `\n` line ends, no trailing
 /// newline after the closing `}`.
 pub fn bibtex(r: &CiteRecord) -> String {
-    let mut fields: Vec<(&str, String)> = vec![("title", latex_title(r.title_latex))];
-    let mut names: Vec<String> = r.authors.iter().map(bib_name).collect();
-    if !names.is_empty() {
+    let mut out = String::with_capacity(320 + r.abstract_plain.len());
+    out.push_str("@misc{");
+    out.extend(
+        r.key
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || "-_:.".contains(*c)),
+    );
+    out.push(',');
+    // Each field on its own line, the fields separated by commas.
+    let field = |out: &mut String, name: &str, value: &str| {
+        if !out.ends_with(',') {
+            out.push(',');
+        }
+        out.extend(["\n  ", name, " = {", value, "}"]);
+    };
+    field(&mut out, "title", &latex_title(r.title_latex));
+    if !r.authors.is_empty() {
+        let mut names: Vec<String> = r.authors.iter().map(bib_name).collect();
         if !r.authors_complete {
             names.push("others".to_string());
         }
-        fields.push(("author", names.join(" and ")));
+        field(&mut out, "author", &names.join(" and "));
     }
     if let Some(year) = r.year {
-        fields.push(("year", year.to_string()));
+        field(&mut out, "year", &year.to_string());
     }
     if let Some(id) = r.arxiv_id {
-        fields.push(("eprint", bib_verbatim(id)));
-        fields.push(("archivePrefix", "arXiv".to_string()));
+        field(&mut out, "eprint", &bib_verbatim(id));
+        field(&mut out, "archivePrefix", "arXiv");
         if let Some(class) = r.primary_class {
-            fields.push(("primaryClass", latex_plain(class)));
+            field(&mut out, "primaryClass", &latex_plain(class));
         }
     }
     if let Some(doi) = r.doi {
-        fields.push(("doi", bib_verbatim(doi)));
+        field(&mut out, "doi", &bib_verbatim(doi));
     }
-    fields.push(("url", bib_verbatim(r.url)));
+    field(&mut out, "url", &bib_verbatim(r.url));
     if let Some(venue) = r.venue {
-        fields.push(("note", latex_plain(venue)));
+        field(&mut out, "note", &latex_plain(venue));
     }
     if !r.abstract_plain.trim().is_empty() {
-        fields.push(("abstract", latex_plain(r.abstract_plain)));
+        field(&mut out, "abstract", &latex_plain(r.abstract_plain));
     }
-    let key: String = r
-        .key
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "-_:.".contains(*c))
-        .collect();
-    let body: Vec<String> = fields
-        .iter()
-        .map(|(name, value)| format!("  {name} = {{{value}}}"))
-        .collect();
-    format!("@misc{{{key},\n{}\n}}", body.join(",\n"))
+    out.push_str("\n}");
+    out
 }
 
 /// One person as RIS wants it: `von Last, First` (`Last` alone without given name).
