@@ -89,7 +89,15 @@ fn fold_spaces(text: String, unicode: bool) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let (mut copied, mut i) = (0, 0);
+    let may_start = |b: u8| {
+        matches!(b, b'\t'..=b'\r' | b' ') || (unicode && matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3))
+    };
     while i < text.len() {
+        // Straight to the next byte that may start whitespace.
+        match text.as_bytes()[i..].iter().position(|&b| may_start(b)) {
+            Some(skip) => i += skip,
+            None => break,
+        }
         let first = whitespace_len(&text, i, unicode);
         if first == 0 {
             i += 1;
