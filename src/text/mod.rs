@@ -131,10 +131,10 @@ impl Abstract {
 /// `plain` cut to at most `max_chars` characters at a word boundary, with
 /// `…` appended when cut ([`Abstract::summary`]).
 pub fn summarise(plain: &str, max_chars: usize) -> String {
-    if plain.chars().count() <= max_chars {
+    let Some((end, _)) = plain.char_indices().nth(max_chars) else {
         return plain.to_string();
-    }
-    let cut: String = plain.chars().take(max_chars).collect();
+    };
+    let cut = &plain[..end];
     let at_word = cut.rfind(' ').unwrap_or(cut.len());
     format!("{}…", cut[..at_word].trim_end())
 }

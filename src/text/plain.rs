@@ -655,16 +655,34 @@ pub fn plain_of_html_upto(html: &str, chars: usize) -> String {
     // The folded prefix is counted when the raw one doubles in bytes, at
     // least `chars` of them (a character is at least a byte).
     let mut count_at = chars;
-    while let Some(open) = rest.find('<') {
-        if out.len() >= count_at {
-            let folded = fold_whitespace(out.clone());
-            if folded.chars().count() >= chars {
-                return folded;
+    loop {
+        let open = rest.find('<').unwrap_or(rest.len());
+        // The text before the next tag, a piece at a time: a piece ends at
+        // a space past `count_at` (no entity holds a space).
+        let mut text = &rest[..open];
+        while !text.is_empty() {
+            let want = count_at.saturating_sub(out.len());
+            let cut = match text.as_bytes().get(want..) {
+                Some(after) => after
+                    .iter()
+                    .position(|&b| b == b' ')
+                    .map_or(text.len(), |k| want + k + 1),
+                None => text.len(),
+            };
+            decode_text(&text[..cut], &mut out);
+            text = &text[cut..];
+            if out.len() >= count_at {
+                let folded = fold_whitespace(out.clone());
+                if folded.chars().count() >= chars {
+                    return folded;
+                }
+                count_at = out.len() * 2;
             }
-            count_at = out.len() * 2;
         }
-        decode_text(&rest[..open], &mut out);
         rest = &rest[open..];
+        if rest.is_empty() {
+            return fold_whitespace(out);
+        }
         if rest.starts_with("<math") {
             let end = rest
                 .find("</math>")
@@ -688,8 +706,6 @@ pub fn plain_of_html_upto(html: &str, chars: usize) -> String {
             rest = &rest[tag_end(rest)..];
         }
     }
-    decode_text(rest, &mut out);
-    fold_whitespace(out)
 }
 
 /// Decodes the entities of HTML text (`&lt;`, `&#x2212;`, ...) and drops
