@@ -13,7 +13,8 @@ For an A/B of two commits, build the old one in a worktree:
 With --old-themes, the old binary builds each site with the themes of DIR
 (a `themes/` folder) and the new one with this checkout's: for a change
 that moves work between the theme and the code, meant to keep the output
-(`git archive OLD themes | tar -x -C /tmp/old` gives /tmp/old/themes).
+(`git archive OLD themes | tar -x -C /tmp/old` gives /tmp/old/themes;
+the worktree above has its own themes/ too).
 
 Each case is a site root built by both binaries in turn at the same path
 (so the messages, which name paths, compare as they are): `build` into
@@ -86,7 +87,7 @@ def first_difference(x, y):
 def compare(name, old, new, root, extra=()):
     extra = list(extra)
     (old_runs, old_tree) = outcome(old, root, extra, OLD_THEMES)
-    (new_runs, new_tree) = outcome(new, root, extra, OLD_THEMES and ROOT / "themes")
+    (new_runs, new_tree) = outcome(new, root, extra, ROOT / "themes" if OLD_THEMES else None)
     problems = []
     for (label, a, b) in zip(("build", "check", "check --strict"), old_runs, new_runs):
         for (what, x, y) in zip(("exit code", "stdout", "stderr"), a, b):
@@ -138,8 +139,8 @@ def main():
     args = parser.parse_args()
     global OLD_THEMES
     OLD_THEMES = args.old_themes
-    if OLD_THEMES is not None and not OLD_THEMES.is_dir():
-        sys.exit(f"no themes folder at {OLD_THEMES}")
+    if OLD_THEMES is not None and not (OLD_THEMES / "default" / "templates").is_dir():
+        sys.exit(f"no themes folder at {OLD_THEMES} (it holds default/templates/)")
     for b in (args.old, args.new):
         if not b.is_file():
             sys.exit(f"no binary at {b}")

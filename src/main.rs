@@ -20,19 +20,22 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// name: its place in `mi_option_e` (mimalloc.h, v2 and v3).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Asks Linux to back this process with 4 KiB pages only. mimalloc
-/// returns freed memory in 64 KiB pieces and asks for huge pages
-/// (`MADV_HUGEPAGE`); each piece used again was then faulted in as a
-/// whole 2 MiB page, zeroed. At 100,000 papers that zeroing took about a
-/// fifth of the build's CPU time, mostly while the listings were read
-/// (docs/performance.md, issue 25, session 29). It is what mimalloc's
-/// own `allow_thp = 0` does, which it reads only from the environment.
-fn disable_transparent_huge_pages() {
+/// Asks Linux to back this process with 4 KiB pages only; returns
+/// whether it agreed (kernels since 3.15). mimalloc asks for huge pages
+/// (`MADV_HUGEPAGE`), and memory it took again was faulted in as whole
+/// 2 MiB pages, zeroed: at 100,000 papers up to a fifth of the build's
+/// CPU time, mostly while the listings were parsed (docs/performance.md,
+/// issue 25, session 29). mimalloc's own `allow_thp = 0` does the same
+/// at its start, from the environment; this also covers a system whose
+/// huge pages are always on.
+fn disable_transparent_huge_pages() -> bool {
     #[cfg(target_os = "linux")]
     // SAFETY: sets one flag of this process; no pointers are passed.
     unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
     }
+    #[cfg(not(target_os = "linux"))]
+    false
 }
 
 #[derive(Parser)]
@@ -570,7 +573,12 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn transparent_huge_pages_are_turned_off() {
-        super::disable_transparent_huge_pages();
+        let refused = std::io::Error::last_os_error;
+        assert!(
+            super::disable_transparent_huge_pages(),
+            "PR_SET_THP_DISABLE: {}",
+            refused()
+        );
         // SAFETY: reads one flag of this process.
         let disabled = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
         assert_eq!(disabled, 1, "PR_GET_THP_DISABLE");

@@ -200,10 +200,10 @@ impl UrlMap {
     }
 }
 
-/// `prefix` then [`UrlMap::site_path`] of `route`, in one allocation (a
-/// list makes one for each paper it shows).
+/// `prefix` then [`UrlMap::site_path`] of `route`, in one allocation for
+/// most routes (a list makes one for each paper it shows).
 fn prefixed(prefix: &str, route: &Route) -> String {
-    let mut out = String::with_capacity(prefix.len() + 64);
+    let mut out = String::with_capacity(prefix.len() + 128);
     out.push_str(prefix);
     push_site_path(route, &mut out);
     out

@@ -353,13 +353,9 @@ pub fn bibtex(r: &CiteRecord) -> String {
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || "-_:.".contains(*c)),
     );
-    out.push(',');
-    // Each field on its own line, the fields separated by commas.
+    // Each field on its own line, after a comma.
     let field = |out: &mut String, name: &str, value: &str| {
-        if !out.ends_with(',') {
-            out.push(',');
-        }
-        out.extend(["\n  ", name, " = {", value, "}"]);
+        out.extend([",\n  ", name, " = {", value, "}"]);
     };
     field(&mut out, "title", &latex_title(r.title_latex));
     if !r.authors.is_empty() {

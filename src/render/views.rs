@@ -7,7 +7,7 @@ use crate::permalink::Route;
 use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
-use crate::text::escape_html;
+use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;
 use tera::Value;
 
@@ -67,18 +67,10 @@ struct PaperView<'a> {
     abstract_html: Option<&'a str>,
 }
 
-/// An author's name, escaped, and their link (`<a href="url">name</a>`),
-/// as bylines show them.
+/// An author's name and page URL, escaped, as bylines show them.
 struct AuthorHtml {
     name: Box<str>,
-    link: Box<str>,
-}
-
-/// Appends `text` escaped for HTML text and attribute values, as tera's
-/// autoescape writes it.
-fn push_escaped(out: &mut String, text: &str) {
-    // Writing to a String cannot fail.
-    let _ = pulldown_cmark_escape::escape_html(out, text);
+    url: Box<str>,
 }
 
 /// A name of a complete author list, as it is written there, and the
@@ -147,7 +139,7 @@ pub struct Views<'a> {
     authors: Vec<std::sync::OnceLock<Value>>,
     /// Each author's link (`{name, url}`), made when first used.
     author_links: Vec<std::sync::OnceLock<Value>>,
-    /// Each author's name and link as HTML, made when first used.
+    /// Each author's name and page URL as HTML, made when first used.
     author_html: Vec<std::sync::OnceLock<AuthorHtml>>,
     years: Vec<Value>,
     /// Each year's URL, by year.
@@ -296,15 +288,13 @@ impl<'a> Views<'a> {
         self.author_links[id].get_or_init(|| Value::from_serializable(&person_link(&self.site, id)))
     }
 
-    /// Author `id`'s name and link as HTML.
+    /// Author `id`'s name and page URL, escaped for HTML.
     fn author_html(&self, id: AuthorId) -> &AuthorHtml {
         self.author_html[id].get_or_init(|| {
             let link = person_link(&self.site, id);
-            let name = escape_html(link.name).into_boxed_str();
-            let link = format!("<a href=\"{}\">{name}</a>", escape_html(&link.url));
             AuthorHtml {
-                name,
-                link: link.into_boxed_str(),
+                name: escape_html(link.name).into_boxed_str(),
+                url: escape_html(&link.url).into_boxed_str(),
             }
         })
     }
@@ -327,30 +317,28 @@ impl<'a> Views<'a> {
             .credited(paper)
             .enumerate()
             .filter(|&(i, (_, owner))| shown_in_list(i, owner, focus))
-            .map(|(_, (name, owner))| {
-                if !byline_html.is_empty() {
-                    byline_html.push_str(", ");
+            .enumerate()
+            .map(|(shown, (_, (name, owner)))| {
+                let html = &mut byline_html;
+                if shown > 0 {
+                    html.push_str(", ");
                 }
                 // The author's own spelling, whose HTML is made once.
                 let own_spelling = owner.filter(|&a| corpus.authors[a].name == name);
-                let html = &mut byline_html;
-                match (owner, own_spelling) {
-                    (None, _) => push_escaped(html, name),
-                    (Some(a), Some(_)) if owner == focus => {
-                        html.extend(["<strong>", &self.author_html(a).name, "</strong>"]);
-                    }
-                    (Some(_), None) if owner == focus => {
-                        html.push_str("<strong>");
-                        push_escaped(html, name);
-                        html.push_str("</strong>");
-                    }
-                    (Some(a), Some(_)) => html.push_str(&self.author_html(a).link),
-                    (Some(a), None) => {
-                        html.push_str("<a href=\"");
-                        push_escaped(html, &person_link(&self.site, a).url);
-                        html.push_str("\">");
-                        push_escaped(html, name);
-                        html.push_str("</a>");
+                match owner {
+                    None => push_escaped_html(html, name),
+                    Some(a) => {
+                        let known = self.author_html(a);
+                        if owner == focus {
+                            html.push_str("<strong>");
+                        } else {
+                            html.extend(["<a href=\"", &known.url, "\">"]);
+                        }
+                        match own_spelling {
+                            Some(_) => html.push_str(&known.name),
+                            None => push_escaped_html(html, name),
+                        }
+                        html.push_str(if owner == focus { "</strong>" } else { "</a>" });
                     }
                 }
                 match own_spelling {
@@ -371,9 +359,11 @@ impl<'a> Views<'a> {
         });
         let more_authors = total - byline.len();
         if more_authors > 0 {
+            use std::fmt::Write;
             byline_html.push_str(", <a class=\"more-authors\" href=\"");
-            push_escaped(&mut byline_html, &url);
-            byline_html.push_str(&format!("\">+{more_authors} more</a>"));
+            push_escaped_html(&mut byline_html, &url);
+            // Writing to a String cannot fail.
+            let _ = write!(byline_html, "\">+{more_authors} more</a>");
         }
         let year = paper.known_year();
         Value::from_serializable(&PaperView {

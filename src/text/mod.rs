@@ -164,12 +164,18 @@ pub fn undo_latin1_reading(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
+/// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values
+/// (as tera's autoescape does).
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
-    // Writing to a String cannot fail.
-    let _ = pulldown_cmark_escape::escape_html(&mut out, text);
+    push_escaped_html(&mut out, text);
     out
+}
+
+/// Appends `text` to `out`, escaped as by [`escape_html`].
+pub fn push_escaped_html(out: &mut String, text: &str) {
+    // Writing to a String cannot fail.
+    let _ = pulldown_cmark_escape::escape_html(out, text);
 }
 
 /// Converted titles and abstracts that `vellum serve` keeps between
@@ -377,6 +383,25 @@ mod tests {
             for max in 0..60 {
                 let whole = summarise(&made.plain(), max);
                 assert_eq!(made.summary(max), whole, "{max}: {paragraphs:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A summary read from the start of the HTML is the whole plain
+        /// text's, at every cut: entities, no-break spaces, variation
+        /// selectors, formulas and paragraphs included.
+        #[test]
+        fn a_summary_is_cut_from_the_whole_plain_text(
+            paragraphs in proptest::collection::vec(
+                r#"([a-zé ]{0,12}|&|<|"|\x{a0}|\x{fe0f}|\n|\\emph\{x\}|\$x\^2\$|\$\$\\sum_i\$\$){0,30}"#,
+                0..4,
+            )
+        ) {
+            let made = Abstract::with_hash(&paragraphs, Abstract::source_hash(&paragraphs), &mut Vec::new());
+            let plain = made.plain();
+            for max in 0..=plain.chars().count() + 1 {
+                proptest::prop_assert_eq!(made.summary(max), summarise(&plain, max), "{}", max);
             }
         }
     }
