@@ -42,8 +42,8 @@ use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
+use crate::text::push_escaped_html as escape;
 use math_core::{LatexToMathML, MathCoreConfig, MathDisplay};
-use pulldown_cmark_escape::escape_html;
 
 use crate::text::plain::{fold_ascii_spaces, fold_whitespace, mathml_text, subscript, superscript};
 use crate::text::siunitx;
@@ -1031,12 +1031,6 @@ impl<'a> Scanner<'a> {
         self.pos = end + 1;
         Some(body)
     }
-}
-
-/// HTML-escapes `text` (`& < > " '`) onto `out`.
-fn escape(out: &mut String, text: &str) {
-    // Writing to a String cannot fail.
-    let _ = escape_html(out, text);
 }
 
 /// Formulas with at most this many `\ { ^ _` are converted on the calling
