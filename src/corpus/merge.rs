@@ -703,8 +703,11 @@ fn merge(
         .collect();
     let (authors, author_pages, author_warnings) =
         build_authors(&listings, author_pages, &paper_of_record, &mut papers);
-    let authors: Vec<Arc<Author>> = authors.into_iter().map(Arc::new).collect();
-    let mut papers: Vec<Arc<Paper>> = papers.into_iter().map(Arc::new).collect();
+    // Collected into new vectors: `into_iter().map(Arc::new).collect()`
+    // would reuse the papers' allocation in place, holding 200 bytes a
+    // paper for its 8-byte pointer (200 MB at 1,000,000 papers).
+    let authors: Vec<Arc<Author>> = in_arcs(authors);
+    let mut papers: Vec<Arc<Paper>> = in_arcs(papers);
     let listed_keys: Vec<String> = papers
         .par_iter()
         .map(|paper| listed_key(paper, &authors, &Default::default()))
@@ -805,6 +808,14 @@ fn global_order((a, key_a): (&Paper, &str), (b, key_b): (&Paper, &str)) -> std::
         .cmp(&a.year)
         .then_with(|| key_a.cmp(key_b))
         .then_with(|| a.title.source.cmp(&b.title.source))
+}
+
+/// Each of `items` in an `Arc`, in a vector of their number: not
+/// collected in place, which would keep `items`' allocation.
+fn in_arcs<T>(items: Vec<T>) -> Vec<Arc<T>> {
+    let mut arcs = Vec::with_capacity(items.len());
+    arcs.extend(items.into_iter().map(Arc::new));
+    arcs
 }
 
 /// Year terms of `papers` (in global order), newest first.
