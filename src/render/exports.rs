@@ -39,7 +39,7 @@ pub const AUTHOR_FILE_AUTHORS: usize = 10;
 /// Paper `id`'s entry in an author's BibTeX file: as [`paper_export`]'s,
 /// the first [`AUTHOR_FILE_AUTHORS`] authors then `and others` when it has
 /// more.
-pub fn author_file_entry(site: &Site, id: PaperId) -> String {
+fn author_file_entry(site: &Site, id: PaperId) -> String {
     export_of(
         site,
         id,
@@ -47,6 +47,23 @@ pub fn author_file_entry(site: &Site, id: PaperId) -> String {
         Abstract::Included,
         AUTHOR_FILE_AUTHORS,
     )
+}
+
+/// Writes author `id`'s BibTeX file to `out` an entry at a time: each of
+/// their papers' [`author_file_entry`], separated by a line break.
+/// Errors: those of `out`.
+pub fn write_author_bib(
+    site: &Site,
+    id: crate::corpus::AuthorId,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    for (n, &paper) in site.corpus.authors[id].papers.iter().enumerate() {
+        if n > 0 {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(author_file_entry(site, paper).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// [`paper_export`] naming at most `most` authors (then "others").
