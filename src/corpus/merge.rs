@@ -311,7 +311,7 @@ impl Merged {
             }
             let bases = PaperBases::new(
                 key,
-                texts.slug(&paper.title.plain),
+                texts.slug(paper.title.plain()),
                 listed_key(&paper, &corpus.authors, &Default::default()),
             );
             moved_slugs.insert(Arc::clone(&bases.slug));
@@ -467,7 +467,7 @@ impl Merged {
         });
         let items = members
             .iter()
-            .map(|&id| (papers[id].title.source.as_str(), bases[id].slug.to_string()))
+            .map(|&id| (papers[id].title.source(), bases[id].slug.to_string()))
             .collect();
         for (&id, slug) in members.iter().zip(assign_unique_slugs(items)) {
             if papers[id].slug != slug {
@@ -686,10 +686,10 @@ fn merge(
         .par_iter()
         .map(|p| {
             let slug = match texts {
-                Some(memo) => memo.slug(&p.title.plain).to_string(),
-                None => slugify(&p.title.plain),
+                Some(memo) => memo.slug(p.title.plain()).to_string(),
+                None => slugify(p.title.plain()),
             };
-            (p.title.source.as_str(), slug)
+            (p.title.source(), slug)
         })
         .collect();
     let slugs = assign_unique_slugs(titles);
@@ -757,8 +757,8 @@ fn merge(
             .zip(listed_keys)
             .map(|((paper, sort_key), key)| {
                 let slug = match texts {
-                    Some(memo) => memo.slug(&paper.title.plain),
-                    None => slugify(&paper.title.plain).into(),
+                    Some(memo) => memo.slug(paper.title.plain()),
+                    None => slugify(paper.title.plain()).into(),
                 };
                 PaperBases::new(sort_key, slug, key)
             })
@@ -807,7 +807,7 @@ fn global_order((a, key_a): (&Paper, &str), (b, key_b): (&Paper, &str)) -> std::
     b.year
         .cmp(&a.year)
         .then_with(|| key_a.cmp(key_b))
-        .then_with(|| a.title.source.cmp(&b.title.source))
+        .then_with(|| a.title.source().cmp(b.title.source()))
 }
 
 /// Each of `items` in an `Arc`, in a vector of their number: not
@@ -1033,8 +1033,8 @@ fn make_paper<'a>(
         chosen.abstract_line,
     ));
     let key: Arc<str> = match texts {
-        Some(memo) => memo.sort_key(&title.plain),
-        None => fold(&title.plain).into(),
+        Some(memo) => memo.sort_key(title.plain()),
+        None => fold(title.plain()).into(),
     };
     let paper = Paper {
         slug: String::new(),

@@ -278,9 +278,9 @@ impl Corpus {
     pub fn title_slug(&self, id: PaperId) -> crate::permalink::TitleSlug<'_> {
         let paper = &self.papers[id];
         crate::permalink::TitleSlug {
-            source: &paper.title.source,
-            html: &paper.title.html,
-            plain: &paper.title.plain,
+            source: paper.title.source(),
+            html: paper.title.html(),
+            plain: paper.title.plain(),
             slug: &paper.slug,
         }
     }

@@ -176,7 +176,7 @@ fn read_site(
                 return None;
             }
             let listed = Listed {
-                title: paper.title.source.clone(),
+                title: paper.title.source().to_string(),
                 year: paper.year,
                 owners: paper.authors.iter().map(|&a| names[a].clone()).collect(),
                 categories: corpus

@@ -744,7 +744,11 @@ fn work(
     let venue = ["journal", "journaltitle", "booktitle"]
         .iter()
         .find_map(|name| entry.get(name).map(latex_source))
-        .map(|v| crate::text::Text::inline(&v, &mut Vec::new()).plain)
+        .map(|v| {
+            crate::text::Text::inline(&v, &mut Vec::new())
+                .plain()
+                .to_string()
+        })
         .filter(|v| !v.is_empty());
     let abstract_paragraphs = entry
         .get("abstract")

@@ -89,8 +89,8 @@ fn export_of(site: &Site, id: PaperId, export: Export, with: Abstract, most: usi
     };
     let record = CiteRecord {
         key: &paper.key,
-        title_latex: &paper.title.source,
-        title_plain: &paper.title.plain,
+        title_latex: paper.title.source(),
+        title_plain: paper.title.plain(),
         abstract_plain: &abstract_plain,
         authors: &authors,
         authors_complete: details.complete_authors.is_some() && !cut,
@@ -273,8 +273,8 @@ fn paper_entry<'a>(
         url: site.urls.permalink(&Route::Paper {
             slug: p.slug.clone(),
         }),
-        title: &p.title.plain,
-        title_latex: &p.title.source,
+        title: p.title.plain(),
+        title_latex: p.title.source(),
         abstract_text,
         year: p.known_year(),
         categories: corpus.category_codes(p),

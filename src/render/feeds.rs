@@ -144,7 +144,7 @@ pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
             });
             Entry {
                 id: permalink.clone(),
-                title: Text::plain(paper.title.plain.clone()),
+                title: Text::plain(paper.title.plain().to_string()),
                 updated,
                 published: Some(published),
                 authors: authors.collect(),

@@ -391,12 +391,16 @@ impl<'a> Pages<'a> {
                 context.insert_value("paper", views.paper(id, Abstract::Left, None));
                 context.insert("abstract_html", &paper.abstract_text.html);
                 let description = if paper.abstract_text.is_empty() {
-                    paper.title.plain.clone()
+                    paper.title.plain().to_string()
                 } else {
                     paper.abstract_text.summary(DESCRIPTION_CHARS)
                 };
                 self.insert_scholarly(context, id, &description);
-                ("paper.html", paper.title.plain.clone(), Some(description))
+                (
+                    "paper.html",
+                    paper.title.plain().to_string(),
+                    Some(description),
+                )
             }
             Job::Content(index) => {
                 let page = &site.content.pages[index];
@@ -492,7 +496,7 @@ impl<'a> Pages<'a> {
                 // still has somewhere to go, and nothing is claimed.
                 find_url: details.arxiv_id.is_none().then(|| {
                     let title = percent_encoding::utf8_percent_encode(
-                        &paper.title.plain,
+                        paper.title.plain(),
                         percent_encoding::NON_ALPHANUMERIC,
                     );
                     format!("https://arxiv.org/search/?query={title}&searchtype=title")

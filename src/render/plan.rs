@@ -477,7 +477,7 @@ fn plan_aliases(
         planned.add(PlannedAlias {
             job,
             file,
-            of: format!("paper `{}`", paper.title.plain),
+            of: format!("paper `{}`", paper.title.plain()),
         });
     }
     planned.aliases
@@ -538,7 +538,7 @@ fn aliases<'a>(site: &Site<'a>) -> Vec<AliasDecl<'a>> {
             target: Route::Paper {
                 slug: paper.slug.clone(),
             },
-            of: format!("paper `{}`", paper.title.plain),
+            of: format!("paper `{}`", paper.title.plain()),
             file: &found_override.file,
             line: found_override.aliases_line,
         }));
@@ -557,7 +557,7 @@ fn shown(alias: &str) -> String {
 }
 
 fn describe(site: &Site, job: &Job) -> String {
-    let paper = |id: PaperId| &site.corpus.papers[id].title.plain;
+    let paper = |id: PaperId| site.corpus.papers[id].title.plain();
     match *job {
         Job::Author(id, _) => format!("page of author {}", site.corpus.authors[id].name),
         Job::Paper(id) => format!("page of paper `{}`", paper(id)),

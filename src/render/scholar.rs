@@ -38,7 +38,7 @@ fn tag(name: &'static str, content: impl Into<String>) -> MetaTag {
 /// from the page, where it is once; no `citation_abstract_html_url`: it
 /// was the page's own URL, which the canonical link gives.
 pub fn citation_tags(paper: &Paper) -> Vec<MetaTag> {
-    let mut tags = vec![tag("citation_title", paper.title.plain.as_str())];
+    let mut tags = vec![tag("citation_title", paper.title.plain())];
     if let Some(names) = &paper.details.complete_authors {
         tags.extend(names.iter().map(|n| tag("citation_author", n.as_str())));
     }
@@ -78,7 +78,7 @@ pub fn citation_tags(paper: &Paper) -> Vec<MetaTag> {
 pub fn open_graph(site: &Site, paper: &Paper, description: &str) -> Vec<MetaTag> {
     vec![
         tag("og:type", "article"),
-        tag("og:title", paper.title.plain.as_str()),
+        tag("og:title", paper.title.plain()),
         tag("og:description", description),
         tag("og:url", site.urls.permalink(&paper_route(paper))),
         tag("og:site_name", site.config.title.as_str()),
@@ -124,7 +124,7 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
             .submitted
             .clone()
             .or_else(|| paper.known_year().map(|y| y.to_string())),
-        headline: &paper.title.plain,
+        headline: paper.title.plain(),
         identifier,
         is_part_of: details.venue.as_deref(),
         keywords: paper
@@ -132,7 +132,7 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
             .iter()
             .map(|&c| corpus.categories[c].name.as_str())
             .collect(),
-        name: &paper.title.plain,
+        name: paper.title.plain(),
         same_as,
         url: site.urls.permalink(&paper_route(paper)),
     };

@@ -202,7 +202,7 @@ fn short_fields(corpus: &Corpus, paper: &Paper) -> [String; 3] {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    [paper.title.plain.clone(), authors, categories]
+    [paper.title.plain().to_string(), authors, categories]
 }
 
 /// One document's tokens before weighting: each term's count in each
@@ -769,7 +769,7 @@ pub fn inputs_hash(corpus: &Corpus, config: &Config, urls: &UrlMap) -> u64 {
     }));
     for paper in &corpus.papers {
         put(&paper.slug);
-        put(&paper.title.plain);
+        put(paper.title.plain());
         // The abstract's source decides its plain text.
         put(&format!(
             "{} {:?} {:?} {:x}",
@@ -1021,7 +1021,7 @@ pub fn build_index(
                 .map(|paper| {
                     let mut record = serde_json::to_vec(&serde_json::json!([
                         paper.slug,
-                        paper.title.plain,
+                        paper.title.plain(),
                         paper.known_year(),
                         corpus.author_names(paper),
                         corpus.category_codes(paper),

@@ -364,8 +364,8 @@ impl<'a> Views<'a> {
             selected: paper.details.selected,
             venue: paper.details.venue.as_deref(),
             url,
-            title: &paper.title.plain,
-            title_html: &paper.title.html,
+            title: paper.title.plain(),
+            title_html: paper.title.html(),
             year,
             year_url: year
                 .and_then(|year| self.year_urls.get(&year).cloned())

@@ -123,7 +123,7 @@ impl<'a> Fingerprints<'a> {
         let paper_hash = |paper: &crate::corpus::Paper| {
             let mut h = Xxh3::new();
             // A text's HTML and plain forms are made from its source alone.
-            let texts = (&paper.title.source, paper.abstract_text.source_hash);
+            let texts = (paper.title.source(), paper.abstract_text.source_hash);
             (&paper.slug, &paper.key, texts, paper.year).hash(&mut h);
             h.write_u64(family_names_hash);
             if Arc::ptr_eq(&paper.details, &no_details) {
