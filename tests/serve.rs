@@ -716,6 +716,8 @@ fn pages_not_kept_are_rendered_again_as_the_build_rendered_them() {
     );
     assert!(pages > 20, "{pages} pages, none kept");
     assert_eq!(sink.site["index.html"].stored_len(), 0);
+    // An author's BibTeX file is a page job's too: made again, not kept.
+    assert_eq!(sink.site["authors/chuan-wu/chuan-wu.bib"].stored_len(), 0);
     assert!(sink.site["style.css"].stored_len() > 0);
 
     // After an edit, the rebuild's snapshot renders every page as the
