@@ -105,9 +105,8 @@ struct KeptPage {
 /// pages hold 4.5 million links (each page's distinct ones) but 595,000
 /// distinct strings. Their bytes are kept one after another in blocks,
 /// each string found by its number through `spans` and by its text
-/// through `table`: about 13 bytes a string besides its text, where a
-/// set of boxed strings took about 60 (with its allocations, about
-/// 300 MB at 1,000,000 papers).
+/// through `table`: about 20 bytes a string besides its text, where a
+/// set of boxed strings took about 60 with their allocations.
 #[derive(Debug, Default)]
 struct Names {
     /// Blocks of [`Names::BLOCK`] bytes (a longer string has its own), so
@@ -128,21 +127,21 @@ impl Names {
         FxBuildHasher.hash_one(name)
     }
 
+    /// The string numbered `at`, of `blocks` by `spans`.
+    fn text<'a>(blocks: &'a [String], spans: &[(u32, u32, u32)], at: u32) -> &'a str {
+        let (block, start, len) = spans[at as usize];
+        &blocks[block as usize][start as usize..(start + len) as usize]
+    }
+
     /// The string numbered `at`.
     fn get(&self, at: u32) -> &str {
-        let (block, start, len) = self.spans[at as usize];
-        &self.blocks[block as usize][start as usize..(start + len) as usize]
+        Names::text(&self.blocks, &self.spans, at)
     }
 
     /// The number of `name`, if it has one.
     fn find(&self, name: &str) -> Option<u32> {
-        let (blocks, spans) = (&self.blocks, &self.spans);
-        let text = |at: u32| {
-            let (block, start, len) = spans[at as usize];
-            &blocks[block as usize][start as usize..(start + len) as usize]
-        };
         self.table
-            .find(Names::hash(name), |&at| text(at) == name)
+            .find(Names::hash(name), |&at| self.get(at) == name)
             .copied()
     }
 
@@ -164,8 +163,7 @@ impl Names {
         self.spans.push(span);
         let (blocks, spans) = (&self.blocks, &self.spans);
         self.table.insert_unique(Names::hash(name), at, |&at| {
-            let (block, start, len) = spans[at as usize];
-            Names::hash(&blocks[block as usize][start as usize..(start + len) as usize])
+            Names::hash(Names::text(blocks, spans, at))
         });
         at
     }
@@ -186,12 +184,8 @@ struct LinkIndex {
 }
 
 impl LinkIndex {
-    fn number(&mut self, name: &str) -> u32 {
-        self.names.number(name)
-    }
-
     fn add_file(&mut self, path: &str) -> u32 {
-        let file = self.number(path);
+        let file = self.names.number(path);
         self.files.insert(file);
         file
     }
@@ -252,10 +246,10 @@ impl Sink for LinkSink {
         if let Some(page) = scanned {
             let mut seen = FxHashSet::default();
             let links = (page.links.iter())
-                .map(|link| index.number(link))
+                .map(|link| index.names.number(link))
                 .filter(|&link| seen.insert(link))
                 .collect();
-            let mut ids: Vec<u32> = page.ids.iter().map(|id| index.number(id)).collect();
+            let mut ids: Vec<u32> = page.ids.iter().map(|id| index.names.number(id)).collect();
             ids.sort_unstable();
             ids.dedup();
             let ids = ids.into_boxed_slice();

@@ -382,7 +382,7 @@ fn a_key_given_twice_stays_unique() {
     let bib = text(&out, "authors/zoe-chen/zoe-chen.bib");
     assert_eq!(bib.matches("@misc{m1,").count(), 1, "{bib}");
     assert_eq!(bib.matches("@misc{m1a,").count(), 1, "{bib}");
-    // Written an entry at a time: one line break between, none at the end.
+    // One line break between entries, none at the end.
     assert!(
         bib.starts_with("@misc{m1,\n  title = {First {Paper}},\n"),
         "{bib}"

@@ -9,8 +9,8 @@
 //! - `templates`, then `plan`: every page ([`crate::render::plan`]); the
 //!   static files are staged;
 //! - `select` (incremental rebuilds only): which pages to render again;
-//! - `render`: every page, in parallel, into the sink ([`crate::render`],
-//!   [`crate::output`]); `search`: the search index;
+//! - `search`: the search index; then `render`: every page, in parallel,
+//!   into the sink ([`crate::render`], [`crate::output`]);
 //! - `write`: the sink's commit, only when there is no error.
 //!
 //! Every problem is collected in one [`BuildReport`]; a failed build aborts

@@ -8,9 +8,10 @@
 //! this module. Hands each rendered file (output path, bytes) to a
 //! [`crate::output::Sink`] as soon as it is done.
 //!
-//! Authors, years and categories are serialised to template values once
-//! ([`views::Views`]); a term page's context holds cheap shared clones of
-//! those values, never a re-serialised copy.
+//! Years and categories are serialised to template values once
+//! ([`views::Views`]), and a term page's context holds cheap shared clones
+//! of them; an author's and a paper's values are made each time a page
+//! shows them.
 
 pub mod cite;
 pub mod exports;
@@ -81,8 +82,9 @@ impl<'a> Renderer<'a> {
         // Each error met while rendering, with the kinds of page it stops.
         let failed: std::sync::Mutex<BTreeMap<Diagnostic, Failed>> = Default::default();
         jobs.par_iter().for_each(|job| {
-            // `corpus.json` goes to the sink as it is made; every other
-            // job's files are made whole, then put.
+            // `corpus.json` goes to the sink as it is made, the sitemap
+            // a part at a time; every other job's files are made whole,
+            // then put.
             let staged = match job {
                 Job::CorpusJson => {
                     let path = self.site.urls.output_file(&Route::CorpusJson);
@@ -181,8 +183,8 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders one job to its output files and bytes (one file, or the
-    /// parts of a split sitemap); `plan` is the whole plan, which the
-    /// sitemap lists. Errors: a template error at the template's file and
+    /// parts of a split sitemap, sorted by path); `plan` is the whole
+    /// plan, which the sitemap lists. Errors: a template error at the template's file and
     /// line, or a content page naming a template that does not exist.
     pub fn render(&self, job: &Job, plan: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
         let site = &self.site;
