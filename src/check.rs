@@ -106,7 +106,8 @@ struct KeptPage {
 /// distinct strings. Their bytes are kept one after another in blocks,
 /// each string found by its number through `spans` and by its text
 /// through `table`: about 20 bytes a string besides its text, where a
-/// set of boxed strings took about 60 with their allocations.
+/// set of boxed strings took about 60 with their allocations (counted
+/// from the types' sizes).
 #[derive(Debug, Default)]
 struct Names {
     /// Blocks of [`Names::BLOCK`] bytes (a longer string has its own), so
@@ -140,14 +141,18 @@ impl Names {
 
     /// The number of `name`, if it has one.
     fn find(&self, name: &str) -> Option<u32> {
-        self.table
-            .find(Names::hash(name), |&at| self.get(at) == name)
-            .copied()
+        self.find_hashed(name, Names::hash(name))
+    }
+
+    /// [`Names::find`], given `name`'s hash.
+    fn find_hashed(&self, name: &str, hash: u64) -> Option<u32> {
+        self.table.find(hash, |&at| self.get(at) == name).copied()
     }
 
     /// The number of `name`, given one if it has none.
     fn number(&mut self, name: &str) -> u32 {
-        if let Some(at) = self.find(name) {
+        let hash = Names::hash(name);
+        if let Some(at) = self.find_hashed(name, hash) {
             return at;
         }
         let fits = |block: &String| block.capacity() - block.len() >= name.len();
@@ -162,9 +167,8 @@ impl Names {
         let at = as_u32(self.spans.len());
         self.spans.push(span);
         let (blocks, spans) = (&self.blocks, &self.spans);
-        self.table.insert_unique(Names::hash(name), at, |&at| {
-            Names::hash(Names::text(blocks, spans, at))
-        });
+        self.table
+            .insert_unique(hash, at, |&at| Names::hash(Names::text(blocks, spans, at)));
         at
     }
 }

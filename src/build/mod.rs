@@ -542,9 +542,10 @@ fn render_site(
     if options.defer_exports {
         selected.retain(|job| !matches!(job, Job::CorpusJson));
     }
-    // The search index before the pages: its term map (about 1 GB at
-    // 1,000,000 papers) is gone before the render, and before `vellum
-    // check`'s link index grows with every page.
+    // The search index before the pages: its term map (at 1,000,000
+    // papers the search stage peaks 760 MiB over the plan stage) is gone
+    // before the render, and before `vellum check`'s link index grows
+    // with every page.
     if search_staged {
         let failed = timings.time("search", || match incremental {
             Some(incremental) => incremental.stage_search_index(site, sink),

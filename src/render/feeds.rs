@@ -222,10 +222,15 @@ pub fn sitemap_routes(site: &Site, listed: usize) -> Vec<Route> {
 
 /// Makes the sitemap files ([`sitemap_routes`]) of the listed pages of
 /// `plan` ([`Job::is_listed_page`], in plan order), each part listing at
-/// most `sitemap_max_urls`, and hands each to `put` as it is made (in
-/// parallel, in no set order): the parts are never held together, nor
-/// every page's URL (at 1,000,000 papers they took about 280 MB).
-pub fn sitemaps(site: &Site, plan: &[Job], put: &(dyn Fn(Route, Vec<u8>) + Sync)) {
+/// most `sitemap_max_urls`, and hands each to `put` as it is made (the
+/// parts in parallel); returns what `put` returned, the parts in order,
+/// then the index. The parts are never held together, nor every page's
+/// URL (15 MB of parts at 100,000 papers).
+pub fn sitemaps<T: Send>(
+    site: &Site,
+    plan: &[Job],
+    put: &(dyn Fn(Route, Vec<u8>) -> T + Sync),
+) -> Vec<T> {
     let listed: Vec<&Job> = plan.par_iter().filter(|job| job.is_listed_page()).collect();
     let permalinks = |jobs: &[&Job]| {
         jobs.iter()
@@ -235,14 +240,16 @@ pub fn sitemaps(site: &Site, plan: &[Job], put: &(dyn Fn(Route, Vec<u8>) + Sync)
     let mut routes = sitemap_routes(site, listed.len());
     let index = routes.pop().unwrap_or(Route::Sitemap);
     if routes.is_empty() {
-        return put(index, urlset(&permalinks(&listed)));
+        return vec![put(index, urlset(&permalinks(&listed)))];
     }
     let parts: Vec<String> = routes.iter().map(|r| site.urls.permalink(r)).collect();
-    listed
+    let mut put_files: Vec<T> = listed
         .par_chunks(site.config.sitemap_max_urls)
         .zip(routes)
-        .for_each(|(chunk, route)| put(route, urlset(&permalinks(chunk))));
-    put(index, xml_list("sitemapindex", "sitemap", &parts));
+        .map(|(chunk, route)| put(route, urlset(&permalinks(chunk))))
+        .collect();
+    put_files.push(put(index, xml_list("sitemapindex", "sitemap", &parts)));
+    put_files
 }
 
 fn urlset(permalinks: &[String]) -> Vec<u8> {

@@ -95,21 +95,12 @@ impl<'a> Renderer<'a> {
                 }
                 // The sitemap's parts are more files than its job's own,
                 // so they are kept (`put`), not made again; each goes as
-                // it is made (at 1,000,000 papers they hold 280 MB).
-                Job::Sitemap => {
-                    let results = std::sync::Mutex::new(Vec::new());
-                    feeds::sitemaps(&self.site, plan, &|route, bytes| {
-                        let path = self.site.urls.output_file(&route);
-                        let result = sink.put(&path, bytes);
-                        results
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .push((path, result));
-                    });
-                    Ok(results
-                        .into_inner()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner))
-                }
+                // it is made.
+                Job::Sitemap => Ok(feeds::sitemaps(&self.site, plan, &|route, bytes| {
+                    let path = self.site.urls.output_file(&route);
+                    let result = sink.put(&path, bytes);
+                    (path, result)
+                })),
                 _ => self.render(job, plan).map(|files| {
                     files
                         .into_iter()
@@ -147,10 +138,7 @@ impl<'a> Renderer<'a> {
         // An error is reported once, with the page kinds it affects and
         // the first page it failed on.
         let mut failed_files = Vec::new();
-        for (mut error, (kinds, files)) in failed
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
+        for (mut error, (kinds, files)) in failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             let kinds: Vec<&str> = kinds.into_iter().collect();
             let named = match kinds.as_slice() {
                 [one] => one.to_string(),
@@ -183,7 +171,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders one job to its output files and bytes (one file, or the
-    /// parts of a split sitemap, sorted by path); `plan` is the whole
+    /// parts of a split sitemap, then its index); `plan` is the whole
     /// plan, which the sitemap lists. Errors: a template error at the template's file and
     /// line, or a content page naming a template that does not exist.
     pub fn render(&self, job: &Job, plan: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
@@ -214,18 +202,9 @@ impl<'a> Renderer<'a> {
                 return Ok(vec![file(&route, json)]);
             }
             Job::Sitemap => {
-                let files = std::sync::Mutex::new(Vec::new());
-                feeds::sitemaps(site, plan, &|route, bytes| {
-                    files
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push(file(&route, bytes));
-                });
-                let mut files = files
-                    .into_inner()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                return Ok(files);
+                return Ok(feeds::sitemaps(site, plan, &|route, bytes| {
+                    file(&route, bytes)
+                }));
             }
             _ => {}
         }
