@@ -122,7 +122,7 @@ fn every_valid_fixture_gives_its_expected_corpus() {
                 let paragraphs = if paper.abstract_text.is_empty() {
                     0
                 } else {
-                    paper.abstract_text.html.matches("<p>").count()
+                    paper.abstract_text.html().matches("<p>").count()
                 };
                 assert_eq!(paragraphs as u64, n.as_u64().unwrap(), "{case}: paragraphs");
             }

@@ -389,11 +389,12 @@ impl<'a> Pages<'a> {
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
                 context.insert_value("paper", views.paper(id, Abstract::Left, None));
-                context.insert("abstract_html", &paper.abstract_text.html);
+                let (html, summary) = paper.abstract_text.html_and_summary(DESCRIPTION_CHARS);
+                context.insert("abstract_html", &html);
                 let description = if paper.abstract_text.is_empty() {
                     paper.title.plain().to_string()
                 } else {
-                    paper.abstract_text.summary(DESCRIPTION_CHARS)
+                    summary
                 };
                 self.insert_scholarly(context, id, &description);
                 (

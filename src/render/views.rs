@@ -9,6 +9,7 @@ use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;
+use std::borrow::Cow;
 use tera::Value;
 
 /// A link to an author's page.
@@ -64,7 +65,7 @@ struct PaperView<'a> {
     bib_url: Option<String>,
     /// The abstract's HTML, in lists asked for with [`Abstract::Included`]
     /// (author pages and the home page) when the paper has one.
-    abstract_html: Option<&'a str>,
+    abstract_html: Option<Cow<'a, str>>,
 }
 
 /// An author's name and page URL, escaped, as bylines show them.
@@ -385,8 +386,8 @@ impl<'a> Views<'a> {
                 site.urls
                     .url(&site.route(&Job::PaperExport(id, Export::Bibtex)))
             }),
-            abstract_html: (with == Abstract::Included && !paper.abstract_text.html.is_empty())
-                .then_some(paper.abstract_text.html.as_str()),
+            abstract_html: (with == Abstract::Included && !paper.abstract_text.is_empty())
+                .then(|| paper.abstract_text.html()),
         })
     }
 
