@@ -132,7 +132,7 @@ impl Merge {
             variants,
             Some(texts),
             true,
-            PACK_FROM,
+            usize::MAX,
             diagnostics,
         );
         self.last = kept;
@@ -592,7 +592,7 @@ fn train_dictionary(
     if listed < pack_from {
         return None;
     }
-    let step = (drafts.len() / packed::SAMPLE).max(1);
+    let step = drafts.len().div_ceil(packed::SAMPLE).max(1);
     let sample: Vec<String> = drafts
         .par_iter()
         .step_by(step)
@@ -670,8 +670,8 @@ fn merge(
     // Only the chosen records' texts are read from here on: a listing
     // nothing else holds gives up the others', and (without a text
     // memo) the chosen records' abstracts are made here, each giving
-    // up its listed paragraphs as it is made (see Memory above), and
-    // packed with a dictionary trained on a sample of them.
+    // up its listed paragraphs as it is made (see Memory above), and in
+    // a large build packed with a dictionary trained on a sample of them.
     let dictionary = match (keep, texts) {
         (false, None) => train_dictionary(&drafts, &listings, pack_from),
         _ => None,
@@ -1411,8 +1411,9 @@ mod tests {
     use super::*;
 
     /// The merge of the bundled site's two real listings, its abstracts
-    /// packed from `pack_from` listed bytes.
-    fn seeds_merged(pack_from: usize) -> Arc<Corpus> {
+    /// packed from `pack_from` listed bytes; with `texts`, as `vellum
+    /// serve` merges.
+    fn seeds_merged(pack_from: usize, texts: Option<&TextMemo>) -> Arc<Corpus> {
         let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds");
         let mut listings = Vec::new();
         for name in ["000_a6125076a0f68246.txt", "002_6e23376fd8dff3a4.txt"] {
@@ -1421,12 +1422,13 @@ mod tests {
         }
         let diagnostics = Diagnostics::new();
         let taxonomy = Taxonomy::arxiv();
+        let keep = texts.is_some();
         let (corpus, _) = merge(
             listings,
             taxonomy,
             &[],
-            None,
-            false,
+            texts,
+            keep,
             pack_from,
             &diagnostics,
         );
@@ -1435,17 +1437,23 @@ mod tests {
 
     #[test]
     fn packed_abstracts_read_as_the_abstracts_made() {
-        let (packed, unpacked) = (seeds_merged(0), seeds_merged(PACK_FROM));
+        let (packed, unpacked) = (seeds_merged(0, None), seeds_merged(PACK_FROM, None));
+        let served = seeds_merged(0, Some(&TextMemo::default()));
         assert_eq!(packed.papers.len(), 36);
         let count = |corpus: &Corpus| {
             let abstracts = corpus.papers.iter().map(|paper| &paper.abstract_text);
             abstracts.filter(|made| made.is_packed()).count()
         };
-        assert_eq!((count(&packed), count(&unpacked)), (36, 0));
+        // `vellum serve` never packs: its reloads read the abstracts.
+        assert_eq!(
+            (count(&packed), count(&unpacked), count(&served)),
+            (36, 0, 0)
+        );
         for (a, b) in packed.papers.iter().zip(&unpacked.papers) {
             let (a, b) = (&a.abstract_text, &b.abstract_text);
             assert_eq!((a.html(), a.plain()), (b.html(), b.plain()));
-            assert_eq!(a.summary(160), b.summary(160));
+            assert_eq!(a.html_and_summary(160), (b.html(), b.summary(160)));
+            assert_eq!((a.is_empty(), a), (false, b));
         }
     }
 }

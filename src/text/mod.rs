@@ -132,7 +132,8 @@ impl Abstract {
 
     /// Plain text, paragraphs joined with a space: for meta tags, feeds,
     /// exports and search. Read back from the HTML when it was not kept
-    /// (a pass over the HTML, about a microsecond a kilobyte).
+    /// (a pass over the HTML, about a microsecond a kilobyte; a packed
+    /// HTML is decompressed first).
     pub fn plain(&self) -> std::borrow::Cow<'_, str> {
         match &self.kept_plain {
             Some(plain) => std::borrow::Cow::Borrowed(plain),
@@ -157,7 +158,8 @@ impl Abstract {
 
     /// The plain text cut to at most `max_chars` characters at a word
     /// boundary, with `…` appended when cut: for meta descriptions.
-    /// Reads back from the HTML only the part the cut needs.
+    /// Reads back from the HTML only the part the cut needs (a packed
+    /// HTML is decompressed whole).
     pub fn summary(&self, max_chars: usize) -> String {
         self.summary_with(|| self.html(), max_chars)
     }

@@ -11,12 +11,14 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 /// The most abstracts a [`Dictionary`] is trained on, evenly spaced
-/// through the corpus: about 2.8 MB of HTML, trained on in a few tens of
-/// milliseconds.
+/// through the corpus: about 2.8 MB of HTML (`zstd --train` took 77 ms
+/// on 3.4 MB of them).
 pub const SAMPLE: usize = 2000;
 
-/// A dictionary's greatest size; zstd's guidance is a sample of at least
-/// ten times the dictionary, which a smaller sample gets.
+/// A dictionary's greatest size. zstd suggests a sample of about a
+/// hundred times the dictionary (zdict.h); 2,000 abstracts are about 85
+/// times this. A sample under ten times it gets a dictionary a tenth of
+/// its size.
 const DICTIONARY_BYTES: usize = 32 * 1024;
 
 /// The zstd level abstracts are compressed at. With the dictionary,
@@ -55,7 +57,7 @@ impl Dictionary {
 /// HTML as an abstract holds it: as it is, or as a zstd frame made with a
 /// [`Dictionary`] when that is smaller.
 #[derive(Debug, Clone)]
-pub enum Html {
+pub(crate) enum Html {
     /// As it is.
     Plain(Box<str>),
     /// A zstd frame made with the dictionary.
@@ -115,18 +117,18 @@ impl Html {
             .flatten()
             .unwrap_or(0);
         let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        CONTEXTS.with_borrow_mut(|contexts| {
+        let read = CONTEXTS.with_borrow_mut(|contexts| {
             if contexts.decompress.is_none() {
                 contexts.decompress = zstd::zstd_safe::DCtx::try_create();
             }
-            if let Some(context) = contexts.decompress.as_mut() {
-                let _ = context.decompress_using_ddict(
-                    &mut bytes,
-                    frame,
-                    dictionary.decompress.as_ddict(),
-                );
-            }
+            let context = contexts.decompress.as_mut()?;
+            let ddict = dictionary.decompress.as_ddict();
+            context
+                .decompress_using_ddict(&mut bytes, frame, ddict)
+                .ok()
         });
+        // Only a context that could not be allocated fails here.
+        debug_assert!(read.is_some(), "a frame made by this process decompresses");
         Cow::Owned(String::from_utf8(bytes).unwrap_or_default())
     }
 
@@ -186,17 +188,17 @@ mod tests {
             plain_bytes += html.len();
             packed_bytes += frame.len();
         }
-        // 39% of the bytes, with a dictionary trained on 60 abstracts
-        // (zstd 1.5.7, as Cargo.lock pins it).
-        assert_eq!((plain_bytes, packed_bytes), (51_759, 19_990));
+        // 39% of the bytes with a dictionary trained on 60 abstracts (zstd
+        // 1.5.7, as Cargo.lock pins it, makes 19,990).
+        assert_eq!(plain_bytes, 51_759);
+        assert!(packed_bytes * 100 < plain_bytes * 45, "{packed_bytes}");
     }
 
     #[test]
     fn what_would_not_shrink_is_kept_as_it_is() {
         let dictionary = Dictionary::train(&real_abstracts()).expect("a dictionary");
         let short = Html::packed("<p>a</p>".into(), &dictionary);
-        assert_eq!(short, Html::Plain("<p>a</p>".into()));
-        assert!(matches!(short, Html::Plain(_)));
+        assert!(matches!(short, Html::Plain(text) if &*text == "<p>a</p>"));
         assert!(Html::packed("".into(), &dictionary).is_empty());
         // Too little to train on.
         assert!(Dictionary::train(&["<p>One.</p>".to_string()]).is_none());
