@@ -1,6 +1,7 @@
 //! `vellum check`: build everything into a [`LinkSink`] (which writes
-//! nothing), then check every internal link and anchor of every rendered
-//! page. Input errors do not stop the render ([`BuildOptions::keep_going`]),
+//! nothing, and names the corpus's data files without their being made:
+//! [`crate::output::Sink::name_only`]), then check every internal link and
+//! anchor of every rendered page. Input errors do not stop the render ([`BuildOptions::keep_going`]),
 //! so one run reports every problem: listing and content errors, template
 //! errors, and broken links — those written in `content/` at their Markdown
 //! file and line, those made by templates at the page that holds them.
@@ -273,6 +274,14 @@ impl Sink for LinkSink {
         Ok(())
     }
 
+    /// A data file made from the corpus (a citation export,
+    /// `corpus.json`) is only named: links to it resolve, and nothing in
+    /// it is checked.
+    fn name_only(&self, path: &str) -> bool {
+        lock(&self.index).add_file(path);
+        true
+    }
+
     fn commit(&mut self) -> io::Result<WriteStats> {
         let index = lock(&self.index);
         Ok(WriteStats {
@@ -404,8 +413,8 @@ impl LinkSink {
     }
 }
 
-/// Runs `vellum check`: everything `build` does except writing, plus the
-/// link check. The report's diagnostics hold every problem, sorted; with
+/// Runs `vellum check`: everything `build` does except writing and making
+/// the corpus's data files, plus the link check. The report's diagnostics hold every problem, sorted; with
 /// `options.strict` warnings count as errors.
 pub fn check(options: &BuildOptions) -> BuildReport {
     let mut sink = LinkSink::default();

@@ -513,6 +513,45 @@ fn a_static_file_clashing_with_a_generated_page_is_an_error() {
     );
 }
 
+/// `vellum check` names the citation exports and `corpus.json` without
+/// making them: links to them resolve, and their bytes are all that its
+/// count lacks beside a build's.
+fn check_names_the_corpus_data_files_without_making_them() {
+    let dir = temp_site(&[("good.txt", &olumide_listing())], "");
+    let bib = "authors/olumide-adeyemi/olumide-adeyemi.bib";
+    let page =
+        format!("+++\ntitle = \"Data\"\n+++\n\n[BibTeX](/{bib}) and [data](/corpus.json).\n");
+    write(dir.path(), "content/data.md", page.as_bytes());
+    let (built, site) = build_memory(dir.path(), None);
+    assert!(built.diagnostics.is_empty(), "{:?}", built.diagnostics);
+    // The one paper's BibTeX, RIS and CSL-JSON files, the author's BibTeX file
+    // and `corpus.json`.
+    let data: Vec<(&str, u64)> = site
+        .iter()
+        .filter(|(path, _)| {
+            let export = path.starts_with("papers/") && !path.ends_with(".html");
+            export || path.ends_with(".bib") || &***path == "corpus.json"
+        })
+        .map(|(path, bytes)| (&**path, bytes.len() as u64))
+        .collect();
+    assert_eq!(data.len(), 5, "{data:?}");
+    assert!(
+        text(&site, bib).starts_with("@misc{"),
+        "{}",
+        text(&site, bib)
+    );
+    let options = vellum::build::BuildOptions {
+        root: dir.path().to_path_buf(),
+        ..Default::default()
+    };
+    let checked = vellum::check::check(&options);
+    assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
+    let (built, checked) = (built.written.unwrap(), checked.written.unwrap());
+    assert_eq!(checked.files, built.files);
+    let data_bytes: u64 = data.iter().map(|(_, len)| len).sum();
+    assert_eq!(checked.bytes + data_bytes, built.bytes);
+}
+
 fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
     let errors_dir = project().join("tests/fixtures/listings/errors");
     let no_title = std::fs::read(errors_dir.join("no-title.txt")).unwrap();
@@ -901,5 +940,5 @@ fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: newcomer_mistakes_are_reported_once_at_their_line_with_the_fix, feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: newcomer_mistakes_are_reported_once_at_their_line_with_the_fix, feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_names_the_corpus_data_files_without_making_them, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
 }

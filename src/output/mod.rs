@@ -112,6 +112,13 @@ pub trait Sink: Sync {
     fn carry_over(&self, _commit: u64, _dropped: &[&str]) -> bool {
         false
     }
+    /// Takes by its path alone a data file that Vellum's own code makes
+    /// from the corpus ([`crate::render::jobs::Job::is_corpus_data`]),
+    /// when the sink needs only to know it exists; returns whether it
+    /// did. By default `false`: the file is made and put.
+    fn name_only(&self, _path: &str) -> bool {
+        false
+    }
     /// Makes the files put since [`Sink::begin`] the whole site.
     fn commit(&mut self) -> io::Result<WriteStats>;
     /// Drops the files put since [`Sink::begin`]; the site stays as it was.

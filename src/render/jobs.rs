@@ -76,6 +76,16 @@ impl Job {
         }
     }
 
+    /// Whether the job writes a data file that Vellum's own code makes
+    /// from the corpus, with no template and no page: a citation export or
+    /// `corpus.json`. Such a file cannot fail to render.
+    pub fn is_corpus_data(&self) -> bool {
+        matches!(
+            self,
+            Job::PaperExport(..) | Job::AuthorBib(_) | Job::CorpusJson
+        )
+    }
+
     /// Whether the job writes an HTML page that belongs in the sitemap.
     pub fn is_listed_page(&self) -> bool {
         !matches!(
