@@ -1,8 +1,9 @@
 //! `vellum check`: build everything into a [`LinkSink`] (which writes
-//! nothing, and names the corpus's data files without their being made:
-//! [`crate::output::Sink::name_only`]), then check every internal link and
-//! anchor of every rendered page. Input errors do not stop the render ([`BuildOptions::keep_going`]),
-//! so one run reports every problem: listing and content errors, template
+//! nothing, and takes the corpus's data files by name without their
+//! being made: [`crate::output::Sink::names_data_files`]), then check
+//! every internal link and anchor of every rendered page. Input errors
+//! do not stop the render ([`BuildOptions::keep_going`]), so one run
+//! reports every problem: listing and content errors, template
 //! errors, and broken links — those written in `content/` at their Markdown
 //! file and line, those made by templates at the page that holds them.
 
@@ -274,12 +275,15 @@ impl Sink for LinkSink {
         Ok(())
     }
 
-    /// A data file made from the corpus (a citation export,
-    /// `corpus.json`) is only named: links to it resolve, and nothing in
-    /// it is checked.
-    fn name_only(&self, path: &str) -> bool {
-        lock(&self.index).add_file(path);
+    /// Data files made from the corpus (citation exports, `corpus.json`)
+    /// are only named: links to them resolve, and nothing in them is
+    /// checked.
+    fn names_data_files(&self) -> bool {
         true
+    }
+
+    fn name(&self, path: &str) {
+        lock(&self.index).add_file(path);
     }
 
     fn commit(&mut self) -> io::Result<WriteStats> {
@@ -413,9 +417,10 @@ impl LinkSink {
     }
 }
 
-/// Runs `vellum check`: everything `build` does except writing and making
-/// the corpus's data files, plus the link check. The report's diagnostics hold every problem, sorted; with
-/// `options.strict` warnings count as errors.
+/// Runs `vellum check`: everything `build` does except writing and
+/// making the corpus's data files, plus the link check. The report's
+/// diagnostics hold every problem, sorted; with `options.strict`
+/// warnings count as errors.
 pub fn check(options: &BuildOptions) -> BuildReport {
     let mut sink = LinkSink::default();
     let options = BuildOptions {

@@ -530,7 +530,7 @@ fn check_names_the_corpus_data_files_without_making_them() {
         .iter()
         .filter(|(path, _)| {
             let export = path.starts_with("papers/") && !path.ends_with(".html");
-            export || path.ends_with(".bib") || &***path == "corpus.json"
+            export || path.ends_with(".bib") || path.as_ref() == "corpus.json"
         })
         .map(|(path, bytes)| (&**path, bytes.len() as u64))
         .collect();

@@ -545,9 +545,15 @@ fn render_site(
     // `vellum check`'s sink needs only the names of the corpus's data
     // files (at 1,000,000 papers its authors' BibTeX files and the 2 GB
     // `corpus.json`): it scans pages, and these cannot fail.
-    selected.retain(|job| {
-        !(job.is_corpus_data() && sink.name_only(&site.urls.output_file(&site.route(job))))
-    });
+    if sink.names_data_files() {
+        selected.retain(|job| {
+            let data = job.is_corpus_data();
+            if data {
+                sink.name(&site.urls.output_file(&site.route(job)));
+            }
+            !data
+        });
+    }
     // The search index before the pages: its term map (at 1,000,000
     // papers the search stage peaks 760 MiB over the plan stage) is gone
     // before the render, and before `vellum check`'s link index grows

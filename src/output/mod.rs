@@ -112,13 +112,18 @@ pub trait Sink: Sync {
     fn carry_over(&self, _commit: u64, _dropped: &[&str]) -> bool {
         false
     }
-    /// Takes by its path alone a data file that Vellum's own code makes
-    /// from the corpus ([`crate::render::jobs::Job::is_corpus_data`]),
-    /// when the sink needs only to know it exists; returns whether it
-    /// did. By default `false`: the file is made and put.
-    fn name_only(&self, _path: &str) -> bool {
+    /// Whether the sink needs only the names of the data files that
+    /// Vellum's own code makes from the corpus
+    /// ([`crate::render::jobs::Job::is_corpus_data`]), not their bytes.
+    /// When it does, those jobs are not rendered at all (not put, not
+    /// counted by the progress bar) and each file goes to [`Sink::name`]
+    /// instead. By default `false`.
+    fn names_data_files(&self) -> bool {
         false
     }
+    /// Takes a file by its path alone ([`Sink::names_data_files`]). By
+    /// default nothing.
+    fn name(&self, _path: &str) {}
     /// Makes the files put since [`Sink::begin`] the whole site.
     fn commit(&mut self) -> io::Result<WriteStats>;
     /// Drops the files put since [`Sink::begin`]; the site stays as it was.

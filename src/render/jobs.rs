@@ -76,9 +76,9 @@ impl Job {
         }
     }
 
-    /// Whether the job writes a data file that Vellum's own code makes
-    /// from the corpus, with no template and no page: a citation export or
-    /// `corpus.json`. Such a file cannot fail to render.
+    /// Whether the job writes a data file made from the corpus: a
+    /// citation export or `corpus.json`. Vellum's own code makes it,
+    /// without a template, and it cannot fail to render.
     pub fn is_corpus_data(&self) -> bool {
         matches!(
             self,
