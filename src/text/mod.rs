@@ -188,6 +188,24 @@ impl Abstract {
     }
 }
 
+/// The ASCII `bytes` as a set, one bit of a `u128` each: testing a byte
+/// ([`in_ascii_set`]) is a shift, where a `match` on many bytes can
+/// compile to a jump table per byte.
+pub const fn ascii_set(bytes: &[u8]) -> u128 {
+    let mut set = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        set |= 1 << bytes[i];
+        i += 1;
+    }
+    set
+}
+
+/// Whether `b` is in `set` ([`ascii_set`]).
+pub fn in_ascii_set(set: u128, b: u8) -> bool {
+    b < 128 && (set >> b) & 1 == 1
+}
+
 /// `plain` cut to at most `max_chars` characters at a word boundary, with
 /// `…` appended when cut ([`Abstract::summary`]).
 pub fn summarise(plain: &str, max_chars: usize) -> String {
@@ -382,6 +400,14 @@ mod tests {
                 &mut Vec::new()
             )
         );
+    }
+
+    #[test]
+    fn an_ascii_set_holds_its_bytes_and_no_other() {
+        const SET: u128 = ascii_set(b"\\{}$~");
+        let members: Vec<u8> = (0..=255).filter(|&b| in_ascii_set(SET, b)).collect();
+        assert_eq!(members, b"$\\{}~");
+        assert!(!in_ascii_set(ascii_set(b"\x7f"), 0xFF));
     }
 
     #[test]
