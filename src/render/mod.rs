@@ -138,7 +138,10 @@ impl<'a> Renderer<'a> {
         // An error is reported once, with the page kinds it affects and
         // the first page it failed on.
         let mut failed_files = Vec::new();
-        for (mut error, (kinds, files)) in failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        for (mut error, (kinds, files)) in failed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
             let kinds: Vec<&str> = kinds.into_iter().collect();
             let named = match kinds.as_slice() {
                 [one] => one.to_string(),
@@ -172,8 +175,9 @@ impl<'a> Renderer<'a> {
 
     /// Renders one job to its output files and bytes (one file, or the
     /// parts of a split sitemap, then its index); `plan` is the whole
-    /// plan, which the sitemap lists. Errors: a template error at the template's file and
-    /// line, or a content page naming a template that does not exist.
+    /// plan, which the sitemap lists. Errors: a template error at the
+    /// template's file and line, or a content page naming a template that
+    /// does not exist.
     pub fn render(&self, job: &Job, plan: &[Job]) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
         let site = &self.site;
         let route = site.route(job);

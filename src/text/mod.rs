@@ -161,30 +161,21 @@ impl Abstract {
     /// Reads back from the HTML only the part the cut needs (a packed
     /// HTML is decompressed whole).
     pub fn summary(&self, max_chars: usize) -> String {
-        self.summary_with(|| self.html(), max_chars)
+        self.html_and_summary(max_chars).1
     }
 
-    /// [`Abstract::summary`] and [`Abstract::html`] at once: a packed
+    /// [`Abstract::html`] and [`Abstract::summary`] at once: a packed
     /// abstract is decompressed once.
     pub fn html_and_summary(&self, max_chars: usize) -> (std::borrow::Cow<'_, str>, String) {
         let html = self.html();
-        let summary = self.summary_with(|| std::borrow::Cow::Borrowed(&*html), max_chars);
-        (html, summary)
-    }
-
-    /// [`Abstract::summary`], the HTML read through `html` when needed.
-    fn summary_with<'a>(
-        &self,
-        html: impl FnOnce() -> std::borrow::Cow<'a, str>,
-        max_chars: usize,
-    ) -> String {
-        match &self.kept_plain {
+        let summary = match &self.kept_plain {
             Some(plain) => summarise(plain, max_chars),
             None => summarise(
-                &plain::plain_of_html_upto(&html(), max_chars.saturating_add(1)),
+                &plain::plain_of_html_upto(&html, max_chars.saturating_add(1)),
                 max_chars,
             ),
-        }
+        };
+        (html, summary)
     }
 }
 
