@@ -296,6 +296,62 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2), "refuses to write over inputs");
 }
 
+/// A list item's venue, year and categories (`meta_html`) and its small
+/// links (`links_html`): every list shows them all, but a year's page
+/// leaves out the year and a category's page that category.
+fn list_items_leave_out_the_year_or_category_of_their_page() {
+    let dir = olumide_site();
+    let root = dir.path();
+    write(
+        root,
+        "content/papers/routing-tokens-in-mixture-of-experts.md",
+        b"+++\nvenue = \"Systems & ML\"\narxiv = \"2105.01234\"\ndoi = \"10.1000/a&b\"\n+++\n",
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let between = |file: &str, start: &str, end: &str| -> String {
+        let html = page(&site, file);
+        let from = html
+            .find(start)
+            .unwrap_or_else(|| panic!("{start} in {file}"))
+            + start.len();
+        html[from..from + html[from..].find(end).unwrap()].to_string()
+    };
+    let meta = |file: &str| between(file, "<span class=\"paper-meta\">", "</span>\n");
+    let venue = "<span class=\"venue\">Systems &amp; ML</span>";
+    let year = "<a href=\"/years/2021/\">2021</a>";
+    let lg = "<a href=\"/categories/cs-lg/\" title=\"Machine Learning\">cs.LG</a>";
+    let dc = "<a href=\"/categories/cs-dc/\" title=\"Distributed, Parallel, and Cluster Computing\">cs.DC</a>";
+    let ml = "<a href=\"/categories/stat-ml/\" title=\"Machine Learning\">stat.ML</a>";
+    let all = format!("{venue}{year}{lg}{dc}{ml}");
+    assert_eq!(meta("authors/olumide-adeyemi/index.html"), all);
+    assert_eq!(meta("index.html"), all);
+    assert_eq!(
+        meta("years/2021/index.html"),
+        format!("{venue}{lg}{dc}{ml}")
+    );
+    assert_eq!(
+        meta("categories/cs-lg/index.html"),
+        format!("{venue}{year}{dc}{ml}")
+    );
+    assert_eq!(
+        meta("categories/cs-dc/index.html"),
+        format!("{venue}{year}{lg}{ml}")
+    );
+    assert_eq!(
+        meta("categories/stat-ml/index.html"),
+        format!("{venue}{year}{lg}{dc}")
+    );
+    let links = "<a href=\"https://arxiv.org/abs/2105.01234\">arXiv</a><a href=\"https://arxiv.org/pdf/2105.01234\">PDF</a><a href=\"https://doi.org/10.1000/a&amp;b\">DOI</a>";
+    for file in [
+        "authors/olumide-adeyemi/index.html",
+        "years/2021/index.html",
+        "categories/cs-lg/index.html",
+    ] {
+        assert_eq!(between(file, "</span>\n    ", "\n"), links, "{file}");
+    }
+}
+
 fn content_pages_sections_drafts_and_profiles() {
     let dir = olumide_site();
     let root = dir.path();
@@ -597,5 +653,5 @@ fn a_huge_page_number_is_one_short_warning() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }

@@ -12,7 +12,7 @@ use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{content_template_name, Templates};
-use crate::render::views::{byline, person_link, Views};
+use crate::render::views::{byline, person_link, List, Views};
 use serde::Serialize;
 use tera::{Context, Value};
 
@@ -133,7 +133,10 @@ impl<'a> Pages<'a> {
             Job::Home => {
                 let recent: Vec<PaperId> =
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
-                context.insert_value("recent", views.papers(&recent, Abstract::Included, None));
+                context.insert_value(
+                    "recent",
+                    views.papers(&recent, Abstract::Included, List::Other),
+                );
                 let intro = site.content.home.as_ref();
                 let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
                 context.insert("intro", &intro_html);
@@ -229,7 +232,7 @@ impl<'a> Pages<'a> {
                     group.insert("heading".into(), Value::from(heading));
                     group.insert(
                         "papers".into(),
-                        views.papers(&slice[start..end], Abstract::Included, Some(id)),
+                        views.papers(&slice[start..end], Abstract::Included, List::Author(id)),
                     );
                     groups.push(Value::from(group));
                     start = end;
@@ -318,7 +321,7 @@ impl<'a> Pages<'a> {
                 context.insert_value("year", views.years()[index].clone());
                 context.insert_value(
                     "papers",
-                    views.papers(&year.papers[range], Abstract::Left, None),
+                    views.papers(&year.papers[range], Abstract::Left, List::Year),
                 );
                 self.insert_category_counts(context, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
@@ -364,7 +367,7 @@ impl<'a> Pages<'a> {
                 context.insert_value("category", views.categories()[id].clone());
                 context.insert_value(
                     "papers",
-                    views.papers(&category.papers[range], Abstract::Left, None),
+                    views.papers(&category.papers[range], Abstract::Left, List::Category(id)),
                 );
                 let top: Vec<CountedLink> = if page == 1 {
                     stats::top_authors(corpus, &category.papers)
@@ -388,7 +391,7 @@ impl<'a> Pages<'a> {
             }
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
-                context.insert_value("paper", views.paper(id, Abstract::Left, None));
+                context.insert_value("paper", views.paper(id, Abstract::Left, List::Other));
                 let (html, summary) = paper.abstract_text.html_and_summary(DESCRIPTION_CHARS);
                 context.insert("abstract_html", &html);
                 let description = if paper.abstract_text.is_empty() {
@@ -442,7 +445,10 @@ impl<'a> Pages<'a> {
         for (n, query) in page.shortcodes.iter().enumerate() {
             let ids = query::papers(self.site.corpus, query).unwrap_or_default();
             let mut context = Context::new();
-            context.insert_value("papers", self.views.papers(&ids, Abstract::Left, None));
+            context.insert_value(
+                "papers",
+                self.views.papers(&ids, Abstract::Left, List::Other),
+            );
             context.insert("page", &ShortcodePage { kind: "shortcode" });
             let list = self
                 .templates

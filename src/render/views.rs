@@ -55,6 +55,15 @@ struct PaperView<'a> {
     /// a list's render: names linked to their pages, the page's own
     /// author in `<strong>`, then `, <a class="more-authors" …>+N more</a>`.
     byline_html: String,
+    /// `venue`, `year` and `categories` as the default theme's lists show
+    /// them, made here rather than by template loops (over half of a list
+    /// item's template work): the venue in `<span class="venue">`, then
+    /// links to the year's and each category's page, leaving out the
+    /// list's own year or category.
+    meta_html: String,
+    /// `links` as the default theme shows them: `<a href="…">arXiv</a>`
+    /// and so on.
+    links_html: String,
     more_authors: usize,
     authors_complete: bool,
     /// `{code, name, url}` of each category.
@@ -87,6 +96,31 @@ struct BylineName<'a> {
 struct LinkView {
     label: &'static str,
     url: String,
+}
+
+/// The list a paper's value is made for: its byline shows the author
+/// whose page it is ([`shown_in_list`]), and its `meta_html` leaves out
+/// the year or category whose page it is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    /// An author's page.
+    Author(AuthorId),
+    /// A year's page.
+    Year,
+    /// A category's page.
+    Category(CategoryId),
+    /// Any other: the home page, a shortcode's list, a paper's own page.
+    Other,
+}
+
+impl List {
+    /// The author whose page the list is on.
+    fn focus(self) -> Option<AuthorId> {
+        match self {
+            List::Author(id) => Some(id),
+            _ => None,
+        }
+    }
 }
 
 /// Names a paper list shows before "+N more": a list repeats each paper on
@@ -141,11 +175,13 @@ pub struct Views<'a> {
     /// Each author's name and page URL as HTML, made when first used.
     author_html: Vec<std::sync::OnceLock<AuthorHtml>>,
     years: Vec<Value>,
-    /// Each year's URL, by year.
-    year_urls: std::collections::HashMap<u16, Value>,
+    /// Each year's URL, and its link as lists show it, by year.
+    year_urls: std::collections::HashMap<u16, (Value, Box<str>)>,
     categories: Vec<Value>,
     /// Each category's link (`{code, name, url}`).
     category_links: Vec<Value>,
+    /// Each category's link as lists show it.
+    category_html: Vec<Box<str>>,
     /// The authors index's letters, made when first used.
     initials: std::sync::OnceLock<Vec<crate::corpus::Initial>>,
 }
@@ -175,11 +211,29 @@ impl<'a> Views<'a> {
                     year: year.year,
                     page: 1,
                 });
-                (year.year, Value::from(url))
+                let mut html = String::from("<a href=\"");
+                push_escaped_html(&mut html, &url);
+                html.push_str("\">");
+                html.push_str(&year.year.to_string());
+                html.push_str("</a>");
+                (year.year, (Value::from(url), html.into_boxed_str()))
             })
             .collect();
         let category_links = (0..corpus.categories.len())
             .map(|id| Value::from_serializable(&category_link(site, id)))
+            .collect();
+        let category_html = (0..corpus.categories.len())
+            .map(|id| {
+                let link = category_link(site, id);
+                let mut html = String::from("<a href=\"");
+                push_escaped_html(&mut html, &link.url);
+                html.push_str("\" title=\"");
+                push_escaped_html(&mut html, link.name);
+                html.push_str("\">");
+                push_escaped_html(&mut html, link.code);
+                html.push_str("</a>");
+                html.into_boxed_str()
+            })
             .collect();
         let years = corpus
             .years
@@ -229,6 +283,7 @@ impl<'a> Views<'a> {
             year_urls,
             categories,
             category_links,
+            category_html,
             initials: std::sync::OnceLock::new(),
         }
     }
@@ -292,10 +347,10 @@ impl<'a> Views<'a> {
         })
     }
 
-    /// The template value of paper `id`, with its abstract when `with` is
-    /// [`Abstract::Included`]; its byline shows the author `focus` (the
-    /// author page's) beside the first names ([`shown_in_list`]).
-    pub fn paper(&self, id: PaperId, with: Abstract, focus: Option<AuthorId>) -> Value {
+    /// The template value of paper `id` in `list`, with its abstract when
+    /// `with` is [`Abstract::Included`].
+    pub fn paper(&self, id: PaperId, with: Abstract, list: List) -> Value {
+        let focus = list.focus();
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -359,29 +414,52 @@ impl<'a> Views<'a> {
             let _ = write!(byline_html, "\">+{more_authors} more</a>");
         }
         let year = paper.known_year();
+        let year_link = year.and_then(|year| self.year_urls.get(&year));
+        let venue = paper.details.venue.as_deref();
+        let mut meta_html = String::new();
+        if let Some(venue) = venue {
+            meta_html.push_str("<span class=\"venue\">");
+            push_escaped_html(&mut meta_html, venue);
+            meta_html.push_str("</span>");
+        }
+        if let Some((_, html)) = year_link.filter(|_| list != List::Year) {
+            meta_html.push_str(html);
+        }
+        for &c in &paper.categories {
+            if list != List::Category(c) {
+                meta_html.push_str(&self.category_html[c]);
+            }
+        }
+        let links = paper_links(paper);
+        let mut links_html = String::new();
+        for link in &links {
+            links_html.push_str("<a href=\"");
+            push_escaped_html(&mut links_html, &link.url);
+            links_html.extend(["\">", link.label, "</a>"]);
+        }
         Value::from_serializable(&PaperView {
             slug: &paper.slug,
             key: &paper.key,
             selected: paper.details.selected,
-            venue: paper.details.venue.as_deref(),
+            venue,
             url,
             title: paper.title.plain(),
             title_html: paper.title.html(),
             year,
-            year_url: year
-                .and_then(|year| self.year_urls.get(&year).cloned())
-                .unwrap_or_else(Value::none),
+            year_url: year_link.map_or_else(Value::none, |(url, _)| url.clone()),
             more_authors,
             authors,
             byline,
             byline_html,
+            meta_html,
+            links_html,
             authors_complete: paper.details.complete_authors.is_some(),
             categories: paper
                 .categories
                 .iter()
                 .map(|&c| self.category_links[c].clone())
                 .collect(),
-            links: paper_links(paper),
+            links,
             bib_url: site.config.paper_exports.then(|| {
                 site.urls
                     .url(&site.route(&Job::PaperExport(id, Export::Bibtex)))
@@ -392,12 +470,11 @@ impl<'a> Views<'a> {
     }
 
     /// The template values of papers `ids`, as one list, with their
-    /// abstracts when `with` is [`Abstract::Included`], on the page of
-    /// author `focus` if any.
-    pub fn papers(&self, ids: &[PaperId], with: Abstract, focus: Option<AuthorId>) -> Value {
+    /// abstracts when `with` is [`Abstract::Included`], in `list`.
+    pub fn papers(&self, ids: &[PaperId], with: Abstract, list: List) -> Value {
         Value::from(
             ids.iter()
-                .map(|&id| self.paper(id, with, focus))
+                .map(|&id| self.paper(id, with, list))
                 .collect::<Vec<_>>(),
         )
     }
