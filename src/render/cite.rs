@@ -89,6 +89,9 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(s.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
+/// LaTeX's special characters, which BibTeX fields escape.
+const LATEX_SPECIAL: u128 = crate::text::ascii_set(b"\\{}<>^~%&#_$");
+
 /// Escapes plain text for a braced BibTeX field: every LaTeX special character
 /// becomes a command or escape, so the result has balanced braces.
 fn latex_plain(s: &str) -> String {
@@ -96,8 +99,7 @@ fn latex_plain(s: &str) -> String {
     // search of the specials' string per character before that, made
     // this function 3.8% of a complete build's CPU at 100,000 papers
     // (perf), most of it for the abstracts in authors' BibTeX files.
-    const SPECIAL: u128 = crate::text::ascii_set(b"\\{}<>^~%&#_$");
-    let special = |b: &u8| crate::text::in_ascii_set(SPECIAL, *b);
+    let special = |b: &u8| crate::text::in_ascii_set(LATEX_SPECIAL, *b);
     let line = one_line(s);
     let mut out = String::with_capacity(line.len() + 16);
     let mut rest = &*line;
@@ -214,7 +216,31 @@ fn latex_math(chars: &[char], from: usize, to: usize, math: &[Option<usize>]) ->
 /// characters) is wrapped in braces when it has an uppercase letter after its
 /// first character, or when it is not the first word and starts uppercase.
 fn latex_title(src: &str) -> String {
-    let chars: Vec<char> = one_line(src).chars().collect();
+    let line = one_line(src);
+    // Most titles hold none of LaTeX's special characters: no math, brace
+    // groups or escapes to find, only words to brace. The general case's
+    // character vectors took a sixth of a paper page's BibTeX entry
+    // (callgrind, 10,000 papers: 180 against 151 M instructions).
+    if !line
+        .bytes()
+        .any(|b| crate::text::in_ascii_set(LATEX_SPECIAL, b))
+    {
+        let mut out = String::with_capacity(line.len() + 16);
+        let mut seen_word = false;
+        let mut rest = &*line;
+        while let Some(start) = rest.find(char::is_alphanumeric) {
+            out.push_str(&rest[..start]);
+            rest = &rest[start..];
+            let end = rest
+                .find(|c: char| !c.is_alphanumeric())
+                .unwrap_or(rest.len());
+            push_title_word(&mut out, &rest[..end], true, &mut seen_word);
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        return out;
+    }
+    let chars: Vec<char> = line.chars().collect();
     let math = math_spans(&chars);
     let matched = matched_braces(&chars, 0, chars.len(), &math);
     let mut out = String::with_capacity(src.len() + 16);
@@ -283,18 +309,8 @@ fn latex_title(src: &str) -> String {
                 while j < chars.len() && chars[j].is_alphanumeric() {
                     j += 1;
                 }
-                let word = &chars[i..j];
-                let inner_upper = word[1..].iter().any(|c| c.is_uppercase());
-                let starts_upper = word[0].is_uppercase();
-                let braced = depth == 0 && (inner_upper || (seen_word && starts_upper));
-                if braced {
-                    out.push('{');
-                }
-                out.extend(word);
-                if braced {
-                    out.push('}');
-                }
-                seen_word = true;
+                let word: String = chars[i..j].iter().collect();
+                push_title_word(&mut out, &word, depth == 0, &mut seen_word);
                 i = j;
                 continue;
             }
@@ -304,6 +320,25 @@ fn latex_title(src: &str) -> String {
         i += if c == '\\' { 2 } else { 1 };
     }
     out
+}
+
+/// Appends a word of a title (a run of alphanumeric characters), in braces
+/// at brace level 0 (`top`) when it has an uppercase letter after its
+/// first character, or when it is not the first word and starts uppercase,
+/// so that BibTeX styles keep its case.
+fn push_title_word(out: &mut String, word: &str, top: bool, seen_word: &mut bool) {
+    let mut chars = word.chars();
+    let starts_upper = chars.next().is_some_and(char::is_uppercase);
+    let inner_upper = chars.any(char::is_uppercase);
+    let braced = top && (inner_upper || (*seen_word && starts_upper));
+    if braced {
+        out.push('{');
+    }
+    out.push_str(word);
+    if braced {
+        out.push('}');
+    }
+    *seen_word = true;
 }
 
 /// A URL or DOI for a BibTeX field: braces, backslashes and spaces percent-encoded.
@@ -677,6 +712,12 @@ mod tests {
             ("ends with \\", r"ends with \textbackslash{}"),
             ("a\nmulti-line\r\n  title", "a multi-line title"),
             ("3D Über-fast iPhone", "{3D} {Über}-fast {iPhone}"),
+            (
+                "Scaling GPUs: A Study of ZeRO, in 2024",
+                "Scaling {GPUs}: {A} {Study} of {ZeRO}, in 2024",
+            ),
+            ("  ", ""),
+            ("", ""),
         ];
         for (input, want) in cases {
             assert_eq!(latex_title(input), want, "input: {input:?}");
