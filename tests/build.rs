@@ -296,60 +296,78 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2), "refuses to write over inputs");
 }
 
+/// The text of built file `file` of `site` between the first `start` and
+/// the `end` after it.
+fn between(site: &Pages, file: &str, start: &str, end: &str) -> String {
+    let html = page(site, file);
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("{start} in {file}"))
+        + start.len();
+    html[from..from + html[from..].find(end).unwrap()].to_string()
+}
+
 /// A list item's venue, year and categories (`meta_html`) and its small
 /// links (`links_html`): every list shows them all, but a year's page
 /// leaves out the year and a category's page that category.
 fn list_items_leave_out_the_year_or_category_of_their_page() {
     let dir = olumide_site();
     let root = dir.path();
+    let override_file = "content/papers/routing-tokens-in-mixture-of-experts.md";
     write(
         root,
-        "content/papers/routing-tokens-in-mixture-of-experts.md",
+        override_file,
         b"+++\nvenue = \"Systems & ML\"\narxiv = \"2105.01234\"\ndoi = \"10.1000/a&b\"\n+++\n",
     );
     let (report, site) = build_memory(root, None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
-    let between = |file: &str, start: &str, end: &str| -> String {
-        let html = page(&site, file);
-        let from = html
-            .find(start)
-            .unwrap_or_else(|| panic!("{start} in {file}"))
-            + start.len();
-        html[from..from + html[from..].find(end).unwrap()].to_string()
-    };
-    let meta = |file: &str| between(file, "<span class=\"paper-meta\">", "</span>\n");
+    let item_meta =
+        |site: &Pages, file: &str| between(site, file, "<span class=\"paper-meta\">", "</span>\n");
+    let paper = "papers/routing-tokens-in-mixture-of-experts/index.html";
+    let paper_meta = |site: &Pages| between(site, paper, "<p class=\"paper-meta\">", "</p>");
     let venue = "<span class=\"venue\">Systems &amp; ML</span>";
     let year = "<a href=\"/years/2021/\">2021</a>";
     let lg = "<a href=\"/categories/cs-lg/\" title=\"Machine Learning\">cs.LG</a>";
     let dc = "<a href=\"/categories/cs-dc/\" title=\"Distributed, Parallel, and Cluster Computing\">cs.DC</a>";
     let ml = "<a href=\"/categories/stat-ml/\" title=\"Machine Learning\">stat.ML</a>";
     let all = format!("{venue}{year}{lg}{dc}{ml}");
-    assert_eq!(meta("authors/olumide-adeyemi/index.html"), all);
-    assert_eq!(meta("index.html"), all);
-    assert_eq!(
-        meta("years/2021/index.html"),
-        format!("{venue}{lg}{dc}{ml}")
-    );
-    assert_eq!(
-        meta("categories/cs-lg/index.html"),
-        format!("{venue}{year}{dc}{ml}")
-    );
-    assert_eq!(
-        meta("categories/cs-dc/index.html"),
-        format!("{venue}{year}{lg}{ml}")
-    );
-    assert_eq!(
-        meta("categories/stat-ml/index.html"),
-        format!("{venue}{year}{lg}{dc}")
-    );
+    let author = "authors/olumide-adeyemi/index.html";
+    assert_eq!(item_meta(&site, author), all);
+    assert_eq!(item_meta(&site, "index.html"), all);
+    assert_eq!(paper_meta(&site), all);
+    for (file, want) in [
+        ("years/2021/index.html", format!("{venue}{lg}{dc}{ml}")),
+        (
+            "categories/cs-lg/index.html",
+            format!("{venue}{year}{dc}{ml}"),
+        ),
+        (
+            "categories/cs-dc/index.html",
+            format!("{venue}{year}{lg}{ml}"),
+        ),
+        (
+            "categories/stat-ml/index.html",
+            format!("{venue}{year}{lg}{dc}"),
+        ),
+    ] {
+        assert_eq!(item_meta(&site, file), want, "{file}");
+    }
     let links = "<a href=\"https://arxiv.org/abs/2105.01234\">arXiv</a><a href=\"https://arxiv.org/pdf/2105.01234\">PDF</a><a href=\"https://doi.org/10.1000/a&amp;b\">DOI</a>";
     for file in [
-        "authors/olumide-adeyemi/index.html",
+        author,
         "years/2021/index.html",
         "categories/cs-lg/index.html",
     ] {
-        assert_eq!(between(file, "</span>\n    ", "\n"), links, "{file}");
+        assert_eq!(between(&site, file, "</span>\n    ", "\n"), links, "{file}");
     }
+
+    // An empty venue is left out, as the templates' `{% if %}` left it.
+    write(root, override_file, b"+++\nvenue = \"\"\n+++\n");
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let dated = format!("{year}{lg}{dc}{ml}");
+    assert_eq!(item_meta(&site, author), dated);
+    assert_eq!(paper_meta(&site), dated);
 }
 
 fn content_pages_sections_drafts_and_profiles() {

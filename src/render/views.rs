@@ -55,11 +55,11 @@ struct PaperView<'a> {
     /// a list's render: names linked to their pages, the page's own
     /// author in `<strong>`, then `, <a class="more-authors" …>+N more</a>`.
     byline_html: String,
-    /// `venue`, `year` and `categories` as the default theme's lists show
-    /// them, made here rather than by template loops (over half of a list
-    /// item's template work): the venue in `<span class="venue">`, then
-    /// links to the year's and each category's page, leaving out the
-    /// list's own year or category.
+    /// `venue`, `year` and `categories` as the default theme's lists and
+    /// paper page show them, made here rather than by template loops (over
+    /// half of a list item's template work): the venue (unless empty) in
+    /// `<span class="venue">`, then links to the year's and each
+    /// category's page, leaving out the list's own year or category.
     meta_html: String,
     /// `links` as the default theme shows them: `<a href="…">arXiv</a>`
     /// and so on.
@@ -175,12 +175,12 @@ pub struct Views<'a> {
     /// Each author's name and page URL as HTML, made when first used.
     author_html: Vec<std::sync::OnceLock<AuthorHtml>>,
     years: Vec<Value>,
-    /// Each year's URL, and its link as lists show it, by year.
-    year_urls: std::collections::HashMap<u16, (Value, Box<str>)>,
+    /// Each year's URL, and its link as `meta_html` shows it, by year.
+    year_links: std::collections::HashMap<u16, (Value, Box<str>)>,
     categories: Vec<Value>,
     /// Each category's link (`{code, name, url}`).
     category_links: Vec<Value>,
-    /// Each category's link as lists show it.
+    /// Each category's link as `meta_html` shows it.
     category_html: Vec<Box<str>>,
     /// The authors index's letters, made when first used.
     initials: std::sync::OnceLock<Vec<crate::corpus::Initial>>,
@@ -203,7 +203,7 @@ impl<'a> Views<'a> {
             .iter()
             .map(|_| std::sync::OnceLock::new())
             .collect();
-        let year_urls = corpus
+        let year_links = corpus
             .years
             .iter()
             .map(|year| {
@@ -219,10 +219,7 @@ impl<'a> Views<'a> {
                 (year.year, (Value::from(url), html.into_boxed_str()))
             })
             .collect();
-        let category_links = (0..corpus.categories.len())
-            .map(|id| Value::from_serializable(&category_link(site, id)))
-            .collect();
-        let category_html = (0..corpus.categories.len())
+        let (category_links, category_html) = (0..corpus.categories.len())
             .map(|id| {
                 let link = category_link(site, id);
                 let mut html = String::from("<a href=\"");
@@ -232,9 +229,9 @@ impl<'a> Views<'a> {
                 html.push_str("\">");
                 push_escaped_html(&mut html, link.code);
                 html.push_str("</a>");
-                html.into_boxed_str()
+                (Value::from_serializable(&link), html.into_boxed_str())
             })
-            .collect();
+            .unzip();
         let years = corpus
             .years
             .iter()
@@ -280,7 +277,7 @@ impl<'a> Views<'a> {
             author_links,
             author_html,
             years,
-            year_urls,
+            year_links,
             categories,
             category_links,
             category_html,
@@ -414,10 +411,11 @@ impl<'a> Views<'a> {
             let _ = write!(byline_html, "\">+{more_authors} more</a>");
         }
         let year = paper.known_year();
-        let year_link = year.and_then(|year| self.year_urls.get(&year));
+        let year_link = year.and_then(|year| self.year_links.get(&year));
         let venue = paper.details.venue.as_deref();
         let mut meta_html = String::new();
-        if let Some(venue) = venue {
+        // An empty venue is left out, as a template's `{% if %}` leaves it.
+        if let Some(venue) = venue.filter(|v| !v.is_empty()) {
             meta_html.push_str("<span class=\"venue\">");
             push_escaped_html(&mut meta_html, venue);
             meta_html.push_str("</span>");
