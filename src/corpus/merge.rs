@@ -562,10 +562,11 @@ impl Merged {
 /// ([`packed`]): about 380,000 `gen-corpus` papers (849 of their
 /// abstracts average 1,414 bytes). Packing pays only where
 /// memory is at stake: at 1,000,000 papers it lowered the build's peak from
-/// 4,131 to 3,464 MiB for 12% more CPU time (248 to 277 s); at 100,000
-/// papers it would save 40 MiB of a 436 MiB peak for 42% more (every page
-/// that shows an abstract decompresses it, about 1.5 µs each, and the
-/// listing pages show it).
+/// 4,131 to 3,464 MiB (CPU time 248 s before it and 277 s after it, in two
+/// sittings, not side by side); at 100,000 papers, side by side, it would
+/// save 40 MiB of a 436 MiB peak for 42% more CPU (every page that shows
+/// an abstract decompresses it, about 1.5 µs each, and the listing pages
+/// show it).
 const PACK_FROM: usize = 512 << 20;
 
 /// A dictionary for the chosen records' abstracts ([`packed::Dictionary`])

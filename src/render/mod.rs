@@ -138,10 +138,7 @@ impl<'a> Renderer<'a> {
         // An error is reported once, with the page kinds it affects and
         // the first page it failed on.
         let mut failed_files = Vec::new();
-        for (mut error, (kinds, files)) in failed
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
+        for (mut error, (kinds, files)) in failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             let kinds: Vec<&str> = kinds.into_iter().collect();
             let named = match kinds.as_slice() {
                 [one] => one.to_string(),

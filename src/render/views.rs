@@ -211,24 +211,16 @@ impl<'a> Views<'a> {
                     year: year.year,
                     page: 1,
                 });
-                let mut html = String::from("<a href=\"");
-                push_escaped_html(&mut html, &url);
-                html.push_str("\">");
-                html.push_str(&year.year.to_string());
-                html.push_str("</a>");
+                let mut html = String::new();
+                push_link(&mut html, &url, None, &year.year.to_string());
                 (year.year, (Value::from(url), html.into_boxed_str()))
             })
             .collect();
         let (category_links, category_html) = (0..corpus.categories.len())
             .map(|id| {
                 let link = category_link(site, id);
-                let mut html = String::from("<a href=\"");
-                push_escaped_html(&mut html, &link.url);
-                html.push_str("\" title=\"");
-                push_escaped_html(&mut html, link.name);
-                html.push_str("\">");
-                push_escaped_html(&mut html, link.code);
-                html.push_str("</a>");
+                let mut html = String::new();
+                push_link(&mut html, &link.url, Some(link.name), link.code);
                 (Value::from_serializable(&link), html.into_boxed_str())
             })
             .unzip();
@@ -431,9 +423,7 @@ impl<'a> Views<'a> {
         let links = paper_links(paper);
         let mut links_html = String::new();
         for link in &links {
-            links_html.push_str("<a href=\"");
-            push_escaped_html(&mut links_html, &link.url);
-            links_html.extend(["\">", link.label, "</a>"]);
+            push_link(&mut links_html, &link.url, None, link.label);
         }
         Value::from_serializable(&PaperView {
             slug: &paper.slug,
@@ -489,6 +479,20 @@ pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
             url: owner.map(|a| person_link(site, a).url),
         })
         .collect()
+}
+
+/// Appends `<a href="url" title="title">text</a>`, each part escaped, the
+/// title left out when `None`.
+fn push_link(out: &mut String, url: &str, title: Option<&str>, text: &str) {
+    out.push_str("<a href=\"");
+    push_escaped_html(out, url);
+    if let Some(title) = title {
+        out.push_str("\" title=\"");
+        push_escaped_html(out, title);
+    }
+    out.push_str("\">");
+    push_escaped_html(out, text);
+    out.push_str("</a>");
 }
 
 /// A paper's arXiv, PDF and DOI links, those known.
