@@ -370,6 +370,52 @@ fn list_items_leave_out_the_year_or_category_of_their_page() {
     assert_eq!(paper_meta(&site), dated);
 }
 
+/// A list's items are the same whether Vellum fills in the default
+/// theme's `partials/paper_item.html` itself or tera renders an item
+/// template it cannot (here one with a loop); a page whose own template
+/// loops over the papers' values gets them.
+fn list_items_are_the_same_from_any_item_template() {
+    let dir = olumide_site();
+    let root = dir.path();
+    let items = |site: &Pages, file: &str| between(site, file, "<ul class=\"papers\">", "</ul>");
+    let pages = [
+        "index.html",
+        "authors/olumide-adeyemi/index.html",
+        "years/2021/index.html",
+        "categories/cs-lg/index.html",
+    ];
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let filled: Vec<String> = pages.iter().map(|file| items(&site, file)).collect();
+    let title = "<a class=\"paper-title\" href=\"/papers/routing-tokens-in-mixture-of-experts/\">Routing Tokens in Mixture-of-Experts</a>";
+    for (file, html) in pages.iter().zip(&filled) {
+        assert!(html.contains(title), "{file}: {html}");
+    }
+    let theirs = include_str!("../themes/default/templates/partials/paper_item.html");
+    write(
+        root,
+        "templates/partials/paper_item.html",
+        format!("{theirs}{{% for name in paper.byline %}}{{% endfor %}}").as_bytes(),
+    );
+    write(
+        root,
+        "templates/year.html",
+        b"{% extends \"base.html\" %}{% block content %}{% for paper in papers %}<p class=\"t\">{{ paper.key }}</p>{% endfor %}{% endblock content %}",
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    for (file, html) in pages.iter().zip(&filled) {
+        if *file != "years/2021/index.html" {
+            assert_eq!(&items(&site, file), html, "{file}");
+        }
+    }
+    let year = page(&site, "years/2021/index.html");
+    let in_2021 = filled[2].matches("<li class=\"paper\">").count();
+    assert_eq!(in_2021, 1, "{}", filled[2]);
+    assert_eq!(year.matches("<p class=\"t\">").count(), in_2021, "{year}");
+    assert!(!year.contains("<p class=\"t\"></p>"), "{year}");
+}
+
 fn content_pages_sections_drafts_and_profiles() {
     let dir = olumide_site();
     let root = dir.path();
@@ -671,5 +717,5 @@ fn a_huge_page_number_is_one_short_warning() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }

@@ -1,7 +1,8 @@
 //! Stage 3, render: plans the site as a list of jobs over the frozen
 //! corpus and content ([`plan`]), then renders each job in parallel with
 //! rayon: pages through the theme's tera templates ([`pages`], with the
-//! template values of [`views`]), feeds, the sitemap and robots.txt
+//! template values of [`views`] and list items filled in without tera
+//! where the item template allows, [`items`]), feeds, the sitemap and robots.txt
 //! ([`feeds`]), citation files and `corpus.json` ([`exports`], formats in
 //! [`cite`], metadata tags in [`scholar`]); [`search`] makes the search
 //! index. Every renderer reads the same [`site::Site`] and none imports
@@ -16,6 +17,7 @@
 pub mod cite;
 pub mod exports;
 pub mod feeds;
+pub mod items;
 pub mod jobs;
 pub mod links;
 pub mod pages;

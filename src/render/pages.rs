@@ -11,7 +11,7 @@ use crate::permalink::Route;
 use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
-use crate::render::templates::{content_template_name, Templates};
+use crate::render::templates::{content_template_name, ListUse, Templates, PAPER_ITEM};
 use crate::render::views::{byline, person_link, List, Views};
 use serde::Serialize;
 use tera::{Context, Value};
@@ -85,9 +85,25 @@ impl<'a> Pages<'a> {
     /// error at the template's file and line, or a content page naming a
     /// template that does not exist.
     pub fn render(&self, job: &Job, route: &Route) -> Result<Vec<u8>, Diagnostic> {
+        // A template error is reported as it is with every list in the
+        // context, so that tera's "available variables" names them all;
+        // and a template using a list in a way `Templates::list_use`
+        // missed still renders.
+        self.render_with(job, route, false)
+            .or_else(|_| self.render_with(job, route, true))
+    }
+
+    /// [`Pages::render`], with the lists the template uses, or all
+    /// (`every_list`).
+    fn render_with(
+        &self,
+        job: &Job,
+        route: &Route,
+        every_list: bool,
+    ) -> Result<Vec<u8>, Diagnostic> {
         let site = &self.site;
         let mut context = Context::new();
-        let (template, title, description) = self.fill(job, &mut context)?;
+        let (template, title, description) = self.fill(job, &mut context, every_list)?;
         let kind = template.trim_end_matches(".html");
         static NO_EXTRA: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
         let extra = match job {
@@ -125,6 +141,7 @@ impl<'a> Pages<'a> {
         &'j self,
         job: &Job,
         context: &mut Context,
+        every_list: bool,
     ) -> Result<(&'j str, String, Option<String>), Diagnostic> {
         let site = &self.site;
         let corpus = site.corpus;
@@ -133,10 +150,13 @@ impl<'a> Pages<'a> {
             Job::Home => {
                 let recent: Vec<PaperId> =
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
-                context.insert_value(
+                self.insert_list(
+                    context,
+                    every_list,
+                    "index.html",
                     "recent",
-                    views.papers(&recent, Abstract::Included, List::Other),
-                );
+                    (&recent, Abstract::Included, List::Other),
+                )?;
                 let intro = site.content.home.as_ref();
                 let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
                 context.insert("intro", &intro_html);
@@ -230,10 +250,18 @@ impl<'a> Pages<'a> {
                     };
                     group.insert("year".into(), year);
                     group.insert("heading".into(), Value::from(heading));
-                    group.insert(
-                        "papers".into(),
-                        views.papers(&slice[start..end], Abstract::Included, List::Author(id)),
-                    );
+                    let ids = &slice[start..end];
+                    let uses = self.list_use("author.html", every_list);
+                    if uses.values {
+                        group.insert(
+                            "papers".into(),
+                            views.papers(ids, Abstract::Included, List::Author(id)),
+                        );
+                    }
+                    if uses.html {
+                        let html = self.items_html(ids, Abstract::Included, List::Author(id))?;
+                        group.insert("papers_html".into(), Value::from(html));
+                    }
                     groups.push(Value::from(group));
                     start = end;
                 }
@@ -319,10 +347,13 @@ impl<'a> Pages<'a> {
                 let year = &corpus.years[index];
                 let range = self.page_range(year.papers.len(), page);
                 context.insert_value("year", views.years()[index].clone());
-                context.insert_value(
+                self.insert_list(
+                    context,
+                    every_list,
+                    "year.html",
                     "papers",
-                    views.papers(&year.papers[range], Abstract::Left, List::Year),
-                );
+                    (&year.papers[range], Abstract::Left, List::Year),
+                )?;
                 self.insert_category_counts(context, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
@@ -365,10 +396,13 @@ impl<'a> Pages<'a> {
                 let category = &corpus.categories[id];
                 let range = self.page_range(category.papers.len(), page);
                 context.insert_value("category", views.categories()[id].clone());
-                context.insert_value(
+                self.insert_list(
+                    context,
+                    every_list,
+                    "category.html",
                     "papers",
-                    views.papers(&category.papers[range], Abstract::Left, List::Category(id)),
-                );
+                    (&category.papers[range], Abstract::Left, List::Category(id)),
+                )?;
                 let top: Vec<CountedLink> = if page == 1 {
                     stats::top_authors(corpus, &category.papers)
                         .into_iter()
@@ -433,6 +467,72 @@ impl<'a> Pages<'a> {
                 unreachable!("rendered without a template")
             }
         })
+    }
+
+    /// What `template` uses of its page's list ([`Templates::list_use`]),
+    /// or both ways (`every_list`).
+    fn list_use(&self, template: &str, every_list: bool) -> ListUse {
+        match every_list {
+            true => ListUse {
+                values: true,
+                html: true,
+            },
+            false => self.templates.list_use(template),
+        }
+    }
+
+    /// Inserts a page's list of papers as `template` uses it (or both
+    /// ways, `every_list`): their values as `name`, their items rendered
+    /// as `name_html`. Errors: a template error of the item.
+    fn insert_list(
+        &self,
+        context: &mut Context,
+        every_list: bool,
+        template: &str,
+        name: &'static str,
+        (ids, with, list): (&[PaperId], Abstract, List),
+    ) -> Result<(), Diagnostic> {
+        let uses = self.list_use(template, every_list);
+        if uses.values {
+            context.insert_value(name, self.views.papers(ids, with, list));
+        }
+        if uses.html {
+            let html = self.items_html(ids, with, list)?;
+            context.insert_value(format!("{name}_html"), Value::from(html));
+        }
+        Ok(())
+    }
+
+    /// The items of papers `ids` in `list`, each rendered with
+    /// [`PAPER_ITEM`] and `paper` its value: filled in without tera when
+    /// the template allows ([`crate::render::items`]), else by tera with
+    /// `paper` as the whole context. Empty without that template.
+    /// Errors: a template error of the item.
+    fn items_html(
+        &self,
+        ids: &[PaperId],
+        with: Abstract,
+        list: List,
+    ) -> Result<String, Diagnostic> {
+        let mut out = String::new();
+        if let Some(item) = self.templates.paper_item() {
+            for (n, &id) in ids.iter().enumerate() {
+                let fields = self.views.item(id, with, list);
+                item.fill(&mut out, &|field| fields.get(field));
+                if n == 0 {
+                    // Room for the rest at the first's length, rather than
+                    // a copy each time the string doubles.
+                    out.reserve(out.len() * ids.len());
+                }
+            }
+        } else if self.templates.contains(PAPER_ITEM) {
+            for &id in ids {
+                let mut context = Context::new();
+                context.insert_value("paper", self.views.paper(id, with, list));
+                out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
+            }
+        }
+        Ok(out)
     }
 
     /// A content page's HTML with each `{{ papers(...) }}` shortcode

@@ -5,6 +5,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::input::content::ContentPage;
+use crate::render::items::ItemTemplate;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -33,6 +34,10 @@ pub struct Templates {
     /// What `get_url` resolves, set after the plan, and its hash.
     get_url: Arc<RwLock<Option<GetUrl>>>,
     get_url_hash: u64,
+    /// What each template uses of its page's list of papers.
+    list_use: BTreeMap<String, ListUse>,
+    /// `partials/paper_item.html`, when it can be filled in without tera.
+    paper_item: Option<ItemTemplate>,
     /// Templates that did not load and had no other of their name to
     /// stand in: the theme's, or the site's own with no theme template of
     /// that name (each reported by [`Templates::load`]).
@@ -68,7 +73,13 @@ impl Templates {
             let error = match new_tera(&by_name, &get_url) {
                 Ok(tera) => {
                     let facts = template_hashes(&by_name);
+                    let list_use = list_uses(&tera, &by_name);
+                    let paper_item = by_name
+                        .get(PAPER_ITEM)
+                        .and_then(|(_, text)| ItemTemplate::compile(text));
                     let templates = Templates {
+                        list_use,
+                        paper_item,
                         tera,
                         files: file_names,
                         hashes: facts.hashes,
@@ -125,6 +136,22 @@ impl Templates {
     /// only the first letter's).
     pub fn uses_initials(&self, name: &str) -> bool {
         self.use_initials.contains(name)
+    }
+
+    /// What template `name`, with the templates it uses, uses of its
+    /// page's list of papers (`recent` on the home page, `papers` on a
+    /// year's or category's, each of `groups` on an author's).
+    pub fn list_use(&self, name: &str) -> ListUse {
+        self.list_use.get(name).copied().unwrap_or(ListUse {
+            values: true,
+            html: true,
+        })
+    }
+
+    /// `partials/paper_item.html`, when it can be filled in without tera
+    /// ([`ItemTemplate::compile`]).
+    pub fn paper_item(&self) -> Option<&ItemTemplate> {
+        self.paper_item.as_ref()
     }
 
     /// The file template `name` came from.
@@ -291,31 +318,11 @@ fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
     let mut show_counts = std::collections::BTreeSet::new();
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
-    let uses: BTreeMap<&str, Vec<&str>> = by_name
-        .iter()
-        .map(|(name, (_, text))| {
-            let named = by_name
-                .keys()
-                .filter(|other| {
-                    text.contains(&format!("\"{other}\"")) || text.contains(&format!("'{other}'"))
-                })
-                .map(String::as_str)
-                .collect();
-            (name.as_str(), named)
-        })
-        .collect();
+    let uses = uses_of(by_name);
     let hashes = uses
         .keys()
         .map(|&name| {
-            let mut closure = std::collections::BTreeSet::from([name]);
-            let mut todo = vec![name];
-            while let Some(next) = todo.pop() {
-                for &used in &uses[next] {
-                    if closure.insert(used) {
-                        todo.push(used);
-                    }
-                }
-            }
+            let closure = closure(&uses, name);
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
             for used in closure {
                 let text = &by_name[used].1;
@@ -342,6 +349,95 @@ fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
         use_initials,
         use_get_url,
     }
+}
+
+/// The template of one paper in a list.
+pub const PAPER_ITEM: &str = "partials/paper_item.html";
+
+/// What a page template uses of its list of papers, itself or through
+/// the templates it uses: the papers' values (`papers`, `recent`, a
+/// group's `papers`), their items rendered (`papers_html`,
+/// `recent_html`), or both. A page makes only what its template uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListUse {
+    /// The papers' template values.
+    pub values: bool,
+    /// The items rendered, one string.
+    pub html: bool,
+}
+
+/// Each template's [`ListUse`]: values when tera finds `papers` or
+/// `recent` among its variables, or its text or a used template's names
+/// an attribute `.papers` or calls `get(` (which may name one); items
+/// rendered when a text names `papers_html` or `recent_html`. Both err
+/// towards more uses, never fewer.
+fn list_uses(
+    tera: &Tera,
+    by_name: &BTreeMap<String, (PathBuf, String)>,
+) -> BTreeMap<String, ListUse> {
+    let uses = uses_of(by_name);
+    by_name
+        .keys()
+        .map(|name| {
+            let texts: Vec<&str> = closure(&uses, name.as_str())
+                .into_iter()
+                .map(|used| by_name[used].1.as_str())
+                .collect();
+            let variables = tera.get_template_variables(name);
+            let values = variables.map_or(true, |v| v.contains("papers") || v.contains("recent"))
+                || texts.iter().any(|text| {
+                    text.contains("get(")
+                        || text.match_indices(".papers").any(|(at, found)| {
+                            !text[at + found.len()..]
+                                .starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
+                });
+            let html = texts
+                .iter()
+                .any(|text| text.contains("papers_html") || text.contains("recent_html"));
+            (name.clone(), ListUse { values, html })
+        })
+        .collect()
+}
+
+/// The templates each template names: a quoted string equal to another
+/// template's name counts as a use, which covers `extends`, `include`
+/// and `import`; a template printing a list's items rendered
+/// (`papers_html`, `recent_html`) uses [`PAPER_ITEM`], which renders them.
+fn uses_of(by_name: &BTreeMap<String, (PathBuf, String)>) -> BTreeMap<&str, Vec<&str>> {
+    by_name
+        .iter()
+        .map(|(name, (_, text))| {
+            let prints_items = text.contains("papers_html") || text.contains("recent_html");
+            let named = by_name
+                .keys()
+                .filter(|other| {
+                    text.contains(&format!("\"{other}\""))
+                        || text.contains(&format!("'{other}'"))
+                        || (prints_items && *other == PAPER_ITEM)
+                })
+                .map(String::as_str)
+                .collect();
+            (name.as_str(), named)
+        })
+        .collect()
+}
+
+/// Template `name` and every template it uses, directly or through others.
+fn closure<'n>(
+    uses: &BTreeMap<&'n str, Vec<&'n str>>,
+    name: &'n str,
+) -> std::collections::BTreeSet<&'n str> {
+    let mut closure = std::collections::BTreeSet::from([name]);
+    let mut todo = vec![name];
+    while let Some(next) = todo.pop() {
+        for &used in uses.get(next).into_iter().flatten() {
+            if closure.insert(used) {
+                todo.push(used);
+            }
+        }
+    }
+    closure
 }
 
 /// What [`template_hashes`] finds of each template.
@@ -632,5 +728,54 @@ pub fn content_template_name(page: &ContentPage) -> &str {
         Some(name) => name.as_str(),
         None if page.is_section => "section.html",
         None => "page.html",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(files: &[(&str, &str)]) -> Templates {
+        let files = files
+            .iter()
+            .map(|(name, text)| (name.to_string(), PathBuf::from(name), text.to_string()))
+            .collect();
+        let (templates, errors) = Templates::load(files);
+        assert!(errors.is_empty(), "{errors:?}");
+        templates.unwrap()
+    }
+
+    #[test]
+    fn a_page_makes_the_list_its_templates_use() {
+        let item = "<li>{{ paper.title }}</li>";
+        let templates = load(&[
+            ("base.html", "<main class=\"papers\">{% block content %}{% endblock content %}</main>"),
+            (PAPER_ITEM, item),
+            ("year.html", "{% extends \"base.html\" %}{% block content %}{{ papers_html | safe }}{% endblock content %}"),
+            ("category.html", "{% for paper in papers %}{% include \"partials/paper_item.html\" %}{% endfor %}"),
+            ("author.html", "{% for group in groups %}{% for p in group.papers %}{{ p.key }}{% endfor %}{{ group.papers_html | safe }}{% endfor %}"),
+            ("index.html", "{% if recent_html %}{{ recent_html | safe }}{% endif %}{% include \"list.html\" %}"),
+            ("list.html", "{{ recent | length }}"),
+            ("search.html", "{{ group | get(key=name) }}"),
+        ]);
+        let uses = |values, html| ListUse { values, html };
+        assert_eq!(templates.list_use("year.html"), uses(false, true));
+        assert_eq!(templates.list_use("category.html"), uses(true, false));
+        assert_eq!(templates.list_use("author.html"), uses(true, true));
+        assert_eq!(templates.list_use("index.html"), uses(true, true));
+        assert_eq!(templates.list_use("search.html"), uses(true, false));
+        assert_eq!(templates.list_use("missing.html"), uses(true, true));
+        assert!(templates.paper_item().is_some());
+
+        // A page printing rendered items changes with the item template,
+        // so that `serve` renders it again.
+        let year = templates.hash("year.html");
+        let edited = load(&[
+            ("base.html", "<main class=\"papers\">{% block content %}{% endblock content %}</main>"),
+            (PAPER_ITEM, "<li>{{ paper.url }}</li>"),
+            ("year.html", "{% extends \"base.html\" %}{% block content %}{{ papers_html | safe }}{% endblock content %}"),
+        ]);
+        assert_ne!(edited.hash("year.html"), year);
+        assert_eq!(edited.hash("base.html"), templates.hash("base.html"));
     }
 }

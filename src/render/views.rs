@@ -5,6 +5,7 @@
 use crate::corpus::{AuthorId, CategoryId, Paper, PaperId};
 use crate::permalink::Route;
 use crate::render::exports::Abstract;
+use crate::render::items::{Field, Scalar};
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::text::{escape_html, push_escaped_html};
@@ -75,6 +76,70 @@ struct PaperView<'a> {
     /// The abstract's HTML, in lists asked for with [`Abstract::Included`]
     /// (author pages and the home page) when the paper has one.
     abstract_html: Option<Cow<'a, str>>,
+}
+
+/// A paper's fields in a list but its lists ([`Views::item`]), named
+/// and documented as in [`PaperView`].
+pub struct PaperItem<'v> {
+    slug: &'v str,
+    key: &'v str,
+    selected: bool,
+    venue: Option<&'v str>,
+    url: String,
+    title: &'v str,
+    title_html: &'v str,
+    year: Option<u16>,
+    year_url: Option<&'v str>,
+    byline_html: String,
+    meta_html: String,
+    links_html: String,
+    more_authors: usize,
+    authors_complete: bool,
+    bib_url: Option<String>,
+    abstract_html: Option<Cow<'v, str>>,
+}
+
+/// A string field's value, none when absent.
+fn text(s: Option<&str>) -> Scalar<'_> {
+    s.map_or(Scalar::None, Scalar::Str)
+}
+
+impl PaperItem<'_> {
+    /// The value of `field`, as the paper's template value holds it.
+    pub fn get(&self, field: Field) -> Scalar<'_> {
+        match field {
+            Field::Slug => Scalar::Str(self.slug),
+            Field::Key => Scalar::Str(self.key),
+            Field::Selected => Scalar::Bool(self.selected),
+            Field::Venue => text(self.venue),
+            Field::Url => Scalar::Str(&self.url),
+            Field::Title => Scalar::Str(self.title),
+            Field::TitleHtml => Scalar::Str(self.title_html),
+            Field::Year => self.year.map_or(Scalar::None, |y| Scalar::Num(y.into())),
+            Field::YearUrl => text(self.year_url),
+            Field::BylineHtml => Scalar::Str(&self.byline_html),
+            Field::MetaHtml => Scalar::Str(&self.meta_html),
+            Field::LinksHtml => Scalar::Str(&self.links_html),
+            Field::MoreAuthors => Scalar::Num(self.more_authors as u64),
+            Field::AuthorsComplete => Scalar::Bool(self.authors_complete),
+            Field::BibUrl => text(self.bib_url.as_deref()),
+            Field::AbstractHtml => text(self.abstract_html.as_deref()),
+        }
+    }
+}
+
+/// The names a list shows of `paper` ([`shown_in_list`]): each name as
+/// written and the listing owner it names, if any.
+fn shown_names<'c>(
+    corpus: &'c crate::corpus::Corpus,
+    paper: &'c Paper,
+    focus: Option<AuthorId>,
+) -> impl Iterator<Item = (&'c str, Option<AuthorId>)> {
+    corpus
+        .credited(paper)
+        .enumerate()
+        .filter(move |&(i, (_, owner))| shown_in_list(i, owner, focus))
+        .map(|(_, shown)| shown)
 }
 
 /// An author's name and page URL, escaped, as bylines show them.
@@ -339,46 +404,12 @@ impl<'a> Views<'a> {
     /// The template value of paper `id` in `list`, with its abstract when
     /// `with` is [`Abstract::Included`].
     pub fn paper(&self, id: PaperId, with: Abstract, list: List) -> Value {
-        let focus = list.focus();
-        let site = &self.site;
-        let corpus = site.corpus;
+        let corpus = self.site.corpus;
         let paper = &corpus.papers[id];
-        let authors: Vec<Value> = paper
-            .authors
-            .iter()
-            .map(|&a| self.author_link(a).clone())
-            .collect();
-        let total = corpus.credited(paper).count();
-        let mut byline_html = String::new();
-        let byline: Vec<Value> = corpus
-            .credited(paper)
-            .enumerate()
-            .filter(|&(i, (_, owner))| shown_in_list(i, owner, focus))
-            .enumerate()
-            .map(|(shown, (_, (name, owner)))| {
-                let html = &mut byline_html;
-                if shown > 0 {
-                    html.push_str(", ");
-                }
-                // The author's own spelling, whose HTML is made once.
-                let own_spelling = owner.filter(|&a| corpus.authors[a].name == name);
-                match owner {
-                    None => push_escaped_html(html, name),
-                    Some(a) => {
-                        let known = self.author_html(a);
-                        if owner == focus {
-                            html.push_str("<strong>");
-                        } else {
-                            html.extend(["<a href=\"", &known.url, "\">"]);
-                        }
-                        match own_spelling {
-                            Some(_) => html.push_str(&known.name),
-                            None => push_escaped_html(html, name),
-                        }
-                        html.push_str(if owner == focus { "</strong>" } else { "</a>" });
-                    }
-                }
-                match own_spelling {
+        let item = self.item(id, with, list);
+        let byline: Vec<Value> = shown_names(corpus, paper, list.focus())
+            .map(|(name, owner)| {
+                match owner.filter(|&a| corpus.authors[a].name == name) {
                     // The author's own link, shared, when the name is
                     // written as their listing writes it.
                     Some(a) => self.author_link(a).clone(),
@@ -391,10 +422,80 @@ impl<'a> Views<'a> {
                 }
             })
             .collect();
+        Value::from_serializable(&PaperView {
+            slug: item.slug,
+            key: item.key,
+            selected: item.selected,
+            venue: item.venue,
+            url: item.url,
+            title: item.title,
+            title_html: item.title_html,
+            year: item.year,
+            year_url: item
+                .year
+                .and_then(|year| self.year_links.get(&year))
+                .map_or_else(Value::none, |(url, _)| url.clone()),
+            more_authors: item.more_authors,
+            authors: paper
+                .authors
+                .iter()
+                .map(|&a| self.author_link(a).clone())
+                .collect(),
+            byline,
+            byline_html: item.byline_html,
+            meta_html: item.meta_html,
+            links_html: item.links_html,
+            authors_complete: item.authors_complete,
+            categories: paper
+                .categories
+                .iter()
+                .map(|&c| self.category_links[c].clone())
+                .collect(),
+            links: paper_links(paper),
+            bib_url: item.bib_url,
+            abstract_html: item.abstract_html,
+        })
+    }
+
+    /// Paper `id`'s fields in `list` but its lists (authors, byline,
+    /// categories, links): what a list item filled in without tera
+    /// prints ([`crate::render::items`]), and the rest of its value.
+    pub fn item(&self, id: PaperId, with: Abstract, list: List) -> PaperItem<'_> {
+        let focus = list.focus();
+        let site = &self.site;
+        let corpus = site.corpus;
+        let paper = &corpus.papers[id];
+        let mut byline_html = String::with_capacity(512);
+        let mut shown = 0;
+        for (name, owner) in shown_names(corpus, paper, focus) {
+            let html = &mut byline_html;
+            if shown > 0 {
+                html.push_str(", ");
+            }
+            shown += 1;
+            match owner {
+                None => push_escaped_html(html, name),
+                Some(a) => {
+                    let known = self.author_html(a);
+                    if owner == focus {
+                        html.push_str("<strong>");
+                    } else {
+                        html.extend(["<a href=\"", &known.url, "\">"]);
+                    }
+                    // The author's own spelling, whose HTML is made once.
+                    if corpus.authors[a].name == name {
+                        html.push_str(&known.name);
+                    } else {
+                        push_escaped_html(html, name);
+                    }
+                    html.push_str(if owner == focus { "</strong>" } else { "</a>" });
+                }
+            }
+        }
         let url = site.urls.url(&Route::Paper {
             slug: paper.slug.clone(),
         });
-        let more_authors = total - byline.len();
+        let more_authors = corpus.credited(paper).count() - shown;
         if more_authors > 0 {
             use std::fmt::Write;
             byline_html.push_str(", <a class=\"more-authors\" href=\"");
@@ -405,7 +506,7 @@ impl<'a> Views<'a> {
         let year = paper.known_year();
         let year_link = year.and_then(|year| self.year_links.get(&year));
         let venue = paper.details.venue.as_deref();
-        let mut meta_html = String::new();
+        let mut meta_html = String::with_capacity(256);
         // An empty venue is left out, as a template's `{% if %}` leaves it.
         if let Some(venue) = venue.filter(|v| !v.is_empty()) {
             meta_html.push_str("<span class=\"venue\">");
@@ -420,12 +521,11 @@ impl<'a> Views<'a> {
                 meta_html.push_str(&self.category_html[c]);
             }
         }
-        let links = paper_links(paper);
-        let mut links_html = String::new();
-        for link in &links {
+        let mut links_html = String::with_capacity(256);
+        for link in &paper_links(paper) {
             push_link(&mut links_html, &link.url, None, link.label);
         }
-        Value::from_serializable(&PaperView {
+        PaperItem {
             slug: &paper.slug,
             key: &paper.key,
             selected: paper.details.selected,
@@ -434,27 +534,19 @@ impl<'a> Views<'a> {
             title: paper.title.plain(),
             title_html: paper.title.html(),
             year,
-            year_url: year_link.map_or_else(Value::none, |(url, _)| url.clone()),
-            more_authors,
-            authors,
-            byline,
+            year_url: year_link.and_then(|(url, _)| url.as_str()),
             byline_html,
             meta_html,
             links_html,
+            more_authors,
             authors_complete: paper.details.complete_authors.is_some(),
-            categories: paper
-                .categories
-                .iter()
-                .map(|&c| self.category_links[c].clone())
-                .collect(),
-            links,
             bib_url: site.config.paper_exports.then(|| {
                 site.urls
                     .url(&site.route(&Job::PaperExport(id, Export::Bibtex)))
             }),
             abstract_html: (with == Abstract::Included && !paper.abstract_text.is_empty())
                 .then(|| paper.abstract_text.html()),
-        })
+        }
     }
 
     /// The template values of papers `ids`, as one list, with their
