@@ -367,10 +367,10 @@ pub struct ListUse {
 }
 
 /// Each template's [`ListUse`]: values when tera finds `papers` or
-/// `recent` among its variables, or its text or a used template's names
-/// an attribute `.papers` or calls `get(` (which may name one); items
-/// rendered when a text names `papers_html` or `recent_html`. Both err
-/// towards more uses, never fewer.
+/// `recent` among its variables, or its text or a used template's
+/// reaches a list inside a value ([`reaches_papers`]); items rendered
+/// when a text names `papers_html` or `recent_html`. Both err towards
+/// more uses, never fewer.
 fn list_uses(
     tera: &Tera,
     by_name: &BTreeMap<String, (PathBuf, String)>,
@@ -385,19 +385,34 @@ fn list_uses(
                 .collect();
             let variables = tera.get_template_variables(name);
             let values = variables.map_or(true, |v| v.contains("papers") || v.contains("recent"))
-                || texts.iter().any(|text| {
-                    text.contains("get(")
-                        || text.match_indices(".papers").any(|(at, found)| {
-                            !text[at + found.len()..]
-                                .starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                        })
-                });
+                || texts.iter().any(|text| reaches_papers(text));
             let html = texts
                 .iter()
                 .any(|text| text.contains("papers_html") || text.contains("recent_html"));
             (name.clone(), ListUse { values, html })
         })
         .collect()
+}
+
+/// Whether a template's text may reach the `papers` of a value (an
+/// author page's groups): as the attribute `.papers`, the subscript
+/// `["papers"]`, or through a filter that reads a value's fields by a
+/// name given as data (`get`, `group_by`, `sort`, `unique`) or all of
+/// them (`values`, `pairs`).
+fn reaches_papers(text: &str) -> bool {
+    const FILTERS: [&str; 6] = ["get", "values", "pairs", "group_by", "sort", "unique"];
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let followed_by_word = |at: usize| text[at..].starts_with(is_word);
+    text.match_indices(".papers")
+        .any(|(at, found)| !followed_by_word(at + found.len()))
+        || text.contains("[\"papers\"]")
+        || text.contains("['papers']")
+        || text.match_indices('|').any(|(at, _)| {
+            let rest = text[at + 1..].trim_start();
+            FILTERS.iter().any(|filter| {
+                rest.starts_with(filter) && !rest[filter.len()..].starts_with(is_word)
+            })
+        })
 }
 
 /// The templates each template names: a quoted string equal to another
@@ -757,6 +772,9 @@ mod tests {
             ("index.html", "{% if recent_html %}{{ recent_html | safe }}{% endif %}{% include \"list.html\" %}"),
             ("list.html", "{{ recent | length }}"),
             ("search.html", "{{ group | get(key=name) }}"),
+            ("404.html", "{% for g in groups %}{{ g[\"papers\"] | length }}{% endfor %}"),
+            ("section.html", "{{ groups | sort(attribute=\"papers\") | length }} {{ x | safe }}"),
+            ("page.html", "<ul class=\"papers\">{{ groups | length }} {{ g.papers_html }}</ul>"),
         ]);
         let uses = |values, html| ListUse { values, html };
         assert_eq!(templates.list_use("year.html"), uses(false, true));
@@ -764,6 +782,9 @@ mod tests {
         assert_eq!(templates.list_use("author.html"), uses(true, true));
         assert_eq!(templates.list_use("index.html"), uses(true, true));
         assert_eq!(templates.list_use("search.html"), uses(true, false));
+        assert_eq!(templates.list_use("404.html"), uses(true, false));
+        assert_eq!(templates.list_use("section.html"), uses(true, false));
+        assert_eq!(templates.list_use("page.html"), uses(false, true));
         assert_eq!(templates.list_use("missing.html"), uses(true, true));
         assert!(templates.paper_item().is_some());
 
