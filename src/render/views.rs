@@ -466,8 +466,13 @@ impl<'a> Views<'a> {
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
         let mut byline_html = String::with_capacity(512);
-        let mut shown = 0;
-        for (name, owner) in shown_names(corpus, paper, focus) {
+        let (mut shown, mut credited) = (0, 0);
+        // One pass over the names, counting those left out.
+        for (i, (name, owner)) in corpus.credited(paper).enumerate() {
+            credited += 1;
+            if !shown_in_list(i, owner, focus) {
+                continue;
+            }
             let html = &mut byline_html;
             if shown > 0 {
                 html.push_str(", ");
@@ -482,8 +487,10 @@ impl<'a> Views<'a> {
                     } else {
                         html.extend(["<a href=\"", &known.url, "\">"]);
                     }
-                    // The author's own spelling, whose HTML is made once.
-                    if corpus.authors[a].name == name {
+                    // The author's own spelling, whose HTML is made once
+                    // (a listed name is that very string).
+                    let own = corpus.authors[a].name.as_str();
+                    if std::ptr::eq(own, name) || own == name {
                         html.push_str(&known.name);
                     } else {
                         push_escaped_html(html, name);
@@ -495,7 +502,7 @@ impl<'a> Views<'a> {
         let url = site.urls.url(&Route::Paper {
             slug: paper.slug.clone(),
         });
-        let more_authors = corpus.credited(paper).count() - shown;
+        let more_authors = credited - shown;
         if more_authors > 0 {
             use std::fmt::Write;
             byline_html.push_str(", <a class=\"more-authors\" href=\"");
