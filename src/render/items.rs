@@ -136,7 +136,7 @@ impl ItemTemplate {
             match kind {
                 Tag::Comment => continue,
                 Tag::Print => {
-                    let mut pieces = inner.split('|').map(str::trim);
+                    let mut pieces = inner.split('|').map(|piece| piece.trim_ascii());
                     let field = paper_field(pieces.next()?)?;
                     let escape = match (pieces.next(), pieces.next()) {
                         (None, _) => true,
@@ -148,7 +148,7 @@ impl ItemTemplate {
                 }
                 Tag::Statement => {}
             }
-            let words: Vec<&str> = inner.split_whitespace().collect();
+            let words: Vec<&str> = inner.split_ascii_whitespace().collect();
             match words[..] {
                 ["if", var] => open.push((paper_field(var)?, Vec::new(), Vec::new(), false)),
                 ["else"] => match open.last_mut() {

@@ -89,8 +89,13 @@ impl<'a> Pages<'a> {
         // context, so that tera's "available variables" names them all;
         // and a template using a list in a way `Templates::list_use`
         // missed still renders.
-        self.render_with(job, route, false)
-            .or_else(|_| self.render_with(job, route, true))
+        match self.render_with(job, route, false) {
+            Ok(bytes) => Ok(bytes),
+            Err(first) => match self.render_with(job, route, true) {
+                Err(again) if (&again.file, again.line) != (&first.file, first.line) => Err(first),
+                again => again,
+            },
+        }
     }
 
     /// [`Pages::render`], with the lists the template uses, or all
@@ -103,7 +108,7 @@ impl<'a> Pages<'a> {
     ) -> Result<Vec<u8>, Diagnostic> {
         let site = &self.site;
         let mut context = Context::new();
-        let (template, title, description) = self.fill(job, &mut context, every_list)?;
+        let (template, title, description, list) = self.fill(job, &mut context)?;
         let kind = template.trim_end_matches(".html");
         static NO_EXTRA: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
         let extra = match job {
@@ -121,6 +126,9 @@ impl<'a> Pages<'a> {
                 extra,
             },
         );
+        if let Some(list) = list {
+            self.insert_list(&mut context, template, list, every_list)?;
+        }
         self.templates.render_bytes(template, &context)
     }
 
@@ -135,28 +143,24 @@ impl<'a> Pages<'a> {
         })
     }
 
-    /// Inserts the job's own values; returns the template, the page title
-    /// and its description when it has its own.
-    fn fill<'j>(
-        &'j self,
-        job: &Job,
-        context: &mut Context,
-        every_list: bool,
-    ) -> Result<(&'j str, String, Option<String>), Diagnostic> {
+    /// Inserts the job's own values but its list of papers; returns the
+    /// template, the page title, its description when it has its own, and
+    /// its list, which [`Pages::insert_list`] inserts last.
+    fn fill<'j>(&'j self, job: &Job, context: &mut Context) -> Result<Filled<'j>, Diagnostic> {
         let site = &self.site;
         let corpus = site.corpus;
         let views = &self.views;
-        Ok(match *job {
+        let mut list = None;
+        let (template, title, description) = match *job {
             Job::Home => {
                 let recent: Vec<PaperId> =
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
-                self.insert_list(
-                    context,
-                    every_list,
-                    "index.html",
-                    "recent",
-                    (&recent, Abstract::Included, List::Other),
-                )?;
+                list = Some(PageList {
+                    name: "recent",
+                    ids: recent.into(),
+                    with: Abstract::Included,
+                    list: List::Other,
+                });
                 let intro = site.content.home.as_ref();
                 let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
                 context.insert("intro", &intro_html);
@@ -232,40 +236,12 @@ impl<'a> Pages<'a> {
                 let author = &corpus.authors[id];
                 let range = self.page_range(author.papers.len(), page);
                 context.insert_value("author", views.author(id));
-                let mut groups: Vec<Value> = Vec::new();
-                let slice = &author.papers[range.clone()];
-                let mut start = 0;
-                while start < slice.len() {
-                    let year = corpus.papers[slice[start]].year;
-                    let end = start
-                        + slice[start..]
-                            .iter()
-                            .take_while(|&&p| corpus.papers[p].year == year)
-                            .count();
-                    let mut group = tera::Map::new();
-                    // Undated papers (BibTeX entries without a year) last.
-                    let (year, heading) = match year {
-                        crate::corpus::UNDATED => (Value::from("undated"), "Undated".to_string()),
-                        year => (Value::from(year), year.to_string()),
-                    };
-                    group.insert("year".into(), year);
-                    group.insert("heading".into(), Value::from(heading));
-                    let ids = &slice[start..end];
-                    let uses = self.list_use("author.html", every_list);
-                    if uses.values {
-                        group.insert(
-                            "papers".into(),
-                            views.papers(ids, Abstract::Included, List::Author(id)),
-                        );
-                    }
-                    if uses.html {
-                        let html = self.items_html(ids, Abstract::Included, List::Author(id))?;
-                        group.insert("papers_html".into(), Value::from(html));
-                    }
-                    groups.push(Value::from(group));
-                    start = end;
-                }
-                context.insert_value("groups", Value::from(groups));
+                list = Some(PageList {
+                    name: "groups",
+                    ids: author.papers[range.clone()].into(),
+                    with: Abstract::Included,
+                    list: List::Author(id),
+                });
                 let profile = site.content.profiles.get(&author.slug);
                 context.insert("profile_html", &profile.map(|p| p.html.as_str()));
                 context.insert(
@@ -347,13 +323,12 @@ impl<'a> Pages<'a> {
                 let year = &corpus.years[index];
                 let range = self.page_range(year.papers.len(), page);
                 context.insert_value("year", views.years()[index].clone());
-                self.insert_list(
-                    context,
-                    every_list,
-                    "year.html",
-                    "papers",
-                    (&year.papers[range], Abstract::Left, List::Year),
-                )?;
+                list = Some(PageList {
+                    name: "papers",
+                    ids: year.papers[range].into(),
+                    with: Abstract::Left,
+                    list: List::Year,
+                });
                 self.insert_category_counts(context, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
@@ -396,13 +371,12 @@ impl<'a> Pages<'a> {
                 let category = &corpus.categories[id];
                 let range = self.page_range(category.papers.len(), page);
                 context.insert_value("category", views.categories()[id].clone());
-                self.insert_list(
-                    context,
-                    every_list,
-                    "category.html",
-                    "papers",
-                    (&category.papers[range], Abstract::Left, List::Category(id)),
-                )?;
+                list = Some(PageList {
+                    name: "papers",
+                    ids: category.papers[range].into(),
+                    with: Abstract::Left,
+                    list: List::Category(id),
+                });
                 let top: Vec<CountedLink> = if page == 1 {
                     stats::top_authors(corpus, &category.papers)
                         .into_iter()
@@ -466,7 +440,8 @@ impl<'a> Pages<'a> {
             | Job::CorpusJson => {
                 unreachable!("rendered without a template")
             }
-        })
+        };
+        Ok((template, title, description, list))
     }
 
     /// What `template` uses of its page's list ([`Templates::list_use`]),
@@ -482,55 +457,103 @@ impl<'a> Pages<'a> {
     }
 
     /// Inserts a page's list of papers as `template` uses it (or both
-    /// ways, `every_list`): their values as `name`, their items rendered
-    /// as `name_html`. Errors: a template error of the item.
+    /// ways, `every_list`): their values as `list.name`, their items
+    /// rendered as `name_html`; on an author's page (`groups`) runs of
+    /// papers of one year, each `{year, heading, papers, papers_html}`.
+    /// The context holds the rest of the page, which an item template
+    /// that tera renders sees. Errors: a template error of an item.
     fn insert_list(
         &self,
         context: &mut Context,
-        every_list: bool,
         template: &str,
-        name: &'static str,
-        (ids, with, list): (&[PaperId], Abstract, List),
+        list: PageList,
+        every_list: bool,
     ) -> Result<(), Diagnostic> {
         let uses = self.list_use(template, every_list);
-        if uses.values {
-            context.insert_value(name, self.views.papers(ids, with, list));
+        let corpus = self.site.corpus;
+        let (ids, with, kind) = (&list.ids[..], list.with, list.list);
+        if list.name != "groups" {
+            if uses.values {
+                context.insert_value(list.name, self.views.papers(ids, with, kind));
+            }
+            if uses.html {
+                let html = self.items_html(ids, with, kind, context, None)?;
+                context.insert_value(format!("{}_html", list.name), Value::from(html));
+            }
+            return Ok(());
         }
-        if uses.html {
-            let html = self.items_html(ids, with, list)?;
-            context.insert_value(format!("{name}_html"), Value::from(html));
+        let mut groups: Vec<Value> = Vec::new();
+        let mut start = 0;
+        while start < ids.len() {
+            let year = corpus.papers[ids[start]].year;
+            let end = start
+                + ids[start..]
+                    .iter()
+                    .take_while(|&&p| corpus.papers[p].year == year)
+                    .count();
+            let mut group = tera::Map::new();
+            // Undated papers (BibTeX entries without a year) last.
+            let (year, heading) = match year {
+                crate::corpus::UNDATED => (Value::from("undated"), "Undated".to_string()),
+                year => (Value::from(year), year.to_string()),
+            };
+            group.insert("year".into(), year);
+            group.insert("heading".into(), Value::from(heading));
+            let run = &ids[start..end];
+            if uses.values {
+                group.insert("papers".into(), self.views.papers(run, with, kind));
+            }
+            if uses.html {
+                let so_far = Value::from(group.clone());
+                let html = self.items_html(run, with, kind, context, Some(so_far))?;
+                group.insert("papers_html".into(), Value::from(html));
+            }
+            groups.push(Value::from(group));
+            start = end;
         }
+        context.insert_value("groups", Value::from(groups));
         Ok(())
     }
 
     /// The items of papers `ids` in `list`, each rendered with
     /// [`PAPER_ITEM`] and `paper` its value: filled in without tera when
-    /// the template allows ([`crate::render::items`]), else by tera with
-    /// `paper` as the whole context. Empty without that template.
-    /// Errors: a template error of the item.
+    /// the template allows ([`crate::render::items`]), else by tera in
+    /// the page's `context` with `paper` (and `group`, the author page's
+    /// run of one year, when given), as an `{% include %}` in the page's
+    /// loop would see them. Errors: a template error of the item; no
+    /// [`PAPER_ITEM`] to render them with.
     fn items_html(
         &self,
         ids: &[PaperId],
         with: Abstract,
         list: List,
+        context: &Context,
+        group: Option<Value>,
     ) -> Result<String, Diagnostic> {
         let mut out = String::new();
         if let Some(item) = self.templates.paper_item() {
-            for (n, &id) in ids.iter().enumerate() {
+            for &id in ids {
                 let fields = self.views.item(id, with, list);
                 item.fill(&mut out, &|field| fields.get(field));
-                if n == 0 {
-                    // Room for the rest at the first's length, rather than
-                    // a copy each time the string doubles.
-                    out.reserve(out.len() * ids.len());
-                }
             }
-        } else if self.templates.contains(PAPER_ITEM) {
-            for &id in ids {
-                let mut context = Context::new();
-                context.insert_value("paper", self.views.paper(id, with, list));
-                out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
-            }
+            return Ok(out);
+        }
+        if !self.templates.contains(PAPER_ITEM) {
+            return Err(Diagnostic::error(
+                std::path::PathBuf::from("templates").join(PAPER_ITEM),
+                0,
+                format!(
+                    "expected a template {PAPER_ITEM} to render a list's items (`papers_html`, `recent_html`), found none; add it to the theme or to the site's templates/"
+                ),
+            ));
+        }
+        let mut context = context.clone();
+        if let Some(group) = group {
+            context.insert_value("group", group);
+        }
+        for &id in ids {
+            context.insert_value("paper", self.views.paper(id, with, list));
+            out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
         }
         Ok(out)
     }
@@ -771,6 +794,20 @@ struct InitialLink {
     url: String,
     /// Whether this page is the letter's.
     current: bool,
+}
+
+/// What [`Pages::fill`] gives: the template, the page's title, its own
+/// description, and its list of papers.
+type Filled<'j> = (&'j str, String, Option<String>, Option<PageList<'j>>);
+
+/// A page's list of papers, inserted into its context last
+/// ([`Pages::insert_list`]).
+struct PageList<'p> {
+    /// `recent`, `papers`, or `groups` (an author's page, by year).
+    name: &'static str,
+    ids: std::borrow::Cow<'p, [PaperId]>,
+    with: Abstract,
+    list: List,
 }
 
 /// The `page` of a `{{ papers(...) }}` shortcode's list.

@@ -72,8 +72,9 @@ impl Templates {
                 .collect();
             let error = match new_tera(&by_name, &get_url) {
                 Ok(tera) => {
-                    let facts = template_hashes(&by_name);
-                    let list_use = list_uses(&tera, &by_name);
+                    let uses = uses_of(&by_name);
+                    let facts = template_hashes(&by_name, &uses);
+                    let list_use = list_uses(&tera, &by_name, &uses);
                     let paper_item = by_name
                         .get(PAPER_ITEM)
                         .and_then(|(_, text)| ItemTemplate::compile(text));
@@ -303,7 +304,10 @@ impl GetUrl {
 /// quoted string equal to another template's name counts as a use, which
 /// covers `extends`, `include` and `import` (and errs towards more uses,
 /// never fewer).
-fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
+fn template_hashes(
+    by_name: &BTreeMap<String, (PathBuf, String)>,
+    uses: &BTreeMap<&str, Vec<&str>>,
+) -> Facts {
     // `config` is Zola's name for `site`.
     const COUNTS: [&str; 8] = [
         "site.paper_count",
@@ -318,11 +322,10 @@ fn template_hashes(by_name: &BTreeMap<String, (PathBuf, String)>) -> Facts {
     let mut show_counts = std::collections::BTreeSet::new();
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
-    let uses = uses_of(by_name);
     let hashes = uses
         .keys()
         .map(|&name| {
-            let closure = closure(&uses, name);
+            let closure = closure(uses, name);
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
             for used in closure {
                 let text = &by_name[used].1;
@@ -374,12 +377,12 @@ pub struct ListUse {
 fn list_uses(
     tera: &Tera,
     by_name: &BTreeMap<String, (PathBuf, String)>,
+    uses: &BTreeMap<&str, Vec<&str>>,
 ) -> BTreeMap<String, ListUse> {
-    let uses = uses_of(by_name);
     by_name
         .keys()
         .map(|name| {
-            let texts: Vec<&str> = closure(&uses, name.as_str())
+            let texts: Vec<&str> = closure(uses, name.as_str())
                 .into_iter()
                 .map(|used| by_name[used].1.as_str())
                 .collect();
@@ -395,18 +398,23 @@ fn list_uses(
 }
 
 /// Whether a template's text may reach the `papers` of a value (an
-/// author page's groups): as the attribute `.papers`, the subscript
-/// `["papers"]`, or through a filter that reads a value's fields by a
-/// name given as data (`get`, `group_by`, `sort`, `unique`) or all of
-/// them (`values`, `pairs`).
+/// author page's groups): as the attribute `.papers`, a quoted
+/// `"papers"` (a subscript, `in`, a test's argument; not an HTML
+/// attribute's value, `="papers"`), through a filter that reads a
+/// value's fields by a name given as data (`get`, `group_by`, `sort`,
+/// `unique`) or all of them (`values`, `pairs`), or tera's whole
+/// context (`__tera_context`).
 fn reaches_papers(text: &str) -> bool {
     const FILTERS: [&str; 6] = ["get", "values", "pairs", "group_by", "sort", "unique"];
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let followed_by_word = |at: usize| text[at..].starts_with(is_word);
     text.match_indices(".papers")
         .any(|(at, found)| !followed_by_word(at + found.len()))
-        || text.contains("[\"papers\"]")
-        || text.contains("['papers']")
+        || ["\"papers\"", "'papers'"].iter().any(|quoted| {
+            text.match_indices(quoted)
+                .any(|(at, _)| !text[..at].trim_end().ends_with('='))
+        })
+        || text.contains("__tera_context")
         || text.match_indices('|').any(|(at, _)| {
             let rest = text[at + 1..].trim_start();
             FILTERS.iter().any(|filter| {
@@ -775,6 +783,8 @@ mod tests {
             ("404.html", "{% for g in groups %}{{ g[\"papers\"] | length }}{% endfor %}"),
             ("section.html", "{{ groups | sort(attribute=\"papers\") | length }} {{ x | safe }}"),
             ("page.html", "<ul class=\"papers\">{{ groups | length }} {{ g.papers_html }}</ul>"),
+            ("redirect.html", "{% for g in groups %}{% if \"papers\" in g %}x{% endif %}{% endfor %}"),
+            ("authors.html", "{{ __tera_context }}"),
         ]);
         let uses = |values, html| ListUse { values, html };
         assert_eq!(templates.list_use("year.html"), uses(false, true));
@@ -785,6 +795,8 @@ mod tests {
         assert_eq!(templates.list_use("404.html"), uses(true, false));
         assert_eq!(templates.list_use("section.html"), uses(true, false));
         assert_eq!(templates.list_use("page.html"), uses(false, true));
+        assert_eq!(templates.list_use("redirect.html"), uses(true, false));
+        assert_eq!(templates.list_use("authors.html"), uses(true, false));
         assert_eq!(templates.list_use("missing.html"), uses(true, true));
         assert!(templates.paper_item().is_some());
 

@@ -78,8 +78,8 @@ struct PaperView<'a> {
     abstract_html: Option<Cow<'a, str>>,
 }
 
-/// A paper's fields in a list but its lists ([`Views::item`]), named
-/// and documented as in [`PaperView`].
+/// A paper's fields in a list, except its lists ([`Views::item`]),
+/// named and documented as in [`PaperView`].
 pub struct PaperItem<'v> {
     slug: &'v str,
     key: &'v str,
@@ -100,7 +100,7 @@ pub struct PaperItem<'v> {
 }
 
 /// A string field's value, none when absent.
-fn text(s: Option<&str>) -> Scalar<'_> {
+fn string_field(s: Option<&str>) -> Scalar<'_> {
     s.map_or(Scalar::None, Scalar::Str)
 }
 
@@ -111,19 +111,19 @@ impl PaperItem<'_> {
             Field::Slug => Scalar::Str(self.slug),
             Field::Key => Scalar::Str(self.key),
             Field::Selected => Scalar::Bool(self.selected),
-            Field::Venue => text(self.venue),
+            Field::Venue => string_field(self.venue),
             Field::Url => Scalar::Str(&self.url),
             Field::Title => Scalar::Str(self.title),
             Field::TitleHtml => Scalar::Str(self.title_html),
             Field::Year => self.year.map_or(Scalar::None, |y| Scalar::Num(y.into())),
-            Field::YearUrl => text(self.year_url),
+            Field::YearUrl => string_field(self.year_url),
             Field::BylineHtml => Scalar::Str(&self.byline_html),
             Field::MetaHtml => Scalar::Str(&self.meta_html),
             Field::LinksHtml => Scalar::Str(&self.links_html),
             Field::MoreAuthors => Scalar::Num(self.more_authors as u64),
             Field::AuthorsComplete => Scalar::Bool(self.authors_complete),
-            Field::BibUrl => text(self.bib_url.as_deref()),
-            Field::AbstractHtml => text(self.abstract_html.as_deref()),
+            Field::BibUrl => string_field(self.bib_url.as_deref()),
+            Field::AbstractHtml => string_field(self.abstract_html.as_deref()),
         }
     }
 }
@@ -457,7 +457,7 @@ impl<'a> Views<'a> {
         })
     }
 
-    /// Paper `id`'s fields in `list` but its lists (authors, byline,
+    /// Paper `id`'s fields in `list`, except its lists (authors, byline,
     /// categories, links): what a list item filled in without tera
     /// prints ([`crate::render::items`]), and the rest of its value.
     pub fn item(&self, id: PaperId, with: Abstract, list: List) -> PaperItem<'_> {
