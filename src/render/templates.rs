@@ -397,30 +397,69 @@ fn list_uses(
         .collect()
 }
 
-/// Whether a template's text may reach the `papers` of a value (an
-/// author page's groups): as the attribute `.papers`, a quoted
-/// `"papers"` (a subscript, `in`, a test's argument; not an HTML
-/// attribute's value, `="papers"`), through a filter that reads a
-/// value's fields by a name given as data (`get`, `group_by`, `sort`,
-/// `unique`) or all of them (`values`, `pairs`), or tera's whole
-/// context (`__tera_context`).
+/// Whether a template's code (what its `{{ }}` and `{% %}` tags hold;
+/// its text and comments are not code) may reach the `papers` of a value
+/// (an author page's groups): the word `papers` anywhere in it (as
+/// `.papers`, `"papers"`, a `set`), a subscript by a variable
+/// (`group[k]`), a loop over a map's keys and values (`for k, v in`),
+/// tera's whole context (`__tera_context`), or a filter that reads
+/// fields by a name given as data (`get`, `group_by`, `sort`, `unique`)
+/// or all of them (`values`, `pairs`).
 fn reaches_papers(text: &str) -> bool {
     const FILTERS: [&str; 6] = ["get", "values", "pairs", "group_by", "sort", "unique"];
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    let followed_by_word = |at: usize| text[at..].starts_with(is_word);
-    text.match_indices(".papers")
-        .any(|(at, found)| !followed_by_word(at + found.len()))
-        || ["\"papers\"", "'papers'"].iter().any(|quoted| {
-            text.match_indices(quoted)
-                .any(|(at, _)| !text[..at].trim_end().ends_with('='))
-        })
-        || text.contains("__tera_context")
-        || text.match_indices('|').any(|(at, _)| {
-            let rest = text[at + 1..].trim_start();
-            FILTERS.iter().any(|filter| {
-                rest.starts_with(filter) && !rest[filter.len()..].starts_with(is_word)
-            })
-        })
+    tag_code(text).any(|code| {
+        let word_papers = code.match_indices("papers").any(|(at, found)| {
+            !code[..at].ends_with(is_word) && !code[at + found.len()..].starts_with(is_word)
+        });
+        let subscript_by_variable = code.match_indices('[').any(|(at, _)| {
+            !code[..at].trim_end().is_empty()
+                && !code[..at].trim_end().ends_with(['=', '(', ',', '['])
+                && !code[at + 1..].trim_start().starts_with(['"', '\'', ']'])
+                && !code[at + 1..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+        });
+        let key_value_loop = code.trim_start().starts_with("for ")
+            && code
+                .split(" in ")
+                .next()
+                .is_some_and(|head| head.contains(','));
+        let filter = code.match_indices('|').any(|(at, _)| {
+            let rest = code[at + 1..].trim_start();
+            FILTERS
+                .iter()
+                .any(|f| rest.starts_with(f) && !rest[f.len()..].starts_with(is_word))
+        });
+        word_papers
+            || subscript_by_variable
+            || key_value_loop
+            || filter
+            || code.contains("__tera_context")
+    })
+}
+
+/// The code of each `{{ }}` and `{% %}` tag of a template's text.
+fn tag_code(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || loop {
+        let at = rest.find('{')?;
+        let close = match rest.as_bytes().get(at + 1) {
+            Some(b'{') => "}}",
+            Some(b'%') => "%}",
+            Some(b'#') => "#}",
+            _ => {
+                rest = &rest[at + 1..];
+                continue;
+            }
+        };
+        let inner = &rest[at + 2..];
+        let end = inner.find(close).unwrap_or(inner.len());
+        rest = &inner[(end + close.len()).min(inner.len())..];
+        if close != "#}" {
+            return Some(&inner[..end]);
+        }
+    })
 }
 
 /// The templates each template names: a quoted string equal to another
@@ -769,6 +808,34 @@ mod tests {
     }
 
     #[test]
+    fn the_default_theme_prints_rendered_lists_and_needs_no_values() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/default/templates");
+        let files: Vec<(String, PathBuf, String)> = walkdir::WalkDir::new(&dir)
+            .into_iter()
+            .map(Result::unwrap)
+            .filter(|entry| entry.file_type().is_file())
+            .map(|entry| {
+                let name = entry
+                    .path()
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let text = std::fs::read_to_string(entry.path()).unwrap();
+                (name, entry.path().to_path_buf(), text)
+            })
+            .collect();
+        let (templates, errors) = Templates::load(files);
+        assert!(errors.is_empty(), "{errors:?}");
+        let templates = templates.unwrap();
+        assert!(templates.paper_item().is_some());
+        for page in ["index.html", "author.html", "year.html", "category.html"] {
+            let uses = templates.list_use(page);
+            assert_eq!((uses.values, uses.html), (false, true), "{page}");
+        }
+    }
+
+    #[test]
     fn a_page_makes_the_list_its_templates_use() {
         let item = "<li>{{ paper.title }}</li>";
         let templates = load(&[
@@ -784,6 +851,10 @@ mod tests {
             ("section.html", "{{ groups | sort(attribute=\"papers\") | length }} {{ x | safe }}"),
             ("page.html", "<ul class=\"papers\">{{ groups | length }} {{ g.papers_html }}</ul>"),
             ("redirect.html", "{% for g in groups %}{% if \"papers\" in g %}x{% endif %}{% endfor %}"),
+            ("set.html", "{% for g in groups %}{% set has = \"papers\" in g %}{{ has }}{% endfor %}"),
+            ("key.html", "{% set k = \"pap\" ~ \"ers\" %}{% for g in groups %}{{ g[k] | default(value=[]) | length }}{% endfor %}"),
+            ("pairs.html", "{% for g in groups %}{% for key, value in g %}{{ key }}{% endfor %}{% endfor %}"),
+            ("text.html", "<p class=\"papers\">papers {# group.papers #}{{ groups[0].year }} {{ group[\"year\"] }}</p>"),
             ("authors.html", "{{ __tera_context }}"),
         ]);
         let uses = |values, html| ListUse { values, html };
@@ -797,6 +868,10 @@ mod tests {
         assert_eq!(templates.list_use("page.html"), uses(false, true));
         assert_eq!(templates.list_use("redirect.html"), uses(true, false));
         assert_eq!(templates.list_use("authors.html"), uses(true, false));
+        for name in ["set.html", "key.html", "pairs.html"] {
+            assert_eq!(templates.list_use(name), uses(true, false), "{name}");
+        }
+        assert_eq!(templates.list_use("text.html"), uses(false, false));
         assert_eq!(templates.list_use("missing.html"), uses(true, true));
         assert!(templates.paper_item().is_some());
 
