@@ -366,7 +366,10 @@ pub fn slash_path(path: &Path, base: &Path) -> String {
 /// the path relative to `dir` with `/`.
 /// Errors: an unreadable template, or one that is not UTF-8 (at the line
 /// of the first bad byte).
-fn read_templates(walk: &Walk, dir: &Path) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
+pub(crate) fn read_templates(
+    walk: &Walk,
+    dir: &Path,
+) -> Result<Vec<(String, PathBuf, String)>, Diagnostic> {
     walk.files(dir, Hidden::Skip, |p| {
         p.extension().is_some_and(|e| e == "html" || e == "xml")
             || p.strip_prefix(dir)

@@ -156,7 +156,7 @@ impl<'a> Pages<'a> {
                 let recent: Vec<PaperId> =
                     (0..corpus.papers.len().min(site.config.home_recent)).collect();
                 list = Some(PageList {
-                    name: "recent",
+                    shape: Shape::Flat("recent"),
                     ids: recent.into(),
                     with: Abstract::Included,
                     list: List::Other,
@@ -237,7 +237,7 @@ impl<'a> Pages<'a> {
                 let range = self.page_range(author.papers.len(), page);
                 context.insert_value("author", views.author(id));
                 list = Some(PageList {
-                    name: "groups",
+                    shape: Shape::ByYear,
                     ids: author.papers[range.clone()].into(),
                     with: Abstract::Included,
                     list: List::Author(id),
@@ -324,7 +324,7 @@ impl<'a> Pages<'a> {
                 let range = self.page_range(year.papers.len(), page);
                 context.insert_value("year", views.years()[index].clone());
                 list = Some(PageList {
-                    name: "papers",
+                    shape: Shape::Flat("papers"),
                     ids: year.papers[range].into(),
                     with: Abstract::Left,
                     list: List::Year,
@@ -372,7 +372,7 @@ impl<'a> Pages<'a> {
                 let range = self.page_range(category.papers.len(), page);
                 context.insert_value("category", views.categories()[id].clone());
                 list = Some(PageList {
-                    name: "papers",
+                    shape: Shape::Flat("papers"),
                     ids: category.papers[range].into(),
                     with: Abstract::Left,
                     list: List::Category(id),
@@ -457,7 +457,7 @@ impl<'a> Pages<'a> {
     }
 
     /// Inserts a page's list of papers as `template` uses it (or both
-    /// ways, `every_list`): their values as `list.name`, their items
+    /// ways, `every_list`): their values as the list's name, their items
     /// rendered as `name_html`; on an author's page (`groups`) runs of
     /// papers of one year, each `{year, heading, papers, papers_html}`.
     /// The context holds the rest of the page, which an item template
@@ -472,13 +472,13 @@ impl<'a> Pages<'a> {
         let uses = self.list_use(template, every_list);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
-        if list.name != "groups" {
+        if let Shape::Flat(name) = list.shape {
             if uses.values {
-                context.insert_value(list.name, self.views.papers(ids, with, kind));
+                context.insert_value(name, self.views.papers(ids, with, kind));
             }
             if uses.html {
                 let html = self.items_html(ids, with, kind, context, None)?;
-                context.insert_value(format!("{}_html", list.name), Value::from(html));
+                context.insert_value(format!("{name}_html"), Value::from(html));
             }
             return Ok(());
         }
@@ -803,11 +803,18 @@ type Filled<'j> = (&'j str, String, Option<String>, Option<PageList<'j>>);
 /// A page's list of papers, inserted into its context last
 /// ([`Pages::insert_list`]).
 struct PageList<'p> {
-    /// `recent`, `papers`, or `groups` (an author's page, by year).
-    name: &'static str,
+    shape: Shape,
     ids: std::borrow::Cow<'p, [PaperId]>,
     with: Abstract,
     list: List,
+}
+
+/// How a page's list goes into its context.
+enum Shape {
+    /// One list under its name (`recent`, `papers`).
+    Flat(&'static str),
+    /// `groups`: an author's page, in runs of papers of one year.
+    ByYear,
 }
 
 /// The `page` of a `{{ papers(...) }}` shortcode's list.

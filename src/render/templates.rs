@@ -389,9 +389,7 @@ fn list_uses(
             let variables = tera.get_template_variables(name);
             let values = variables.map_or(true, |v| v.contains("papers") || v.contains("recent"))
                 || texts.iter().any(|text| reaches_papers(text));
-            let html = texts
-                .iter()
-                .any(|text| text.contains("papers_html") || text.contains("recent_html"));
+            let html = texts.iter().any(|text| prints_items(text));
             (name.clone(), ListUse { values, html })
         })
         .collect()
@@ -462,6 +460,12 @@ fn tag_code(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Whether a template's text names a list's items rendered
+/// (`papers_html`, `recent_html`).
+fn prints_items(text: &str) -> bool {
+    text.contains("papers_html") || text.contains("recent_html")
+}
+
 /// The templates each template names: a quoted string equal to another
 /// template's name counts as a use, which covers `extends`, `include`
 /// and `import`; a template printing a list's items rendered
@@ -470,7 +474,7 @@ fn uses_of(by_name: &BTreeMap<String, (PathBuf, String)>) -> BTreeMap<&str, Vec<
     by_name
         .iter()
         .map(|(name, (_, text))| {
-            let prints_items = text.contains("papers_html") || text.contains("recent_html");
+            let prints_items = prints_items(text);
             let named = by_name
                 .keys()
                 .filter(|other| {
@@ -809,22 +813,12 @@ mod tests {
 
     #[test]
     fn the_default_theme_prints_rendered_lists_and_needs_no_values() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/default/templates");
-        let files: Vec<(String, PathBuf, String)> = walkdir::WalkDir::new(&dir)
-            .into_iter()
-            .map(Result::unwrap)
-            .filter(|entry| entry.file_type().is_file())
-            .map(|entry| {
-                let name = entry
-                    .path()
-                    .strip_prefix(&dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                let text = std::fs::read_to_string(entry.path()).unwrap();
-                (name, entry.path().to_path_buf(), text)
-            })
-            .collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let files = crate::input::read_templates(
+            &crate::input::Walk::new(root),
+            &root.join("themes/default/templates"),
+        )
+        .unwrap();
         let (templates, errors) = Templates::load(files);
         assert!(errors.is_empty(), "{errors:?}");
         let templates = templates.unwrap();

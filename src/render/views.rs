@@ -97,6 +97,8 @@ pub struct PaperItem<'v> {
     authors_complete: bool,
     bib_url: Option<String>,
     abstract_html: Option<Cow<'v, str>>,
+    /// `links`, which `links_html` shows; the paper's value has them too.
+    links: Vec<LinkView>,
 }
 
 /// A string field's value, none when absent.
@@ -451,7 +453,7 @@ impl<'a> Views<'a> {
                 .iter()
                 .map(|&c| self.category_links[c].clone())
                 .collect(),
-            links: paper_links(paper),
+            links: item.links,
             bib_url: item.bib_url,
             abstract_html: item.abstract_html,
         })
@@ -528,8 +530,9 @@ impl<'a> Views<'a> {
                 meta_html.push_str(&self.category_html[c]);
             }
         }
+        let links = paper_links(paper);
         let mut links_html = String::with_capacity(256);
-        for link in &paper_links(paper) {
+        for link in &links {
             push_link(&mut links_html, &link.url, None, link.label);
         }
         PaperItem {
@@ -553,6 +556,7 @@ impl<'a> Views<'a> {
             }),
             abstract_html: (with == Abstract::Included && !paper.abstract_text.is_empty())
                 .then(|| paper.abstract_text.html()),
+            links,
         }
     }
 
