@@ -11,12 +11,12 @@ use crate::build::{build, BuildOptions, BuildReport, ContentLinks};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::output::null;
 use crate::output::{Sink, StreamedFile, WriteStats};
-use lol_html::{element, HtmlRewriter, Settings};
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::sync::Mutex;
+
+mod scan;
 
 /// Where a link points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,13 +83,6 @@ pub fn resolve_link(base_url: &str, page_file: &str, link: &str) -> LinkTarget {
         path
     };
     LinkTarget::Internal { file, fragment }
-}
-
-/// The links and anchors of one HTML page, as scanned.
-#[derive(Debug)]
-struct PageLinks {
-    ids: Vec<String>,
-    links: Vec<String>,
 }
 
 /// The links and anchors of one HTML page, as kept: names in the index's
@@ -207,37 +200,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Every `href`/`src` and every `id` (and `<a name>`) of an HTML page.
-fn scan_html(bytes: &[u8]) -> PageLinks {
-    let links = RefCell::new(Vec::new());
-    let ids = RefCell::new(Vec::new());
-    let settings = Settings::new()
-        .append_element_content_handler(element!("[href], [src]", |el| {
-            for attribute in ["href", "src"] {
-                if let Some(value) = el.get_attribute(attribute) {
-                    links.borrow_mut().push(value);
-                }
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(element!("[id], a[name]", |el| {
-            for attribute in ["id", "name"] {
-                if let Some(value) = el.get_attribute(attribute) {
-                    ids.borrow_mut().push(value);
-                }
-            }
-            Ok(())
-        }));
-    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-    // Malformed HTML is still scanned as far as it goes.
-    let _ = rewriter.write(bytes);
-    let _ = rewriter.end();
-    PageLinks {
-        ids: ids.into_inner(),
-        links: links.into_inner(),
-    }
-}
-
 impl Sink for LinkSink {
     fn begin(&mut self) -> io::Result<()> {
         *self = LinkSink::default();
@@ -245,7 +207,7 @@ impl Sink for LinkSink {
     }
 
     fn put(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
-        let scanned = path.ends_with(".html").then(|| scan_html(&bytes));
+        let scanned = path.ends_with(".html").then(|| scan::scan(&bytes));
         let mut index = lock(&self.index);
         index.bytes += bytes.len() as u64;
         let file = index.add_file(path);
@@ -578,13 +540,5 @@ mod tests {
         assert_eq!(names.find("/papers/paper-149999/"), Some(149_999));
         assert_eq!(names.find(&long), Some(150_000));
         assert_eq!(names.find("/papers/paper-150000/"), None);
-    }
-
-    #[test]
-    fn scans_links_and_ids() {
-        let page =
-            scan_html(b"<a href=\"/x/\" id=\"top\">x</a><img src=\"i.png\"><a name=\"old\"></a>");
-        assert_eq!(page.links, ["/x/", "i.png"]);
-        assert_eq!(page.ids, ["top", "old"]);
     }
 }

@@ -1,0 +1,617 @@
+//! The links and anchors of a rendered page, for the link check: every
+//! `href` and `src`, every `id` and the `name` of each `<a>`, found where
+//! the HTML standard's tokenizer finds tags. Text is passed over with
+//! `memchr` to the next `<`; comments, bogus comments (`<!x>`, `<?x>`),
+//! the raw text of `script`, `style`, `title`, `textarea`, `xmp`,
+//! `iframe`, `noembed`, `noframes` and `noscript` (as a browser with
+//! scripting on reads it; a script's `<!--<script>` part, where
+//! `</script>` does not end it, too), `plaintext`, and CDATA sections inside `<svg>`
+//! and `<math>` hold no tags; an HTML element such as `<p>` or `<img>`
+//! inside `<svg>` or `<math>` ends them, as it does in a browser.
+//! Attributes are read as the standard reads
+//! them (quoted, unquoted, bare, `/` between them, the first of a repeated
+//! name kept, names in any case); a tag cut off by the end of the page
+//! counts for nothing. Values are as written: character references are
+//! not decoded, so a link and an id compare as the page spells them.
+//!
+//! Not followed (no page Vellum writes has them): the integration points
+//! of foreign content (`<foreignObject>`, `<mi>`), where a `<script>`
+//! would again hold raw text.
+
+use std::borrow::Cow;
+
+/// The links and anchors of one HTML page, in the order written.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PageLinks<'a> {
+    /// Each element's `id`, then its `name` if it is an `<a>`.
+    pub ids: Vec<Cow<'a, str>>,
+    /// Each element's `href`, then its `src`.
+    pub links: Vec<Cow<'a, str>>,
+}
+
+/// Elements whose content is text up to their end tag, outside foreign
+/// content.
+const RAW_TEXT: [&[u8]; 9] = [
+    b"script",
+    b"style",
+    b"title",
+    b"textarea",
+    b"xmp",
+    b"iframe",
+    b"noembed",
+    b"noframes",
+    b"noscript",
+];
+
+/// HTML elements that end foreign content (`<svg>`, `<math>`) when they
+/// start inside it; `<font>` does with `color`, `face` or `size`.
+const BREAKOUT: [&[u8]; 44] = [
+    b"b",
+    b"big",
+    b"blockquote",
+    b"body",
+    b"br",
+    b"center",
+    b"code",
+    b"dd",
+    b"div",
+    b"dl",
+    b"dt",
+    b"em",
+    b"embed",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"head",
+    b"hr",
+    b"i",
+    b"img",
+    b"li",
+    b"listing",
+    b"menu",
+    b"meta",
+    b"nobr",
+    b"ol",
+    b"p",
+    b"pre",
+    b"ruby",
+    b"s",
+    b"small",
+    b"span",
+    b"strong",
+    b"strike",
+    b"sub",
+    b"sup",
+    b"table",
+    b"tt",
+    b"u",
+    b"ul",
+    b"var",
+];
+
+fn is_named(name: &[u8], names: &[&[u8]]) -> bool {
+    names.iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// The links and anchors of `html`.
+pub fn scan(html: &[u8]) -> PageLinks<'_> {
+    let mut page = PageLinks::default();
+    // The `<svg>` and `<math>` elements the scan is inside, innermost
+    // last: whether each is an `<svg>`.
+    let mut foreign: Vec<bool> = Vec::new();
+    let mut at = 0;
+    while let Some(lt) = memchr::memchr(b'<', &html[at..]) {
+        let open = at + lt + 1;
+        let rest = &html[open..];
+        at = match rest.first() {
+            Some(b'!') if rest[1..].starts_with(b"--") => comment_end(html, open + 3),
+            Some(b'!') if !foreign.is_empty() && rest[1..].starts_with(b"[CDATA[") => {
+                find(html, open + 8, b"]]>").map_or(html.len(), |end| end + 3)
+            }
+            Some(b'!' | b'?') => bogus_comment_end(html, open + 1),
+            Some(b'/') => match rest.get(1) {
+                Some(c) if c.is_ascii_alphabetic() => {
+                    let Some(tag) = read_tag(html, open + 1) else {
+                        break;
+                    };
+                    if let Some(svg) = foreign_root(tag.name) {
+                        if let Some(open) = foreign.iter().rposition(|&open| open == svg) {
+                            foreign.truncate(open);
+                        }
+                    } else if is_named(tag.name, &[b"p", b"br"]) {
+                        foreign.clear();
+                    }
+                    tag.end
+                }
+                Some(b'>') => open + 2,
+                Some(_) => bogus_comment_end(html, open + 1),
+                None => break,
+            },
+            Some(c) if c.is_ascii_alphabetic() => {
+                let Some(tag) = read_tag(html, open) else {
+                    break;
+                };
+                tag.report(&mut page);
+                let mut end = tag.end;
+                if is_named(tag.name, &BREAKOUT) || tag.presentational_font() {
+                    foreign.clear();
+                }
+                if let Some(svg) = foreign_root(tag.name) {
+                    if !tag.self_closing {
+                        foreign.push(svg);
+                    }
+                } else if foreign.is_empty() && tag.name.eq_ignore_ascii_case(b"plaintext") {
+                    break;
+                } else if foreign.is_empty() && tag.name.eq_ignore_ascii_case(b"script") {
+                    end = script_end(html, end);
+                } else if foreign.is_empty() && is_named(tag.name, &RAW_TEXT) {
+                    end = raw_text_end(html, end, tag.name);
+                }
+                end
+            }
+            Some(_) => open,
+            None => break,
+        };
+    }
+    page
+}
+
+/// Whether `name` is `svg` (`Some(true)`) or `math` (`Some(false)`).
+fn foreign_root(name: &[u8]) -> Option<bool> {
+    match name {
+        _ if name.eq_ignore_ascii_case(b"svg") => Some(true),
+        _ if name.eq_ignore_ascii_case(b"math") => Some(false),
+        _ => None,
+    }
+}
+
+/// Where `needle` starts in `html` at or after `from`.
+fn find(html: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(&html[from.min(html.len())..], needle).map(|i| from + i)
+}
+
+/// Just past the comment whose text starts at `from` (after `<!--`):
+/// `<!-->` and `<!--->` end at once; else the first `-->` or `--!>`.
+fn comment_end(html: &[u8], from: usize) -> usize {
+    let rest = &html[from.min(html.len())..];
+    if rest.starts_with(b">") {
+        return from + 1;
+    }
+    if rest.starts_with(b"->") {
+        return from + 2;
+    }
+    let mut at = from;
+    while let Some(dashes) = find(html, at, b"--") {
+        let after = &html[dashes + 2..];
+        if after.starts_with(b">") {
+            return dashes + 3;
+        }
+        if after.starts_with(b"!>") {
+            return dashes + 4;
+        }
+        at = dashes + 1;
+    }
+    html.len()
+}
+
+/// Just past the `>` that ends a bogus comment whose text starts at `from`.
+fn bogus_comment_end(html: &[u8], from: usize) -> usize {
+    memchr::memchr(b'>', &html[from..]).map_or(html.len(), |i| from + i + 1)
+}
+
+/// Where the end tag of the raw text element `name`, whose text starts at
+/// `from`, starts: the first `</name` followed by a space, `/` or `>`.
+fn raw_text_end(html: &[u8], from: usize, name: &[u8]) -> usize {
+    let mut at = from;
+    while let Some(i) = find(html, at, b"</") {
+        if opens(html, i + 2, name) {
+            return i;
+        }
+        at = i + 2;
+    }
+    html.len()
+}
+
+/// Whether the tag name `name` (in any case) starts at `at`, followed by a
+/// space, `/` or `>`.
+fn opens(html: &[u8], at: usize, name: &[u8]) -> bool {
+    let after = &html[at.min(html.len())..];
+    after.len() > name.len()
+        && after[..name.len()].eq_ignore_ascii_case(name)
+        && matches!(
+            after[name.len()],
+            b'\t' | b'\n' | b'\x0C' | b' ' | b'/' | b'>'
+        )
+}
+
+/// Where the end tag of a `<script>` whose text starts at `from` starts,
+/// by the standard's script data states: after `<!--`, a `<script>` opens
+/// a part where `</script>` does not end the element, up to that
+/// `</script>` or `-->`.
+fn script_end(html: &[u8], from: usize) -> usize {
+    #[derive(PartialEq)]
+    enum State {
+        Data,
+        Escaped,
+        DoubleEscaped,
+    }
+    let mut state = State::Data;
+    // `-` just before, in a row, inside `<!--`.
+    let mut dashes = 0;
+    let mut at = from;
+    while at < html.len() {
+        if state == State::Data {
+            let Some(lt) = memchr::memchr(b'<', &html[at..]) else {
+                break;
+            };
+            at += lt;
+            if html[at + 1..].starts_with(b"/") && opens(html, at + 2, b"script") {
+                return at;
+            }
+            if html[at + 1..].starts_with(b"!--") {
+                (state, dashes) = (State::Escaped, 2);
+                at += 4;
+            } else {
+                at += 1;
+            }
+            continue;
+        }
+        match html[at] {
+            b'-' => dashes += 1,
+            b'>' if dashes >= 2 => (state, dashes) = (State::Data, 0),
+            b'<' => {
+                dashes = 0;
+                let end_tag = html[at + 1..].starts_with(b"/") && opens(html, at + 2, b"script");
+                if state == State::Escaped && end_tag {
+                    return at;
+                }
+                if state == State::Escaped && opens(html, at + 1, b"script") {
+                    state = State::DoubleEscaped;
+                } else if state == State::DoubleEscaped && end_tag {
+                    state = State::Escaped;
+                }
+            }
+            _ => dashes = 0,
+        }
+        at += 1;
+    }
+    html.len()
+}
+
+/// A start or end tag as read.
+struct Tag<'a> {
+    name: &'a [u8],
+    self_closing: bool,
+    /// Just past its `>`.
+    end: usize,
+    href: Option<&'a [u8]>,
+    src: Option<&'a [u8]>,
+    id: Option<&'a [u8]>,
+    name_attribute: Option<&'a [u8]>,
+    /// Whether it has a `color`, `face` or `size` attribute.
+    presentational: bool,
+}
+
+impl<'a> Tag<'a> {
+    fn presentational_font(&self) -> bool {
+        self.presentational && self.name.eq_ignore_ascii_case(b"font")
+    }
+
+    /// Adds what this start tag holds to `page`.
+    fn report(&self, page: &mut PageLinks<'a>) {
+        let text = |value: &'a [u8]| String::from_utf8_lossy(value);
+        page.links.extend(self.href.map(text));
+        page.links.extend(self.src.map(text));
+        page.ids.extend(self.id.map(text));
+        if self.name.eq_ignore_ascii_case(b"a") {
+            page.ids.extend(self.name_attribute.map(text));
+        }
+    }
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | b'\x0C' | b' ')
+}
+
+/// The tag whose name starts at `from` (after `<` or `</`), or `None`
+/// when the page ends inside it.
+fn read_tag(html: &[u8], from: usize) -> Option<Tag<'_>> {
+    let len = html.len();
+    let mut at = from;
+    while at < len && !is_space(html[at]) && !matches!(html[at], b'/' | b'>') {
+        at += 1;
+    }
+    let mut tag = Tag {
+        name: &html[from..at],
+        self_closing: false,
+        end: 0,
+        href: None,
+        src: None,
+        id: None,
+        name_attribute: None,
+        presentational: false,
+    };
+    loop {
+        // Before an attribute's name.
+        while at < len && is_space(html[at]) {
+            at += 1;
+        }
+        match *html.get(at)? {
+            b'>' => {
+                tag.end = at + 1;
+                return Some(tag);
+            }
+            b'/' => {
+                at += 1;
+                if html.get(at) == Some(&b'>') {
+                    tag.self_closing = true;
+                    tag.end = at + 1;
+                    return Some(tag);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        // The name: its first character may be `=`.
+        let start = at;
+        at += 1;
+        while at < len && !is_space(html[at]) && !matches!(html[at], b'/' | b'>' | b'=') {
+            at += 1;
+        }
+        let name = &html[start..at];
+        while at < len && is_space(html[at]) {
+            at += 1;
+        }
+        let mut value: &[u8] = b"";
+        if html.get(at) == Some(&b'=') {
+            at += 1;
+            while at < len && is_space(html[at]) {
+                at += 1;
+            }
+            match *html.get(at)? {
+                quote @ (b'"' | b'\'') => {
+                    let close = memchr::memchr(quote, &html[at + 1..])?;
+                    value = &html[at + 1..at + 1 + close];
+                    at += close + 2;
+                }
+                b'>' => {}
+                _ => {
+                    let start = at;
+                    while at < len && !is_space(html[at]) && html[at] != b'>' {
+                        at += 1;
+                    }
+                    value = &html[start..at];
+                }
+            }
+        }
+        // The first of a repeated name is kept.
+        let slot = match name.len() {
+            2 if name.eq_ignore_ascii_case(b"id") => &mut tag.id,
+            3 if name.eq_ignore_ascii_case(b"src") => &mut tag.src,
+            4 if name.eq_ignore_ascii_case(b"href") => &mut tag.href,
+            4 if name.eq_ignore_ascii_case(b"name") => &mut tag.name_attribute,
+            _ => {
+                tag.presentational |= is_named(name, &[b"color", b"face", b"size"]);
+                continue;
+            }
+        };
+        slot.get_or_insert(value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lol_html::{element, HtmlRewriter, Settings};
+    use proptest::prelude::*;
+    use std::cell::RefCell;
+
+    /// What lol_html, an HTML rewriter built on the standard's tokenizer,
+    /// finds in `html`: the reference [`scan`] is held to.
+    fn lol_html_scan(html: &[u8]) -> (Vec<String>, Vec<String>) {
+        let links = RefCell::new(Vec::new());
+        let ids = RefCell::new(Vec::new());
+        let settings = Settings::new()
+            .append_element_content_handler(element!("[href], [src]", |el| {
+                for attribute in ["href", "src"] {
+                    links.borrow_mut().extend(el.get_attribute(attribute));
+                }
+                Ok(())
+            }))
+            .append_element_content_handler(element!("[id]", |el| {
+                ids.borrow_mut().extend(el.get_attribute("id"));
+                Ok(())
+            }))
+            .append_element_content_handler(element!("a[name]", |el| {
+                ids.borrow_mut().extend(el.get_attribute("name"));
+                Ok(())
+            }));
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        let _ = rewriter.write(html);
+        let _ = rewriter.end();
+        (links.into_inner(), ids.into_inner())
+    }
+
+    fn owned(strings: &[&str]) -> Vec<String> {
+        strings.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn scanned(html: &str) -> (Vec<String>, Vec<String>) {
+        let page = scan(html.as_bytes());
+        let strings = |v: Vec<Cow<str>>| v.into_iter().map(Cow::into_owned).collect();
+        (strings(page.links), strings(page.ids))
+    }
+
+    #[test]
+    fn finds_links_and_anchors_where_a_browser_finds_tags() {
+        let cases: [(&str, &[&str], &[&str]); 17] = [
+            (
+                r#"<a href="/x/" id="top">x</a><img src="i.png"><a name="old"></a>"#,
+                &["/x/", "i.png"],
+                &["top", "old"],
+            ),
+            (
+                r#"<script>var s = '<a href="/in/">';</script><a href="/after/">"#,
+                &["/after/"],
+                &[],
+            ),
+            (
+                r#"<style>a[href="/css/"]{}</style><title><a href="/t/"></title ><textarea><a href="/ta/"></textarea id=x><noscript><a href="/ns/"></noscript><a href="/z/">"#,
+                &["/z/"],
+                &[],
+            ),
+            (
+                r#"<!-- <a href="/c/"> --><a href="/1/"><!--><a href="/2/"><!---><a href="/3/"><!-- x --!><a href="/4/">"#,
+                &["/1/", "/2/", "/3/", "/4/"],
+                &[],
+            ),
+            (
+                r#"<a title="x>y" href="/q/"><a href='/sq/' id=un-q><a href=/uq/><a href = "/sp/" id = sp>"#,
+                &["/q/", "/sq/", "/uq/", "/sp/"],
+                &["un-q", "sp"],
+            ),
+            (
+                r#"<a href="/d1/" href="/d2/" id="i1" id="i2"><a href=""><a href>"#,
+                &["/d1/", "", ""],
+                &["i1"],
+            ),
+            (
+                r#"<A HREF="/UP/" ID="UPID"><A NAME="nm"><div name="nn"><a id="x" name="y"><input id=s name=q>"#,
+                &["/UP/"],
+                &["UPID", "nm", "x", "y", "s"],
+            ),
+            (
+                r#"<svg><script><a href="/s/"></a></script><title><a href="/t/"></a></title></svg><script><a href="/no/"></script>"#,
+                &["/s/", "/t/"],
+                &[],
+            ),
+            (
+                r#"<math><mi><![CDATA[<a href="/cdata/">]]></mi></math><![CDATA[<a href="/html/">]]><a href="/after/">"#,
+                &["/after/"],
+                &[],
+            ),
+            (
+                r#"</p href="/end/"><a href="/x" /><img src="/i.png"/><! <a href="/bang/">><? <a href="/pi/"> ?></>"#,
+                &["/x", "/i.png"],
+                &[],
+            ),
+            (
+                r#"<a/href="/slash/"><a	href="/tab/"><script src="/s.js"></script><img src="/i" srcset="/x 2x">"#,
+                &["/slash/", "/tab/", "/s.js", "/i"],
+                &[],
+            ),
+            (
+                r#"<a href="/a&amp;b/#f&amp;g" id="&lt;"><p =id="x">"#,
+                &["/a&amp;b/#f&amp;g"],
+                &["&lt;"],
+            ),
+            (r#"<plaintext><a href="/pt/">"#, &[], &[]),
+            (r#"<b<a name=n id=i>"#, &[], &["i"]),
+            (r#"<a href="/cut/" id="cut""#, &[], &[]),
+            (
+                r#"<script><!--<script></script><a href="/in/"></script><a href="/after/">"#,
+                &["/after/"],
+                &[],
+            ),
+            (
+                r#"<svg><p><script><a href="/in/"></script><svg><font color=red><style><a href="/in/"></style>"#,
+                &[],
+                &[],
+            ),
+        ];
+        for (html, links, ids) in cases {
+            let want = (owned(links), owned(ids));
+            assert_eq!(scanned(html), want, "{html}");
+            assert_eq!(lol_html_scan(html.as_bytes()), want, "lol_html: {html}");
+        }
+    }
+
+    #[test]
+    fn follows_the_standard_where_lol_html_does_not() {
+        let cases: [(&str, &[&str], &[&str]); 3] = [
+            // A self-closed `<svg/>` holds nothing: the script is HTML's.
+            (r#"<svg/><script><a href="/in/"></script>"#, &[], &[]),
+            // `<img>` ends both `<svg>`s.
+            (
+                r#"<svg><svg><img><script><a href="/in/"></script>"#,
+                &[],
+                &[],
+            ),
+            // `</svg>` ends the `<math>` inside it too.
+            (r#"<svg><math></svg><textarea><a href="/in/">"#, &[], &[]),
+        ];
+        for (html, links, ids) in cases {
+            let want = (owned(links), owned(ids));
+            assert_eq!(scanned(html), want, "{html}");
+            assert_ne!(lol_html_scan(html.as_bytes()), want, "lol_html: {html}");
+        }
+    }
+
+    /// Pieces of pages: tags, comments, raw text elements, foreign
+    /// content, and a few random characters.
+    const PIECES: [&str; 25] = [
+        "<a href=\"/a/\">",
+        "<a name=n id='i'>",
+        "<input id=s name=q>",
+        "<img src=/i.png alt=\"a > b\"/>",
+        "<p id=x class=y>",
+        "</p>",
+        "</a>",
+        "<!-- ",
+        " -->",
+        "<!",
+        "<?",
+        "<script>",
+        "</script>",
+        "<title>",
+        "</title >",
+        "<svg>",
+        "</svg>",
+        "<math>",
+        "</math>",
+        "<![CDATA[",
+        "]]>",
+        "<textarea>",
+        "</textarea>",
+        "<style>",
+        "</style>",
+    ];
+
+    /// Tag soup of [`PIECES`] but `leave_out`.
+    fn tag_soup(leave_out: &'static [&'static str]) -> impl Strategy<Value = String> {
+        let pieces: Vec<&str> = PIECES
+            .into_iter()
+            .filter(|p| !leave_out.contains(p))
+            .collect();
+        let piece = prop_oneof![
+            prop::sample::select(pieces).prop_map(str::to_string),
+            "[a-d<>/=\"' !?-]{1,4}",
+        ];
+        prop::collection::vec(piece, 0..20).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn finds_what_lol_html_finds(html in tag_soup(&["<svg>", "<math>"])) {
+            prop_assert_eq!(scanned(&html), lol_html_scan(html.as_bytes()), "{}", html);
+        }
+
+        /// Without `<title>`, which inside `<svg>` is where HTML starts
+        /// again (an integration point, not followed), and without the
+        /// HTML elements that end foreign content, and without `<math>`
+        /// beside `<svg>`: lol_html ends only the innermost of them
+        /// (`<p>` in `<svg><svg>`, `</svg>` in `<svg><math>`), where the
+        /// standard ends all up to the one it closes.
+        #[test]
+        fn finds_what_lol_html_finds_in_foreign_content(
+            html in tag_soup(&[
+                "<title>", "<img src=/i.png alt=\"a > b\"/>", "<p id=x class=y>", "</p>", "<math>", "</math>"
+            ])
+        ) {
+            prop_assert_eq!(scanned(&html), lol_html_scan(html.as_bytes()), "{}", html);
+        }
+    }
+}
