@@ -546,6 +546,9 @@ fn check_names_the_corpus_data_files_without_making_them() {
     };
     let checked = vellum::check::check(&options);
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
+    // `--verbose` shows the link check after the build's stages.
+    let stages: Vec<&str> = checked.timings.stages.iter().map(|s| s.name).collect();
+    assert_eq!(stages.last(), Some(&"links"), "{stages:?}");
     let (built, checked) = (built.written.unwrap(), checked.written.unwrap());
     assert_eq!(checked.files, built.files);
     let data_bytes: u64 = data.iter().map(|(_, len)| len).sum();

@@ -12,7 +12,7 @@ pub struct Timings {
     /// list of listings), parse (reading and parsing listings), corpus,
     /// content, templates, plan, render (including staging each file in
     /// the sink), search, write (the sink's commit); `vellum serve` adds
-    /// select.
+    /// select, `vellum check` links (the link check after the build).
     pub stages: Vec<StageTiming>,
 }
 

@@ -11,6 +11,7 @@ use crate::build::{build, BuildOptions, BuildReport, ContentLinks};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::output::null;
 use crate::output::{Sink, StreamedFile, WriteStats};
+use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -261,6 +262,18 @@ impl Sink for LinkSink {
     fn abort(&mut self) {}
 }
 
+/// How a name of the link index is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    /// It is no page's link.
+    NotALink,
+    /// A link that resolves on every page it is on.
+    Fine,
+    /// A link judged on each page it is on: one whose target depends on
+    /// the page, or a broken one.
+    OnEachPage,
+}
+
 /// Whether what `link` points at depends on the page holding it: an empty
 /// link, a bare `#x` or a relative path ([`resolve_link`]).
 fn depends_on_page(link: &str) -> bool {
@@ -282,7 +295,8 @@ impl LinkSink {
     /// a content page's output file to its source file and its Markdown
     /// links with their lines, so those are reported at the source.
     pub fn broken_links(&self, base_url: &str, content_links: &ContentLinks) -> Vec<Diagnostic> {
-        let index = lock(&self.index);
+        let guard = lock(&self.index);
+        let index: &LinkIndex = &guard;
         let names = &index.names;
         let name = |at: u32| names.get(at);
         // Why `link` on `page_file` is broken, if it is.
@@ -316,40 +330,48 @@ impl LinkSink {
                 }
             })
         };
-        // A link that means the same on every page is judged once.
-        let mut judged: FxHashMap<u32, Option<String>> = FxHashMap::default();
-        let mut problems = Vec::new();
-        let mut page_names: Vec<(&str, &KeptPage)> = index
-            .pages
-            .iter()
-            .map(|(&file, page)| (name(file), page))
-            .collect();
-        page_names.sort_unstable_by_key(|&(file, _)| file);
-        for (page_file, page) in page_names {
-            let source = content_links.get(page_file);
+        // A link that means the same on every page is judged once: each
+        // name's verdict where it is such a link, in parallel.
+        let mut is_link = vec![false; names.spans.len()];
+        for page in index.pages.values() {
             for &at in page.links.iter() {
-                let link = name(at);
-                let why = if depends_on_page(link) {
-                    verdict(page_file, link)
-                } else {
-                    judged
-                        .entry(at)
-                        .or_insert_with(|| verdict(page_file, link))
-                        .clone()
-                };
-                let Some(why) = why else { continue };
-                let at_source = source.and_then(|(md, links)| {
-                    links
-                        .iter()
-                        .find(|(target, _)| target == link)
-                        .map(|(_, line)| (md.clone(), *line))
-                });
-                problems.push(match at_source {
-                    Some((md, line)) => Diagnostic::error(md, line, why),
-                    None => Diagnostic::error(format!("(page {page_file})"), 0, why),
-                });
+                is_link[at as usize] = true;
             }
         }
+        let judged: Vec<Judged> = (is_link.par_iter().enumerate())
+            .map(|(at, &is_link)| {
+                let link = name(as_u32(at));
+                match is_link {
+                    false => Judged::NotALink,
+                    true if depends_on_page(link) => Judged::OnEachPage,
+                    // Judged again, for its message, on each page it is on.
+                    true if verdict("", link).is_some() => Judged::OnEachPage,
+                    true => Judged::Fine,
+                }
+            })
+            .collect();
+        let mut problems: Vec<Diagnostic> = (index.pages.par_iter())
+            .flat_map_iter(|(&file, page)| {
+                let page_file = name(file);
+                let source = content_links.get(page_file);
+                let on_page =
+                    (page.links.iter()).filter(|&&at| judged[at as usize] == Judged::OnEachPage);
+                on_page.filter_map(move |&at| {
+                    let link = name(at);
+                    let why = verdict(page_file, link)?;
+                    let at_source = source.and_then(|(md, links)| {
+                        links
+                            .iter()
+                            .find(|(target, _)| target == link)
+                            .map(|(_, line)| (md.clone(), *line))
+                    });
+                    Some(match at_source {
+                        Some((md, line)) => Diagnostic::error(md, line, why),
+                        None => Diagnostic::error(format!("(page {page_file})"), 0, why),
+                    })
+                })
+            })
+            .collect();
         problems.sort();
         problems.dedup();
         // A broken link a template writes on many pages is reported once,
@@ -394,7 +416,9 @@ pub fn check(options: &BuildOptions) -> BuildReport {
     // as resolving, so only its template error is reported.
     if let (Some(base_url), Some(unrendered)) = (report.base_url.clone(), &report.unrendered) {
         sink.add_files(unrendered.iter().map(String::as_str));
-        let mut links = sink.broken_links(&base_url, &report.content_links);
+        let content_links = &report.content_links;
+        let mut links =
+            (report.timings).time("links", || sink.broken_links(&base_url, content_links));
         // A Markdown link the build already reported at its line is not
         // reported again: an `@/` link to no file (an error), and a
         // root-relative link outside the base path, which the build left
