@@ -126,10 +126,11 @@ impl<'a> Pages<'a> {
                 extra,
             },
         );
-        if let Some(list) = list {
-            self.insert_list(&mut context, template, list, every_list)?;
-        }
-        self.templates.render_bytes(template, &context)
+        let inserted = match list {
+            Some(list) => self.insert_list(&mut context, template, list, every_list)?,
+            None => 0,
+        };
+        self.templates.render_bytes(template, &context, inserted)
     }
 
     /// The site's own `robots.txt` template (as in Zola), rendered with
@@ -461,14 +462,15 @@ impl<'a> Pages<'a> {
     /// rendered as `name_html`; on an author's page (`groups`) runs of
     /// papers of one year, each `{year, heading, papers, papers_html}`.
     /// The context holds the rest of the page, which an item template
-    /// that tera renders sees. Errors: a template error of an item.
+    /// that tera renders sees. Returns the length of the rendered items.
+    /// Errors: a template error of an item.
     fn insert_list(
         &self,
         context: &mut Context,
         template: &str,
         list: PageList,
         every_list: bool,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<usize, Diagnostic> {
         let uses = self.list_use(template, every_list);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
@@ -476,12 +478,15 @@ impl<'a> Pages<'a> {
             if uses.values {
                 context.insert_value(name, self.views.papers(ids, with, kind));
             }
+            let mut inserted = 0;
             if uses.html {
                 let html = self.items_html(ids, with, kind, context, None)?;
+                inserted = html.len();
                 context.insert_value(format!("{name}_html"), Value::from(html));
             }
-            return Ok(());
+            return Ok(inserted);
         }
+        let mut inserted = 0;
         let mut groups: Vec<Value> = Vec::new();
         let mut start = 0;
         while start < ids.len() {
@@ -506,13 +511,14 @@ impl<'a> Pages<'a> {
             if uses.html {
                 let so_far = Value::from(group.clone());
                 let html = self.items_html(run, with, kind, context, Some(so_far))?;
+                inserted += html.len();
                 group.insert("papers_html".into(), Value::from(html));
             }
             groups.push(Value::from(group));
             start = end;
         }
         context.insert_value("groups", Value::from(groups));
-        Ok(())
+        Ok(inserted)
     }
 
     /// The items of papers `ids` in `list`, each rendered with
@@ -532,9 +538,15 @@ impl<'a> Pages<'a> {
     ) -> Result<String, Diagnostic> {
         let mut out = String::new();
         if let Some(item) = self.templates.paper_item() {
-            for &id in ids {
+            for (done, &id) in (1..).zip(ids) {
                 let fields = self.views.item(id, with, list);
                 item.fill(&mut out, &|field| fields.get(field));
+                // Room for the rest at the first four items' mean length,
+                // so that a long list grows (and is copied) once or not at
+                // all, where doubling copies it several times.
+                if done == 4 {
+                    out.reserve(out.len() / 4 * (ids.len() - 4));
+                }
             }
             return Ok(out);
         }
