@@ -20,12 +20,13 @@
 //! the tests hold this scanner to, reads it as raw text, as a browser with
 //! scripts does.)
 //!
-//! Not followed, unlike lol_html (no page of the default theme has them):
-//! the integration points of foreign content, where HTML starts again
-//! inside `<svg>` (`<foreignObject>`, `<desc>`, `<title>`) or `<math>`
-//! (`<mi>`, `<mo>`, `<mn>`, `<ms>`, `<mtext>`, `<annotation-xml>` of
-//! HTML). Inside them a `<script>`, `<style>` or `<textarea>` is read as
-//! markup, and an element such as `<p>` ends the whole `<svg>`.
+//! Inside `<svg>` and `<math>`, the integration points where HTML starts
+//! again are followed (`<foreignObject>`, `<desc>`, `<title>`; `<mi>`,
+//! `<mo>`, `<mn>`, `<ms>`, `<mtext>`), with the elements open inside
+//! foreign content; an end tag looks for its element among the 256
+//! innermost. Not followed: `<annotation-xml>` of HTML (its `encoding`
+//! is not read), and an end tag of an HTML element opened before the
+//! `<svg>` (`<div><svg></div>`), which the standard lets end the `<svg>`.
 
 use std::borrow::Cow;
 
@@ -107,101 +108,171 @@ fn is_named(name: &[u8], names: &[&[u8]]) -> bool {
 /// The links and anchors of `html`.
 pub fn scan(html: &[u8]) -> PageLinks<'_> {
     let mut page = PageLinks::default();
-    let mut foreign = Foreign::default();
+    let mut open = Open::default();
     let mut at = 0;
     while let Some(lt) = memchr::memchr(b'<', &html[at..]) {
-        let open = at + lt + 1;
-        let rest = &html[open..];
+        let start = at + lt + 1;
+        let rest = &html[start..];
         at = match rest.first() {
-            Some(b'!') if rest[1..].starts_with(b"--") => comment_end(html, open + 3),
-            Some(b'!') if !foreign.is_empty() && rest[1..].starts_with(b"[CDATA[") => {
-                find(html, open + 8, b"]]>").map_or(html.len(), |end| end + 3)
+            Some(b'!') if rest[1..].starts_with(b"--") => comment_end(html, start + 3),
+            Some(b'!') if open.in_foreign() && rest[1..].starts_with(b"[CDATA[") => {
+                find(html, start + 8, b"]]>").map_or(html.len(), |end| end + 3)
             }
-            Some(b'!' | b'?') => bogus_comment_end(html, open + 1),
+            Some(b'!' | b'?') => bogus_comment_end(html, start + 1),
             Some(b'/') => match rest.get(1) {
                 Some(c) if c.is_ascii_alphabetic() => {
-                    let Some(tag) = read_tag(html, open + 1) else {
+                    let Some(tag) = read_tag(html, start + 1) else {
                         break;
                     };
-                    if let Some(svg) = foreign_root(tag.name) {
-                        foreign.close(svg);
-                    } else if is_named(tag.name, &[b"p", b"br"]) {
-                        foreign.clear();
+                    if open.in_foreign() && is_named(tag.name, &[b"p", b"br"]) {
+                        open.break_out();
+                    } else {
+                        open.end(tag.name);
                     }
                     tag.end
                 }
-                Some(b'>') => open + 2,
-                Some(_) => bogus_comment_end(html, open + 1),
+                Some(b'>') => start + 2,
+                Some(_) => bogus_comment_end(html, start + 1),
                 None => break,
             },
             Some(c) if c.is_ascii_alphabetic() => {
-                let Some(tag) = read_tag(html, open) else {
+                let Some(tag) = read_tag(html, start) else {
                     break;
                 };
                 tag.report(&mut page);
                 let mut end = tag.end;
-                if is_named(tag.name, &BREAKOUT) || tag.presentational_font() {
-                    foreign.clear();
+                let mut is_html = open.is_html(tag.name);
+                if !is_html && (is_named(tag.name, &BREAKOUT) || tag.presentational_font()) {
+                    open.break_out();
+                    is_html = true;
                 }
-                if let Some(svg) = foreign_root(tag.name) {
+                if !is_html {
+                    open.start_foreign(&tag);
+                } else if let Some(svg) = foreign_root(tag.name) {
                     if !tag.self_closing {
-                        foreign.push(svg);
+                        open.push(
+                            tag.name,
+                            Kind::Foreign {
+                                svg,
+                                integration: false,
+                            },
+                        );
                     }
-                } else if foreign.is_empty() && tag.name.eq_ignore_ascii_case(b"plaintext") {
+                } else if tag.name.eq_ignore_ascii_case(b"plaintext") {
                     break;
-                } else if foreign.is_empty() && tag.name.eq_ignore_ascii_case(b"script") {
+                } else if tag.name.eq_ignore_ascii_case(b"script") {
                     end = script_end(html, end);
-                } else if foreign.is_empty() && is_named(tag.name, &RAW_TEXT) {
+                } else if is_named(tag.name, &RAW_TEXT) {
                     end = raw_text_end(html, end, tag.name);
+                } else if !open.is_empty() && !is_named(tag.name, &VOID) {
+                    open.push(tag.name, Kind::Html);
                 }
                 end
             }
-            Some(_) => open,
+            Some(_) => start,
             None => break,
         };
     }
     page
 }
 
-/// The `<svg>` and `<math>` elements a scan is inside.
-#[derive(Default)]
-struct Foreign {
-    /// Innermost last: whether each is an `<svg>`.
-    open: Vec<bool>,
-    /// How many of them are.
-    svgs: usize,
+/// HTML elements that have no end tag.
+const VOID: [&[u8]; 13] = [
+    b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta",
+    b"source", b"track", b"wbr",
+];
+
+/// What an element open inside `<svg>` or `<math>` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An HTML element, inside an integration point.
+    Html,
+    /// An element of SVG (`svg`) or MathML; `integration` where HTML
+    /// starts again inside it.
+    Foreign { svg: bool, integration: bool },
 }
 
-impl Foreign {
+/// The elements open from the outermost `<svg>` or `<math>` on, innermost
+/// last (outside them nothing is kept).
+#[derive(Default)]
+struct Open<'a> {
+    elements: Vec<(&'a [u8], Kind)>,
+}
+
+/// How many of the innermost open elements an end tag looks among for its
+/// own: pages nest far less deep, and the bound keeps the scan linear in a
+/// page of thousands of elements left open.
+const END_TAG_REACH: usize = 256;
+
+impl<'a> Open<'a> {
     fn is_empty(&self) -> bool {
-        self.open.is_empty()
+        self.elements.is_empty()
     }
 
-    fn push(&mut self, svg: bool) {
-        self.open.push(svg);
-        self.svgs += usize::from(svg);
+    fn top(&self) -> Option<Kind> {
+        self.elements.last().map(|&(_, kind)| kind)
     }
 
-    fn clear(&mut self) {
-        self.open.clear();
-        self.svgs = 0;
+    fn push(&mut self, name: &'a [u8], kind: Kind) {
+        self.elements.push((name, kind));
     }
 
-    /// Ends the innermost `<svg>` (`svg`) or `<math>` and all inside it.
-    /// Each element is passed over once, when it ends: time linear in the
-    /// page, however deep it nests.
-    fn close(&mut self, svg: bool) {
-        let of_kind = if svg {
-            self.svgs
-        } else {
-            self.open.len() - self.svgs
-        };
-        if of_kind == 0 {
-            return;
+    /// Whether the innermost open element is SVG's or MathML's: where a
+    /// CDATA section may start, and `</p>` ends foreign content.
+    fn in_foreign(&self) -> bool {
+        matches!(self.top(), Some(Kind::Foreign { .. }))
+    }
+
+    /// Whether a start tag `name` here is HTML's: outside foreign content,
+    /// inside an HTML element, or at an integration point (but for
+    /// `<mglyph>` and `<malignmark>` in MathML's).
+    fn is_html(&self, name: &[u8]) -> bool {
+        match self.top() {
+            None | Some(Kind::Html) => true,
+            Some(Kind::Foreign { svg, integration }) => {
+                integration && (svg || !is_named(name, &[b"mglyph", b"malignmark"]))
+            }
         }
-        if let Some(at) = self.open.iter().rposition(|&open| open == svg) {
-            self.svgs -= self.open[at..].iter().filter(|&&open| open).count();
-            self.open.truncate(at);
+    }
+
+    /// Opens the element of foreign content `tag` starts: of its parent's
+    /// language (SVG inside MathML's `<annotation-xml>` for `<svg>`).
+    fn start_foreign(&mut self, tag: &Tag<'a>) {
+        let Some(&(parent, Kind::Foreign { svg, .. })) = self.elements.last() else {
+            return;
+        };
+        let svg = svg
+            || (tag.name.eq_ignore_ascii_case(b"svg")
+                && parent.eq_ignore_ascii_case(b"annotation-xml"));
+        let integration = match svg {
+            true => is_named(tag.name, &[b"foreignObject", b"desc", b"title"]),
+            false => is_named(tag.name, &[b"mi", b"mo", b"mn", b"ms", b"mtext"]),
+        };
+        if !tag.self_closing {
+            self.push(tag.name, Kind::Foreign { svg, integration });
+        }
+    }
+
+    /// Ends foreign content up to the innermost HTML element or
+    /// integration point, as an HTML element starting inside it does.
+    fn break_out(&mut self) {
+        while let Some(Kind::Foreign {
+            integration: false, ..
+        }) = self.top()
+        {
+            self.elements.pop();
+        }
+    }
+
+    /// Ends the innermost open element named `name`, and all inside it;
+    /// an end tag of no open element is passed over.
+    fn end(&mut self, name: &[u8]) {
+        let reach = self.elements.len().saturating_sub(END_TAG_REACH);
+        let found = self.elements[reach..]
+            .iter()
+            .rposition(|(open, _)| open.eq_ignore_ascii_case(name));
+        if let Some(at) = found {
+            self.elements.truncate(reach + at);
         }
     }
 }
@@ -497,7 +568,7 @@ mod tests {
 
     #[test]
     fn finds_links_and_anchors_where_a_browser_finds_tags() {
-        let cases: [(&str, &[&str], &[&str]); 19] = [
+        let cases: [(&str, &[&str], &[&str]); 21] = [
             (
                 r#"<a href="/x/" id="top">x</a><img src="i.png"><a name="old"></a>"#,
                 &["/x/", "i.png"],
@@ -561,6 +632,16 @@ mod tests {
             (r#"<plaintext><a href="/pt/">"#, &[], &[]),
             (r#"<b<a name=n id=i>"#, &[], &["i"]),
             (
+                r#"<svg><foreignObject><script><a href="/in/"></script><p>x</p></foreignObject><script href="/s.js"/><a href="/svg/"></svg><a href="/out/">"#,
+                &["/s.js", "/svg/", "/out/"],
+                &[],
+            ),
+            (
+                r#"<math><mi><textarea><a href="/in/"></textarea></mi><mglyph/><mtext><style><a href="/in/"></style></mtext></math><a href="/out/">"#,
+                &["/out/"],
+                &[],
+            ),
+            (
                 r#"<script><!--<script> -> </script><a href="/in/"></script><a href="/out/">"#,
                 &["/out/"],
                 &[],
@@ -591,7 +672,7 @@ mod tests {
 
     #[test]
     fn follows_the_standard_where_lol_html_does_not() {
-        let cases: [(&str, &[&str], &[&str]); 5] = [
+        let cases: [(&str, &[&str], &[&str]); 6] = [
             // A self-closed `<svg/>` holds nothing: the script is HTML's.
             (r#"<svg/><script><a href="/in/"></script>"#, &[], &[]),
             // `<img>` ends both `<svg>`s.
@@ -607,6 +688,14 @@ mod tests {
             (
                 r#"<select><style><a href="/in/"></style><a href="/out/">"#,
                 &["/out/"],
+                &[],
+            ),
+            // `</foreignObject>`, an HTML element's end inside `<svg>`'s
+            // `<title>`, leaves that `<title>` open, where HTML starts
+            // again: the second `<title>` is HTML's, its text raw.
+            (
+                r#"<svg><title><foreignObject></foreignObject><title><a href="/in/">"#,
+                &[],
                 &[],
             ),
             // A reader without scripts follows the links of `<noscript>`.
@@ -640,7 +729,7 @@ mod tests {
     /// Pieces of pages: tags, comments, raw text elements, foreign
     /// content, and a few random characters. Not `<noscript>`, read as
     /// markup where lol_html reads raw text.
-    const PIECES: [&str; 44] = [
+    const PIECES: [&str; 46] = [
         "<a href=\"/a/\">",
         "<a name=n id='i'>",
         "<A\r\nHREF=/b/ ID=j\r>",
@@ -679,6 +768,8 @@ mod tests {
         "<plaintext>",
         "<a",
         "<img",
+        "<foreignObject><script><a href=/fo/></script></foreignObject>",
+        "<mi><style><a href=/mi/></style></mi>",
         " href=/h/",
         "\x0Cid=k",
         "\x0C",
@@ -703,11 +794,14 @@ mod tests {
     /// What lol_html reads other than the standard, left out of a soup
     /// with `<svg>` and `<math>`: lol_html ends only the innermost of
     /// them (`<p>` in `<svg><svg>`, `</svg>` in `<svg><math>`), where the
-    /// standard ends all up to the one it closes; and `<title>` inside
-    /// `<svg>`, where HTML starts again (an integration point, not
-    /// followed).
-    const NOT_IN_FOREIGN: [&str; 7] = [
+    /// standard ends all up to the one it closes; and the integration
+    /// points (`<title>`, `<foreignObject>`, `<mi>`), where lol_html
+    /// leaves HTML again at the first end tag of one (`</foreignObject>`
+    /// inside `<title>`).
+    const NOT_IN_FOREIGN: [&str; 9] = [
         "<title>",
+        "<foreignObject><script><a href=/fo/></script></foreignObject>",
+        "<mi><style><a href=/mi/></style></mi>",
         "<img src=/i.png alt=\"a > b\"/>",
         "<p id=x class=y>",
         "<div>",
@@ -732,7 +826,13 @@ mod tests {
         /// Inside one `<svg>`, the HTML elements that end it.
         #[test]
         fn finds_what_lol_html_finds_after_foreign_content_ends(
-            soup in tag_soup(&["<svg>", "<math>", "<title>"])
+            soup in tag_soup(&[
+                "<svg>",
+                "<math>",
+                "<title>",
+                "<foreignObject><script><a href=/fo/></script></foreignObject>",
+                "<mi><style><a href=/mi/></style></mi>",
+            ])
         ) {
             let html = format!("<svg>{soup}");
             prop_assert_eq!(scanned(&html), lol_html_scan(html.as_bytes()), "{:?}", html);
