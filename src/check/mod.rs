@@ -18,6 +18,8 @@ use std::io;
 use std::sync::Mutex;
 
 mod scan;
+#[cfg(test)]
+mod scan_reference;
 
 /// Where a link points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -262,18 +264,6 @@ impl Sink for LinkSink {
     fn abort(&mut self) {}
 }
 
-/// How a name of the link index is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Judged {
-    /// It is no page's link.
-    NotALink,
-    /// A link that resolves on every page it is on.
-    Fine,
-    /// A link judged on each page it is on: one whose target depends on
-    /// the page, or a broken one.
-    OnEachPage,
-}
-
 /// Whether what `link` points at depends on the page holding it: an empty
 /// link, a bare `#x` or a relative path ([`resolve_link`]).
 fn depends_on_page(link: &str) -> bool {
@@ -338,24 +328,19 @@ impl LinkSink {
                 is_link[at as usize] = true;
             }
         }
-        let judged: Vec<Judged> = (is_link.par_iter().enumerate())
+        // Judged on each page it is on: a link whose target depends on
+        // the page, or a broken one (judged again there for its message).
+        let on_each_page: Vec<bool> = (is_link.par_iter().enumerate())
             .map(|(at, &is_link)| {
                 let link = name(as_u32(at));
-                match is_link {
-                    false => Judged::NotALink,
-                    true if depends_on_page(link) => Judged::OnEachPage,
-                    // Judged again, for its message, on each page it is on.
-                    true if verdict("", link).is_some() => Judged::OnEachPage,
-                    true => Judged::Fine,
-                }
+                is_link && (depends_on_page(link) || verdict("", link).is_some())
             })
             .collect();
         let mut problems: Vec<Diagnostic> = (index.pages.par_iter())
             .flat_map_iter(|(&file, page)| {
                 let page_file = name(file);
                 let source = content_links.get(page_file);
-                let on_page =
-                    (page.links.iter()).filter(|&&at| judged[at as usize] == Judged::OnEachPage);
+                let on_page = (page.links.iter()).filter(|&&at| on_each_page[at as usize]);
                 on_page.filter_map(move |&at| {
                     let link = name(at);
                     let why = verdict(page_file, link)?;

@@ -4,48 +4,15 @@
 //!
 //! `cargo run --release --manifest-path bench/scan-compare/Cargo.toml -- OUTPUT_DIR`
 
-use lol_html::{element, HtmlRewriter, Settings};
-use std::cell::RefCell;
+use scan_reference::{lol_html_scan, scanned};
 use std::time::Instant;
 
 #[path = "../../../src/check/scan.rs"]
 #[allow(dead_code)]
 mod scan;
 
-/// The links and anchors lol_html finds: each element's `href` and `src`,
-/// its `id`, and an `<a>`'s `name`.
-fn lol_html_scan(html: &[u8]) -> (Vec<String>, Vec<String>) {
-    let links = RefCell::new(Vec::new());
-    let ids = RefCell::new(Vec::new());
-    let settings = Settings::new()
-        .append_element_content_handler(element!("[href], [src]", |el| {
-            for attribute in ["href", "src"] {
-                links.borrow_mut().extend(el.get_attribute(attribute));
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(element!("[id]", |el| {
-            ids.borrow_mut().extend(el.get_attribute("id"));
-            Ok(())
-        }))
-        .append_element_content_handler(element!("a[name]", |el| {
-            ids.borrow_mut().extend(el.get_attribute("name"));
-            Ok(())
-        }));
-    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-    if rewriter.write(html).is_ok() {
-        let _ = rewriter.end();
-    } else {
-        drop(rewriter);
-    }
-    (links.into_inner(), ids.into_inner())
-}
-
-fn scanned(html: &[u8]) -> (Vec<String>, Vec<String>) {
-    let page = scan::scan(html);
-    let owned = |v: Vec<std::borrow::Cow<str>>| v.into_iter().map(|c| c.into_owned()).collect();
-    (owned(page.links), owned(page.ids))
-}
+#[path = "../../../src/check/scan_reference.rs"]
+mod scan_reference;
 
 fn main() {
     let root = std::env::args().nth(1).expect("usage: scan-compare OUTPUT_DIR");
