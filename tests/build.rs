@@ -425,6 +425,74 @@ fn list_items_are_the_same_from_any_item_template() {
     assert!(!year.contains("<p class=\"t\"></p>"), "{year}");
 }
 
+/// Items printed alone and safe are spliced in after the render; any
+/// other use of them (a filter block, a test, printed twice) sees the
+/// items themselves, and no page keeps a mark.
+fn rendered_lists_are_the_items_however_a_template_prints_them() {
+    let dir = olumide_site();
+    let root = dir.path();
+    let items = |site: &Pages, file: &str| {
+        between(site, file, "<ul class=\"papers\">", "</ul>")
+            .trim()
+            .to_string()
+    };
+    let (_, site) = build_memory(root, None);
+    let year_items = items(&site, "years/2021/index.html");
+    let category_items = items(&site, "categories/cs-lg/index.html");
+    let home_items = items(&site, "index.html");
+    assert_eq!(
+        year_items.matches("<li class=\"paper\">").count(),
+        1,
+        "{year_items}"
+    );
+    let list = |body: &str| {
+        format!("{{% extends \"base.html\" %}}{{% block content %}}{body}{{% endblock content %}}")
+    };
+    write(
+        root,
+        "templates/year.html",
+        list("{% filter upper %}<ul class=\"papers\">{{ papers_html | safe }}</ul>{% endfilter %}")
+            .as_bytes(),
+    );
+    write(
+        root,
+        "templates/category.html",
+        list("<ul class=\"papers\">{{ papers_html | safe }}</ul>{% if papers_html %}<ul class=\"again\">{{- papers_html|safe -}}</ul>{% endif %}").as_bytes(),
+    );
+    write(
+        root,
+        "templates/index.html",
+        list("<ul class=\"papers\">{{ recent_html | safe }}</ul><ul class=\"again\">{{ recent_html | safe }}</ul>").as_bytes(),
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(items(&site, "index.html"), home_items);
+    assert_eq!(
+        between(&site, "index.html", "<ul class=\"again\">", "</ul>").trim(),
+        home_items
+    );
+    let year = page(&site, "years/2021/index.html");
+    assert!(
+        year.contains(&year_items.to_uppercase()) && year.contains("<UL CLASS=\"PAPERS\">"),
+        "{year}"
+    );
+    assert_eq!(items(&site, "categories/cs-lg/index.html"), category_items);
+    assert_eq!(
+        between(
+            &site,
+            "categories/cs-lg/index.html",
+            "<ul class=\"again\">",
+            "</ul>"
+        )
+        .trim(),
+        category_items
+    );
+    for (file, bytes) in &site {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains('\u{fdd0}'), "{file} keeps a mark");
+    }
+}
+
 fn content_pages_sections_drafts_and_profiles() {
     let dir = olumide_site();
     let root = dir.path();
@@ -726,5 +794,5 @@ fn a_huge_page_number_is_one_short_warning() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }

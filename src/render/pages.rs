@@ -11,7 +11,9 @@ use crate::permalink::Route;
 use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
-use crate::render::templates::{content_template_name, ListUse, Templates, PAPER_ITEM};
+use crate::render::templates::{
+    content_template_name, list_mark, splice_lists, ListUse, Templates, PAPER_ITEM,
+};
 use crate::render::views::{byline, person_link, List, Views};
 use serde::Serialize;
 use tera::{Context, Value};
@@ -126,11 +128,17 @@ impl<'a> Pages<'a> {
                 extra,
             },
         );
-        let inserted = match list {
-            Some(list) => self.insert_list(&mut context, template, list, every_list)?,
-            None => 0,
-        };
-        self.templates.render_bytes(template, &context, inserted)
+        let mut lists = Lists::default();
+        if let Some(list) = list {
+            self.insert_list(&mut context, template, list, every_list, &mut lists)?;
+        }
+        let page = self
+            .templates
+            .render_bytes(template, &context, lists.inserted)?;
+        Ok(match lists.spliced.is_empty() {
+            true => page,
+            false => splice_lists(page, &lists.spliced),
+        })
     }
 
     /// The site's own `robots.txt` template (as in Zola), rendered with
@@ -452,6 +460,7 @@ impl<'a> Pages<'a> {
             true => ListUse {
                 values: true,
                 html: true,
+                splice: false,
             },
             false => self.templates.list_use(template),
         }
@@ -462,31 +471,44 @@ impl<'a> Pages<'a> {
     /// rendered as `name_html`; on an author's page (`groups`) runs of
     /// papers of one year, each `{year, heading, papers, papers_html}`.
     /// The context holds the rest of the page, which an item template
-    /// that tera renders sees. Returns the length of the rendered items.
-    /// Errors: a template error of an item.
+    /// that tera renders sees. Rendered items go into `lists`: in the
+    /// context, or as a mark spliced after the render when the template
+    /// allows ([`ListUse::splice`]). Errors: a template error of an item.
     fn insert_list(
         &self,
         context: &mut Context,
         template: &str,
         list: PageList,
         every_list: bool,
-    ) -> Result<usize, Diagnostic> {
+        lists: &mut Lists,
+    ) -> Result<(), Diagnostic> {
         let uses = self.list_use(template, every_list);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
+        // The items of `run`, or their mark.
+        let mut items = |run: &[PaperId], context: &Context, group: Option<Value>| {
+            let html = self.items_html(run, with, kind, context, group)?;
+            Ok::<Value, Diagnostic>(match uses.splice {
+                true => {
+                    lists.spliced.push(html);
+                    Value::from(list_mark(lists.spliced.len() - 1))
+                }
+                false => {
+                    lists.inserted += html.len();
+                    Value::from(html)
+                }
+            })
+        };
         if let Shape::Flat(name) = list.shape {
             if uses.values {
                 context.insert_value(name, self.views.papers(ids, with, kind));
             }
-            let mut inserted = 0;
             if uses.html {
-                let html = self.items_html(ids, with, kind, context, None)?;
-                inserted = html.len();
-                context.insert_value(format!("{name}_html"), Value::from(html));
+                let html = items(ids, context, None)?;
+                context.insert_value(format!("{name}_html"), html);
             }
-            return Ok(inserted);
+            return Ok(());
         }
-        let mut inserted = 0;
         let mut groups: Vec<Value> = Vec::new();
         let mut start = 0;
         while start < ids.len() {
@@ -510,15 +532,14 @@ impl<'a> Pages<'a> {
             }
             if uses.html {
                 let so_far = Value::from(group.clone());
-                let html = self.items_html(run, with, kind, context, Some(so_far))?;
-                inserted += html.len();
-                group.insert("papers_html".into(), Value::from(html));
+                let html = items(run, context, Some(so_far))?;
+                group.insert("papers_html".into(), html);
             }
             groups.push(Value::from(group));
             start = end;
         }
         context.insert_value("groups", Value::from(groups));
-        Ok(inserted)
+        Ok(())
     }
 
     /// The items of papers `ids` in `list`, each rendered with
@@ -811,6 +832,15 @@ struct InitialLink {
 /// What [`Pages::fill`] gives: the template, the page's title, its own
 /// description, and its list of papers.
 type Filled<'j> = (&'j str, String, Option<String>, Option<PageList<'j>>);
+
+/// A page's rendered lists ([`Pages::insert_list`]).
+#[derive(Default)]
+struct Lists {
+    /// The length of those in the context.
+    inserted: usize,
+    /// Those spliced after the render, in the order of their marks.
+    spliced: Vec<String>,
+}
 
 /// A page's list of papers, inserted into its context last
 /// ([`Pages::insert_list`]).

@@ -146,6 +146,7 @@ impl Templates {
         self.list_use.get(name).copied().unwrap_or(ListUse {
             values: true,
             html: true,
+            splice: false,
         })
     }
 
@@ -375,6 +376,64 @@ pub struct ListUse {
     pub values: bool,
     /// The items rendered, one string.
     pub html: bool,
+    /// Every print of the items is a tag `{{ … | safe }}` of its own, in
+    /// templates without `filter` blocks, macros or [`LIST_MARK`]: tera
+    /// may print a short mark for them, and the items are put in its
+    /// place after the render ([`splice_lists`]), copied once where tera
+    /// would copy them three times.
+    pub splice: bool,
+}
+
+/// The noncharacter around the mark of a list's rendered items
+/// ([`list_mark`]); no input can hold it (every input has its
+/// noncharacters replaced, [`crate::input::chars`]).
+const LIST_MARK: char = '\u{fdd0}';
+
+/// The mark printed in place of the `n`th rendered list of a page.
+pub fn list_mark(n: usize) -> String {
+    format!("{LIST_MARK}{n}{LIST_MARK}")
+}
+
+/// `page` with each [`list_mark`] replaced by its list of `lists`, the
+/// bytes made once at their final length.
+pub fn splice_lists(page: Vec<u8>, lists: &[String]) -> Vec<u8> {
+    let mut mark = [0; 3];
+    let mark = LIST_MARK.encode_utf8(&mut mark).as_bytes();
+    let mut found: Vec<(std::ops::Range<usize>, usize)> = Vec::with_capacity(lists.len());
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&page[from..], mark).map(|at| from + at) {
+        let digits = page[at + mark.len()..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let end = at + mark.len() + digits;
+        let n = std::str::from_utf8(&page[at + mark.len()..end])
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n < lists.len() && page[end..].starts_with(mark));
+        match n {
+            Some(n) => {
+                found.push((at..end + mark.len(), n));
+                from = end + mark.len();
+            }
+            None => from = at + mark.len(),
+        }
+    }
+    if found.is_empty() {
+        return page;
+    }
+    let len = found.iter().fold(page.len(), |len, (range, n)| {
+        len - range.len() + lists[*n].len()
+    });
+    let mut out = Vec::with_capacity(len);
+    let mut kept = 0;
+    for (range, n) in found {
+        out.extend_from_slice(&page[kept..range.start]);
+        out.extend_from_slice(lists[n].as_bytes());
+        kept = range.end;
+    }
+    out.extend_from_slice(&page[kept..]);
+    out
 }
 
 /// Each template's [`ListUse`]: values when tera finds `papers` or
@@ -398,7 +457,15 @@ fn list_uses(
             let values = variables.map_or(true, |v| v.contains("papers") || v.contains("recent"))
                 || texts.iter().any(|text| reaches_papers(text));
             let html = texts.iter().any(|text| prints_items(text));
-            (name.clone(), ListUse { values, html })
+            let splice = html && texts.iter().all(|text| prints_items_only_safely(text));
+            (
+                name.clone(),
+                ListUse {
+                    values,
+                    html,
+                    splice,
+                },
+            )
         })
         .collect()
 }
@@ -447,6 +514,12 @@ fn reaches_papers(text: &str) -> bool {
 
 /// The code of each `{{ }}` and `{% %}` tag of a template's text.
 fn tag_code(text: &str) -> impl Iterator<Item = &str> {
+    tags(text).map(|(_, code)| code)
+}
+
+/// Each `{{ }}` (true) and `{% %}` (false) tag of a template's text,
+/// with its code.
+fn tags(text: &str) -> impl Iterator<Item = (bool, &str)> {
     let mut rest = text;
     std::iter::from_fn(move || loop {
         let at = rest.find('{')?;
@@ -463,9 +536,36 @@ fn tag_code(text: &str) -> impl Iterator<Item = &str> {
         let end = inner.find(close).unwrap_or(inner.len());
         rest = &inner[(end + close.len()).min(inner.len())..];
         if close != "#}" {
-            return Some(&inner[..end]);
+            return Some((close == "}}", &inner[..end]));
         }
     })
+}
+
+/// Whether every tag of a template's text that names a list's items
+/// rendered prints them alone, marked safe (`{{ group.papers_html | safe
+/// }}`), with no `filter` block or macro that could change what is
+/// printed, and no [`LIST_MARK`] in the text.
+fn prints_items_only_safely(text: &str) -> bool {
+    let is_path = |code: &str| {
+        code.split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    };
+    !text.contains(LIST_MARK)
+        && tags(text).all(|(print, code)| {
+            let code = code.trim_matches(['-', '~']).trim();
+            let word = code.split_whitespace().next().unwrap_or("");
+            if !print {
+                return !matches!(word, "filter" | "macro") && !prints_items(code);
+            }
+            if !prints_items(code) {
+                return true;
+            }
+            let mut parts = code.splitn(2, '|').map(str::trim);
+            let (path, filter) = (parts.next().unwrap_or(""), parts.next());
+            is_path(path)
+                && (path.ends_with("papers_html") || path.ends_with("recent_html"))
+                && filter == Some("safe")
+        })
 }
 
 /// Whether a template's text names a list's items rendered
@@ -833,7 +933,11 @@ mod tests {
         assert!(templates.paper_item().is_some());
         for page in ["index.html", "author.html", "year.html", "category.html"] {
             let uses = templates.list_use(page);
-            assert_eq!((uses.values, uses.html), (false, true), "{page}");
+            assert_eq!(
+                (uses.values, uses.html, uses.splice),
+                (false, true, true),
+                "{page}"
+            );
         }
     }
 
@@ -859,22 +963,34 @@ mod tests {
             ("text.html", "<p class=\"papers\">papers {# group.papers #}{{ groups[0].year }} {{ group[\"year\"] }}</p>"),
             ("authors.html", "{{ __tera_context }}"),
         ]);
-        let uses = |values, html| ListUse { values, html };
-        assert_eq!(templates.list_use("year.html"), uses(false, true));
-        assert_eq!(templates.list_use("category.html"), uses(true, false));
-        assert_eq!(templates.list_use("author.html"), uses(true, true));
-        assert_eq!(templates.list_use("index.html"), uses(true, true));
-        assert_eq!(templates.list_use("search.html"), uses(true, false));
-        assert_eq!(templates.list_use("404.html"), uses(true, false));
-        assert_eq!(templates.list_use("section.html"), uses(true, false));
-        assert_eq!(templates.list_use("page.html"), uses(false, true));
-        assert_eq!(templates.list_use("redirect.html"), uses(true, false));
-        assert_eq!(templates.list_use("authors.html"), uses(true, false));
+        let uses = |values, html, splice| ListUse {
+            values,
+            html,
+            splice,
+        };
+        assert_eq!(templates.list_use("year.html"), uses(false, true, true));
+        assert_eq!(
+            templates.list_use("category.html"),
+            uses(true, false, false)
+        );
+        assert_eq!(templates.list_use("author.html"), uses(true, true, true));
+        // `{% if recent_html %}` tests the items: a mark would not do.
+        assert_eq!(templates.list_use("index.html"), uses(true, true, false));
+        assert_eq!(templates.list_use("search.html"), uses(true, false, false));
+        assert_eq!(templates.list_use("404.html"), uses(true, false, false));
+        assert_eq!(templates.list_use("section.html"), uses(true, false, false));
+        // Printed escaped: a mark would be spliced unescaped.
+        assert_eq!(templates.list_use("page.html"), uses(false, true, false));
+        assert_eq!(
+            templates.list_use("redirect.html"),
+            uses(true, false, false)
+        );
+        assert_eq!(templates.list_use("authors.html"), uses(true, false, false));
         for name in ["set.html", "key.html", "pairs.html"] {
-            assert_eq!(templates.list_use(name), uses(true, false), "{name}");
+            assert_eq!(templates.list_use(name), uses(true, false, false), "{name}");
         }
-        assert_eq!(templates.list_use("text.html"), uses(false, false));
-        assert_eq!(templates.list_use("missing.html"), uses(true, true));
+        assert_eq!(templates.list_use("text.html"), uses(false, false, false));
+        assert_eq!(templates.list_use("missing.html"), uses(true, true, false));
         assert!(templates.paper_item().is_some());
 
         // A page printing rendered items changes with the item template,
@@ -887,5 +1003,67 @@ mod tests {
         ]);
         assert_ne!(edited.hash("year.html"), year);
         assert_eq!(edited.hash("base.html"), templates.hash("base.html"));
+    }
+
+    #[test]
+    fn only_items_printed_alone_and_safe_are_spliced() {
+        let cases = [
+            ("{{ papers_html | safe }}", true),
+            ("{{- group.papers_html|safe -}}", true),
+            (
+                "{% for g in groups %}{{ g.papers_html | safe }}{% endfor %}",
+                true,
+            ),
+            ("{{ papers_html | safe | upper }}", false),
+            ("{{ papers_html | upper | safe }}", false),
+            ("{{ papers_html }}", false),
+            ("{{ papers_html ~ \"x\" | safe }}", false),
+            ("{% set items = papers_html %}{{ items | safe }}", false),
+            (
+                "{% filter upper %}{{ papers_html | safe }}{% endfilter %}",
+                false,
+            ),
+            (
+                "{% macro list() %}{{ papers_html | safe }}{% endmacro list %}{{ self::list() }}",
+                false,
+            ),
+            ("<p>\u{fdd0}0\u{fdd0}</p>{{ papers_html | safe }}", false),
+        ];
+        for (text, splice) in cases {
+            assert_eq!(prints_items_only_safely(text), splice, "{text}");
+        }
+    }
+
+    #[test]
+    fn lists_are_spliced_at_their_marks() {
+        let lists = ["<li>a</li>".to_string(), "<li>b</li>".to_string()];
+        let page = format!(
+            "<ul>{}</ul><ul>{}</ul><ul>{}</ul>",
+            list_mark(1),
+            list_mark(0),
+            list_mark(1)
+        );
+        assert_eq!(
+            splice_lists(page.into_bytes(), &lists),
+            b"<ul><li>b</li></ul><ul><li>a</li></ul><ul><li>b</li></ul>"
+        );
+        // What is not a whole mark of a list stays as it is.
+        for kept in [
+            "\u{fdd0}2\u{fdd0}",
+            "\u{fdd0}1",
+            "\u{fdd0}\u{fdd0}",
+            "\u{fdd0}x\u{fdd0}",
+        ] {
+            let page = format!("<p>{kept}</p>");
+            assert_eq!(
+                splice_lists(page.clone().into_bytes(), &lists),
+                page.as_bytes(),
+                "{kept}"
+            );
+        }
+        assert_eq!(
+            splice_lists(format!("\u{fdd0}{}", list_mark(0)).into_bytes(), &lists),
+            "\u{fdd0}<li>a</li>".as_bytes()
+        );
     }
 }
