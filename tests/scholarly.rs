@@ -173,6 +173,19 @@ fn a_hostile_title_leaves_one_valid_json_ld_element() {
     );
     assert_eq!(meta_values(page, "citation_title"), [hostile]);
     assert_eq!(meta_values(page, "description"), [hostile]);
+
+    // A theme looping over the tags and printing the JSON-LD itself, as
+    // the default theme did, makes the same page as its
+    // `scholarly_meta_html`.
+    let ours = include_str!("../themes/default/templates/paper.html");
+    let loops = "{% for tag in citation_tags %}<meta name=\"{{ tag.name }}\" content=\"{{ tag.content }}\">\n{% endfor %}{% for tag in og_tags %}<meta property=\"{{ tag.name }}\" content=\"{{ tag.content }}\">\n{% endfor %}<script type=\"application/ld+json\">{{ json_ld | safe }}</script>";
+    assert!(ours.contains("{{ scholarly_meta_html | safe }}"));
+    let theirs = ours.replace("{{ scholarly_meta_html | safe }}", loops);
+    write(dir.path(), "templates/paper.html", theirs.as_bytes());
+    let (report, again) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let file = "papers/script-script-alert-1-script-b-bold-b/index.html";
+    assert_eq!(text(&again, file), page);
 }
 
 fn bibtex_parses_back_and_author_files_hold_exactly_their_papers() {

@@ -110,7 +110,7 @@ impl<'a> Pages<'a> {
     ) -> Result<Vec<u8>, Diagnostic> {
         let site = &self.site;
         let mut context = Context::new();
-        let (template, title, description, list) = self.fill(job, &mut context)?;
+        let (template, title, description, list) = self.fill(job, &mut context, every_list)?;
         let kind = template.trim_end_matches(".html");
         static NO_EXTRA: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
         let extra = match job {
@@ -154,8 +154,15 @@ impl<'a> Pages<'a> {
 
     /// Inserts the job's own values but its list of papers; returns the
     /// template, the page title, its description when it has its own, and
-    /// its list, which [`Pages::insert_list`] inserts last.
-    fn fill<'j>(&'j self, job: &Job, context: &mut Context) -> Result<Filled<'j>, Diagnostic> {
+    /// its list, which [`Pages::insert_list`] inserts last. Values that
+    /// only some templates use are inserted where the template mentions
+    /// them, or always (`every_list`).
+    fn fill<'j>(
+        &'j self,
+        job: &Job,
+        context: &mut Context,
+        every_list: bool,
+    ) -> Result<Filled<'j>, Diagnostic> {
         let site = &self.site;
         let corpus = site.corpus;
         let views = &self.views;
@@ -416,7 +423,7 @@ impl<'a> Pages<'a> {
                 } else {
                     summary
                 };
-                self.insert_scholarly(context, id, &description);
+                self.insert_scholarly(context, id, &description, every_list);
                 (
                     "paper.html",
                     paper.title.plain().to_string(),
@@ -641,8 +648,9 @@ impl<'a> Pages<'a> {
     }
 
     /// A paper page's identifiers and links, complete author list, Cite
-    /// block, and citation, OpenGraph and JSON-LD metadata.
-    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str) {
+    /// block, and citation, OpenGraph and JSON-LD metadata: as values, as
+    /// HTML, or both, as `paper.html` mentions them (or all, `every`).
+    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str, every: bool) {
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -701,15 +709,34 @@ impl<'a> Pages<'a> {
                 csl_url: files.as_ref().map(|f| f[2].clone()),
             },
         );
-        context.insert(
-            "citation_tags",
-            &crate::render::scholar::citation_tags(paper),
-        );
-        context.insert(
-            "og_tags",
-            &crate::render::scholar::open_graph(site, paper, description),
-        );
-        context.insert("json_ld", &crate::render::scholar::json_ld(site, paper));
+        // The tags and the JSON-LD as values, as HTML, or both, as the
+        // template mentions them.
+        let mentions = |name| every || self.templates.mentions("paper.html", name);
+        let html = mentions("scholarly_meta_html");
+        let citation_tags = mentions("citation_tags");
+        let og_tags = mentions("og_tags");
+        let json_ld = mentions("json_ld");
+        if !(html || citation_tags || og_tags || json_ld) {
+            return;
+        }
+        let citation = crate::render::scholar::citation_tags(paper);
+        let open_graph = crate::render::scholar::open_graph(site, paper, description);
+        let script = crate::render::scholar::json_ld(site, paper);
+        if html {
+            context.insert(
+                "scholarly_meta_html",
+                &crate::render::scholar::head_html(&citation, &open_graph, &script),
+            );
+        }
+        if citation_tags {
+            context.insert("citation_tags", &citation);
+        }
+        if og_tags {
+            context.insert("og_tags", &open_graph);
+        }
+        if json_ld {
+            context.insert_value("json_ld", Value::from(script));
+        }
     }
 
     /// The template of a content page. One of the site's that failed to

@@ -85,6 +85,30 @@ pub fn open_graph(site: &Site, paper: &Paper, description: &str) -> Vec<MetaTag>
     ]
 }
 
+/// A paper page's metadata for its `<head>`, as the default theme printed
+/// it with tera: each of `citation` as `<meta name="…" content="…">` and
+/// each of `open_graph` as `<meta property="…" content="…">`, a line
+/// each, then `json_ld` in its `<script>` element. Made here once, where
+/// tera's loops over the tags took a twelfth of a paper page's render.
+pub fn head_html(citation: &[MetaTag], open_graph: &[MetaTag], json_ld: &str) -> String {
+    let mut out = String::with_capacity(1024 + json_ld.len());
+    for (attribute, tags) in [("name", citation), ("property", open_graph)] {
+        for tag in tags {
+            out.extend(["<meta ", attribute, "=\""]);
+            crate::text::push_escaped_html(&mut out, tag.name);
+            out.push_str("\" content=\"");
+            crate::text::push_escaped_html(&mut out, &tag.content);
+            out.push_str("\">\n");
+        }
+    }
+    out.extend([
+        "<script type=\"application/ld+json\">",
+        json_ld,
+        "</script>",
+    ]);
+    out
+}
+
 /// The schema.org `ScholarlyArticle` of a paper as JSON text that is safe
 /// inside `<script type="application/ld+json">`: `<`, `>` and `&` are
 /// written as `\u003c`, `\u003e`, `\u0026`, so no text can end the element.

@@ -31,6 +31,8 @@ pub struct Templates {
     /// Templates that call `get_url`, themselves or through templates
     /// they use.
     use_get_url: std::collections::BTreeSet<String>,
+    /// Each template and each of [`MADE_WHEN_MENTIONED`] its texts name.
+    mentioned: std::collections::BTreeSet<(String, &'static str)>,
     /// What `get_url` resolves, set after the plan, and its hash.
     get_url: Arc<RwLock<Option<GetUrl>>>,
     get_url_hash: u64,
@@ -87,6 +89,7 @@ impl Templates {
                         show_counts: facts.show_counts,
                         use_initials: facts.use_initials,
                         use_get_url: facts.use_get_url,
+                        mentioned: facts.mentioned,
                         get_url,
                         get_url_hash: 0,
                         broken,
@@ -137,6 +140,13 @@ impl Templates {
     /// only the first letter's).
     pub fn uses_initials(&self, name: &str) -> bool {
         self.use_initials.contains(name)
+    }
+
+    /// Whether template `name`, or a template it uses, mentions `value`
+    /// (one of [`MADE_WHEN_MENTIONED`]); true for a template that does not
+    /// exist.
+    pub fn mentions(&self, name: &str, value: &'static str) -> bool {
+        !self.hashes.contains_key(name) || self.mentioned.contains(&(name.to_string(), value))
     }
 
     /// What template `name`, with the templates it uses, uses of its
@@ -331,6 +341,7 @@ fn template_hashes(
     let mut show_counts = std::collections::BTreeSet::new();
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
+    let mut mentioned = std::collections::BTreeSet::new();
     let hashes = uses
         .keys()
         .map(|&name| {
@@ -347,6 +358,11 @@ fn template_hashes(
                 if text.contains("get_url") {
                     use_get_url.insert(name.to_string());
                 }
+                for value in MADE_WHEN_MENTIONED {
+                    if text.contains(value) || text.contains("__tera_context") {
+                        mentioned.insert((name.to_string(), value));
+                    }
+                }
                 hasher.update(used.as_bytes());
                 hasher.update(&[0]);
                 hasher.update(text.as_bytes());
@@ -360,8 +376,16 @@ fn template_hashes(
         show_counts,
         use_initials,
         use_get_url,
+        mentioned,
     }
 }
+
+/// Values of a paper page made only for a template whose text, or that
+/// of a template it uses, mentions them (or tera's whole context,
+/// `__tera_context`): the default theme prints the HTML, a theme of its
+/// own may loop over the tags.
+const MADE_WHEN_MENTIONED: [&str; 4] =
+    ["scholarly_meta_html", "citation_tags", "og_tags", "json_ld"];
 
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
@@ -620,6 +644,7 @@ struct Facts {
     show_counts: std::collections::BTreeSet<String>,
     use_initials: std::collections::BTreeSet<String>,
     use_get_url: std::collections::BTreeSet<String>,
+    mentioned: std::collections::BTreeSet<(String, &'static str)>,
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.
@@ -933,9 +958,11 @@ mod tests {
         assert!(templates.paper_item().is_some());
         for page in ["index.html", "author.html", "year.html", "category.html"] {
             let uses = templates.list_use(page);
+            // The home page tests `recent_html` (`{% if %}`): not spliced.
+            let splice = page != "index.html";
             assert_eq!(
                 (uses.values, uses.html, uses.splice),
-                (false, true, true),
+                (false, true, splice),
                 "{page}"
             );
         }
@@ -1065,5 +1092,27 @@ mod tests {
             splice_lists(format!("\u{fdd0}{}", list_mark(0)).into_bytes(), &lists),
             "\u{fdd0}<li>a</li>".as_bytes()
         );
+    }
+
+    #[test]
+    fn a_paper_page_makes_the_metadata_its_templates_mention() {
+        let templates = load(&[
+            ("base.html", "<head>{% for tag in og_tags %}{{ tag.name }}{% endfor %}{% block head %}{% endblock head %}</head>"),
+            ("paper.html", "{% extends \"base.html\" %}{% block head %}{{ scholarly_meta_html | safe }}{% endblock head %}"),
+            ("page.html", "{% include \"ld.html\" %}"),
+            ("ld.html", "{{ json_ld | safe }}"),
+            ("404.html", "{{ __tera_context }}"),
+        ]);
+        let mentioned = |name| {
+            MADE_WHEN_MENTIONED
+                .into_iter()
+                .filter(|value| templates.mentions(name, value))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(mentioned("paper.html"), ["scholarly_meta_html", "og_tags"]);
+        assert_eq!(mentioned("base.html"), ["og_tags"]);
+        assert_eq!(mentioned("page.html"), ["json_ld"]);
+        assert_eq!(mentioned("404.html"), MADE_WHEN_MENTIONED);
+        assert_eq!(mentioned("missing.html"), MADE_WHEN_MENTIONED);
     }
 }
