@@ -129,6 +129,18 @@ fn every_page_has_title_description_canonical_lang_and_nav() {
             let s = scraper::Selector::parse(selector).unwrap();
             assert_eq!(doc.select(&s).count(), 1, "{file}: {selector}");
         }
+        // The navigation marks the part of the site the page is in.
+        let current =
+            scraper::Selector::parse("nav[aria-label=Main] a[aria-current=page]").unwrap();
+        let marked: Vec<String> = doc.select(&current).map(|a| a.text().collect()).collect();
+        let expected: &[&str] = match file.split('/').next().unwrap() {
+            "authors" => &["Authors"],
+            "years" => &["Years"],
+            "categories" => &["Categories"],
+            "search" => &["Search"],
+            _ => &[],
+        };
+        assert_eq!(marked, expected, "{file}");
     }
 }
 

@@ -26,6 +26,17 @@ pub struct Pages<'a> {
     site: Site<'a>,
     templates: Templates,
     views: Views<'a>,
+    /// Which of a paper page's metadata values `paper.html` mentions.
+    scholarly: Scholarly,
+}
+
+/// Which of a paper page's metadata values its template mentions
+/// ([`Templates::mentions`]), and so are made.
+struct Scholarly {
+    html: bool,
+    citation_tags: bool,
+    og_tags: bool,
+    json_ld: bool,
 }
 
 impl<'a> Pages<'a> {
@@ -76,7 +87,15 @@ impl<'a> Pages<'a> {
         templates.set_global("site", &site_view);
         // Zola's name for the same value.
         templates.set_global("config", &site_view);
+        let mentions = |value| templates.mentions("paper.html", value);
+        let scholarly = Scholarly {
+            html: mentions("scholarly_meta_html"),
+            citation_tags: mentions("citation_tags"),
+            og_tags: mentions("og_tags"),
+            json_ld: mentions("json_ld"),
+        };
         Pages {
+            scholarly,
             site,
             templates,
             views,
@@ -121,6 +140,7 @@ impl<'a> Pages<'a> {
             "page",
             &PageMeta {
                 kind,
+                section: section_of(kind),
                 title,
                 description: description.unwrap_or_else(|| site.config.description.clone()),
                 url: site.urls.url(route),
@@ -711,11 +731,14 @@ impl<'a> Pages<'a> {
         );
         // The tags and the JSON-LD as values, as HTML, or both, as the
         // template mentions them.
-        let mentions = |name| every || self.templates.mentions("paper.html", name);
-        let html = mentions("scholarly_meta_html");
-        let citation_tags = mentions("citation_tags");
-        let og_tags = mentions("og_tags");
-        let json_ld = mentions("json_ld");
+        let Scholarly {
+            html,
+            citation_tags,
+            og_tags,
+            json_ld,
+        } = self.scholarly;
+        let [html, citation_tags, og_tags, json_ld] =
+            [html, citation_tags, og_tags, json_ld].map(|made| made || every);
         if !(html || citation_tags || og_tags || json_ld) {
             return;
         }
@@ -905,6 +928,8 @@ struct YearCount {
 #[derive(Serialize)]
 struct PageMeta<'a> {
     kind: &'a str,
+    /// The part of the site the page is in ([`section_of`]).
+    section: &'static str,
     title: String,
     description: String,
     url: String,
@@ -938,6 +963,21 @@ struct Paginator {
 /// The page numbers a pager shows: the first, the last, and those within
 /// [`PAGER_WINDOW`] of `current`, with 0 marking each gap. Constant size,
 /// so a term with thousands of pages costs no more per page than one with three.
+/// The part of the site a page of `kind` is in, as its navigation names
+/// it (Hugo's `.Section`): `authors` (the authors index, its letters and
+/// author pages), `years`, `categories`, `papers`, `search`; empty for
+/// the home page, content pages and the others.
+fn section_of(kind: &str) -> &'static str {
+    match kind {
+        "authors" | "author" => "authors",
+        "years" | "year" => "years",
+        "categories" | "category" => "categories",
+        "paper" => "papers",
+        "search" => "search",
+        _ => "",
+    }
+}
+
 fn pager_numbers(current: usize, total: usize) -> Vec<usize> {
     let low = current.saturating_sub(PAGER_WINDOW).max(1);
     let high = (current + PAGER_WINDOW).min(total);
