@@ -505,6 +505,31 @@ fn rendered_lists_are_the_items_however_a_template_prints_them() {
     }
 }
 
+/// A paper page's `paper` holds the fields its template reads, whichever
+/// they are.
+fn a_paper_page_gets_every_field_its_template_reads() {
+    let dir = olumide_site();
+    let root = dir.path();
+    let file = "papers/routing-tokens-in-mixture-of-experts/index.html";
+    let template = "{% extends \"base.html\" %}{% block content %}<p id=\"f\">{{ paper.key }}|{{ paper.url }}|{{ paper.year }}|{{ paper.more_authors }}|{% for n in paper.byline %}{{ n.name }}{% endfor %}|{% for c in paper.categories %}{{ c.code }} {% endfor %}|{{ paper.byline_html | safe }}|{{ paper.selected }}</p>{% endblock content %}";
+    write(root, "templates/paper.html", template.as_bytes());
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        between(&site, file, "<p id=\"f\">", "</p>"),
+        "adeyemi2021routing|/papers/routing-tokens-in-mixture-of-experts/|2021|0|Olumide Adeyemi|cs.LG cs.DC stat.ML |<a href=\"/authors/olumide-adeyemi/\">Olumide Adeyemi</a>|false"
+    );
+    // A template reading one field, and testing one no paper has.
+    write(
+        root,
+        "templates/paper.html",
+        b"{{ paper.title }}{% if paper.nosuch %}x{% endif %}",
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(page(&site, file), "Routing Tokens in Mixture-of-Experts");
+}
+
 fn content_pages_sections_drafts_and_profiles() {
     let dir = olumide_site();
     let root = dir.path();
@@ -806,5 +831,5 @@ fn a_huge_page_number_is_one_short_warning() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }

@@ -12,7 +12,7 @@ use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{
-    content_template_name, list_mark, splice_lists, ListUse, Templates, PAPER_ITEM,
+    content_template_name, list_mark, splice_lists, ListUse, PaperFields, Templates, PAPER_ITEM,
 };
 use crate::render::views::{byline, person_link, List, Views};
 use serde::Serialize;
@@ -28,6 +28,8 @@ pub struct Pages<'a> {
     views: Views<'a>,
     /// Which of a paper page's metadata values `paper.html` mentions.
     scholarly: Scholarly,
+    /// The fields of its `paper` that `paper.html` reads.
+    paper_fields: PaperFields,
 }
 
 /// Which of a paper page's metadata values its template mentions
@@ -96,6 +98,7 @@ impl<'a> Pages<'a> {
         };
         Pages {
             scholarly,
+            paper_fields: templates.paper_fields("paper.html"),
             site,
             templates,
             views,
@@ -435,7 +438,15 @@ impl<'a> Pages<'a> {
             }
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
-                context.insert_value("paper", views.paper(id, Abstract::Left, List::Other));
+                // Every field when the page is rendered again for its error.
+                let fields = match every_list {
+                    true => &PaperFields::All,
+                    false => &self.paper_fields,
+                };
+                context.insert_value(
+                    "paper",
+                    views.paper(id, Abstract::Left, List::Other, fields),
+                );
                 let (html, summary) = paper.abstract_text.html_and_summary(DESCRIPTION_CHARS);
                 context.insert("abstract_html", &html);
                 let description = if paper.abstract_text.is_empty() {
@@ -612,7 +623,7 @@ impl<'a> Pages<'a> {
             context.insert_value("group", group);
         }
         for &id in ids {
-            context.insert_value("paper", self.views.paper(id, with, list));
+            context.insert_value("paper", self.views.paper(id, with, list, &PaperFields::All));
             out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
         }
         Ok(out)

@@ -38,6 +38,8 @@ pub struct Templates {
     get_url_hash: u64,
     /// What each template uses of its page's list of papers.
     list_use: BTreeMap<String, ListUse>,
+    /// What each template reads of a value `paper`.
+    paper_fields: BTreeMap<String, PaperFields>,
     /// `partials/paper_item.html`, when it can be filled in without tera.
     paper_item: Option<ItemTemplate>,
     /// Templates that did not load and had no other of their name to
@@ -77,11 +79,22 @@ impl Templates {
                     let uses = uses_of(&by_name);
                     let facts = template_hashes(&by_name, &uses);
                     let list_use = list_uses(&tera, &by_name, &uses);
+                    let paper_fields = by_name
+                        .keys()
+                        .map(|name| {
+                            let texts: Vec<&str> = closure(&uses, name.as_str())
+                                .into_iter()
+                                .map(|used| by_name[used].1.as_str())
+                                .collect();
+                            (name.clone(), paper_fields(&texts))
+                        })
+                        .collect();
                     let paper_item = by_name
                         .get(PAPER_ITEM)
                         .and_then(|(_, text)| ItemTemplate::compile(text));
                     let templates = Templates {
                         list_use,
+                        paper_fields,
                         paper_item,
                         tera,
                         files: file_names,
@@ -147,6 +160,15 @@ impl Templates {
     /// exist.
     pub fn mentions(&self, name: &str, value: &'static str) -> bool {
         !self.hashes.contains_key(name) || self.mentioned.contains(&(name.to_string(), value))
+    }
+
+    /// The fields of `paper` that template `name`, with the templates it
+    /// uses, reads; all for a template that does not exist.
+    pub fn paper_fields(&self, name: &str) -> PaperFields {
+        self.paper_fields
+            .get(name)
+            .cloned()
+            .unwrap_or(PaperFields::All)
     }
 
     /// What template `name`, with the templates it uses, uses of its
@@ -389,6 +411,58 @@ const MADE_WHEN_MENTIONED: [&str; 4] =
 
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
+
+/// The fields of the value `paper` that a template reads: all, or those
+/// named after `paper.` in its code and that of the templates it uses
+/// ([`paper_fields`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PaperFields {
+    /// Every field: the template uses `paper` otherwise than by a field
+    /// name (`{{ paper }}`, `paper[k]`, `set p = paper`, a macro's
+    /// argument, `__tera_context`).
+    All,
+    /// Only these.
+    Only(std::collections::BTreeSet<String>),
+}
+
+impl PaperFields {
+    /// Whether `field` is read.
+    pub fn reads(&self, field: &str) -> bool {
+        match self {
+            PaperFields::All => true,
+            PaperFields::Only(fields) => fields.contains(field),
+        }
+    }
+}
+
+/// The fields of `paper` that the code of `texts` reads: each use of the
+/// word `paper` must be followed by `.field`, or all count as read.
+fn paper_fields(texts: &[&str]) -> PaperFields {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut fields = std::collections::BTreeSet::new();
+    for code in texts.iter().flat_map(|text| tag_code(text)) {
+        if code.contains("__tera_context") {
+            return PaperFields::All;
+        }
+        for (at, word) in code.match_indices("paper") {
+            let before = code[..at].chars().next_back();
+            let after = &code[at + word.len()..];
+            // `papers`, `paper_item`, `group.paper`: not the value itself.
+            if before.is_some_and(|c| is_word(c) || c == '.') || after.starts_with(is_word) {
+                continue;
+            }
+            let field: &str = match after.strip_prefix('.') {
+                Some(rest) => &rest[..rest.find(|c: char| !is_word(c)).unwrap_or(rest.len())],
+                None => "",
+            };
+            if field.is_empty() {
+                return PaperFields::All;
+            }
+            fields.insert(field.to_string());
+        }
+    }
+    PaperFields::Only(fields)
+}
 
 /// What a page template uses of its list of papers, itself or through
 /// the templates it uses: the papers' values (`papers`, `recent`, a
@@ -1114,5 +1188,30 @@ mod tests {
         assert_eq!(mentioned("page.html"), ["json_ld"]);
         assert_eq!(mentioned("404.html"), MADE_WHEN_MENTIONED);
         assert_eq!(mentioned("missing.html"), MADE_WHEN_MENTIONED);
+    }
+
+    #[test]
+    fn the_fields_of_paper_a_template_reads() {
+        let only =
+            |fields: &[&str]| PaperFields::Only(fields.iter().map(|f| f.to_string()).collect());
+        let cases = [
+            ("{{ paper.title_html | safe }}{% for a in paper.authors %}{{ a.name }}{% endfor %}", only(&["authors", "title_html"])),
+            ("{% if paper.venue %}{{ paper.venue }}{% endif %}{{- paper.url -}}", only(&["url", "venue"])),
+            ("<p>paper</p>{# {{ paper }} #}{{ papers | length }}{% include \"partials/paper_item.html\" %}", only(&[])),
+            ("{{ group.paper.title }}{{ my_paper }}", only(&[])),
+            ("{{ paper }}", PaperFields::All),
+            ("{% set p = paper %}{{ p.key }}", PaperFields::All),
+            ("{{ paper[\"title\"] }}", PaperFields::All),
+            ("{{ paper | json_encode }}", PaperFields::All),
+            ("{{ __tera_context }}", PaperFields::All),
+        ];
+        for (text, fields) in cases {
+            assert_eq!(paper_fields(&[text]), fields, "{text}");
+        }
+        // The texts of the templates a template uses count.
+        assert_eq!(
+            paper_fields(&["{{ paper.key }}", "{{ paper.slug }}"]),
+            only(&["key", "slug"])
+        );
     }
 }

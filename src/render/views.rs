@@ -8,6 +8,7 @@ use crate::render::exports::Abstract;
 use crate::render::items::{Field, Scalar};
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
+use crate::render::templates::PaperFields;
 use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -32,50 +33,73 @@ pub struct CategoryLink<'a> {
 
 /// A paper's template value. Its parts shared with other papers (author
 /// and category links, the year's URL) are values made once: serde hands a
-/// [`Value`] field to tera as it is, a clone of its `Arc`.
+/// [`Value`] field to tera as it is, a clone of its `Arc`. Each field is
+/// `None`, and left out, where the template does not read it
+/// ([`PaperFields`]).
 #[derive(Serialize)]
 struct PaperView<'a> {
-    slug: &'a str,
-    key: &'a str,
-    selected: bool,
-    venue: Option<&'a str>,
-    url: String,
-    title: &'a str,
-    title_html: &'a str,
-    /// `None` for an undated paper.
-    year: Option<u16>,
-    year_url: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slug: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selected: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    venue: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title_html: Option<&'a str>,
+    /// Inside, `None` for an undated paper.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year: Option<Option<u16>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year_url: Option<Value>,
     /// The listed authors' links (`{name, url}`).
-    authors: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    authors: Option<Vec<Value>>,
     /// The byline as lists show it: the first [`LIST_AUTHORS`] names and
     /// the listing owners named later (`{name, url}`, the URL none for a
     /// name without a listing), then `more_authors` left out.
-    byline: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    byline: Option<Vec<Value>>,
     /// `byline` and `more_authors` as the default theme shows them, made
     /// here rather than by a template loop, which took about a third of
     /// a list's render: names linked to their pages, the page's own
     /// author in `<strong>`, then `, <a class="more-authors" …>+N more</a>`.
-    byline_html: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    byline_html: Option<String>,
     /// `venue`, `year` and `categories` as the default theme's lists and
     /// paper page show them, made here rather than by template loops (over
     /// half of a list item's template work): the venue (unless empty) in
     /// `<span class="venue">`, then links to the year's and each
     /// category's page, leaving out the list's own year or category.
-    meta_html: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta_html: Option<String>,
     /// `links` as the default theme shows them: `<a href="…">arXiv</a>`
     /// and so on.
-    links_html: String,
-    more_authors: usize,
-    authors_complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    links_html: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more_authors: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    authors_complete: Option<bool>,
     /// `{code, name, url}` of each category.
-    categories: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    categories: Option<Vec<Value>>,
     /// arXiv, PDF and DOI, where known (al-folio's small links).
-    links: Vec<LinkView>,
-    /// The paper's BibTeX file, when per-paper exports are written.
-    bib_url: Option<String>,
-    /// The abstract's HTML, in lists asked for with [`Abstract::Included`]
-    /// (author pages and the home page) when the paper has one.
-    abstract_html: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    links: Option<Vec<LinkView>>,
+    /// Inside, the paper's BibTeX file, when per-paper exports are written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bib_url: Option<Option<String>>,
+    /// Inside, the abstract's HTML, in lists asked for with
+    /// [`Abstract::Included`] (author pages and the home page) when the
+    /// paper has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    abstract_html: Option<Option<Cow<'a, str>>>,
 }
 
 /// A paper's fields in a list, except its lists ([`Views::item`]),
@@ -97,8 +121,6 @@ pub struct PaperItem<'v> {
     authors_complete: bool,
     bib_url: Option<String>,
     abstract_html: Option<Cow<'v, str>>,
-    /// `links`, which `links_html` shows; the paper's value has them too.
-    links: Vec<LinkView>,
 }
 
 /// A string field's value, none when absent.
@@ -404,58 +426,76 @@ impl<'a> Views<'a> {
     }
 
     /// The template value of paper `id` in `list`, with its abstract when
-    /// `with` is [`Abstract::Included`].
-    pub fn paper(&self, id: PaperId, with: Abstract, list: List) -> Value {
+    /// `with` is [`Abstract::Included`]: the `fields` a template reads.
+    pub fn paper(&self, id: PaperId, with: Abstract, list: List, fields: &PaperFields) -> Value {
         let corpus = self.site.corpus;
         let paper = &corpus.papers[id];
-        let item = self.item(id, with, list);
-        let byline: Vec<Value> = shown_names(corpus, paper, list.focus())
-            .map(|(name, owner)| {
-                match owner.filter(|&a| corpus.authors[a].name == name) {
-                    // The author's own link, shared, when the name is
-                    // written as their listing writes it.
-                    Some(a) => self.author_link(a).clone(),
-                    None => Value::from_serializable(&BylineName {
-                        name,
-                        url: owner
-                            .and_then(|a| self.author_link(a).get_from_path("url").cloned())
-                            .unwrap_or_else(Value::none),
-                    }),
-                }
-            })
-            .collect();
+        let read = |field| fields.reads(field);
+        let url = (read("url") || read("byline_html")).then(|| self.paper_url(paper));
+        let byline_html = (read("byline_html") || read("more_authors"))
+            .then(|| self.byline_html(paper, list.focus(), url.as_deref().unwrap_or("")));
+        let links = (read("links") || read("links_html")).then(|| paper_links(paper));
+        let year = paper.known_year();
+        let byline = read("byline").then(|| {
+            shown_names(corpus, paper, list.focus())
+                .map(|(name, owner)| {
+                    match owner.filter(|&a| corpus.authors[a].name == name) {
+                        // The author's own link, shared, when the name is
+                        // written as their listing writes it.
+                        Some(a) => self.author_link(a).clone(),
+                        None => Value::from_serializable(&BylineName {
+                            name,
+                            url: owner
+                                .and_then(|a| self.author_link(a).get_from_path("url").cloned())
+                                .unwrap_or_else(Value::none),
+                        }),
+                    }
+                })
+                .collect()
+        });
         Value::from_serializable(&PaperView {
-            slug: item.slug,
-            key: item.key,
-            selected: item.selected,
-            venue: item.venue,
-            url: item.url,
-            title: item.title,
-            title_html: item.title_html,
-            year: item.year,
-            year_url: item
-                .year
-                .and_then(|year| self.year_links.get(&year))
-                .map_or_else(Value::none, |(url, _)| url.clone()),
-            more_authors: item.more_authors,
-            authors: paper
-                .authors
-                .iter()
-                .map(|&a| self.author_link(a).clone())
-                .collect(),
+            slug: read("slug").then_some(paper.slug.as_str()),
+            key: read("key").then_some(paper.key.as_str()),
+            selected: read("selected").then_some(paper.details.selected),
+            venue: read("venue").then_some(paper.details.venue.as_deref()),
+            title: read("title").then(|| paper.title.plain()),
+            title_html: read("title_html").then(|| paper.title.html()),
+            year: read("year").then_some(year),
+            year_url: read("year_url").then(|| {
+                year.and_then(|year| self.year_links.get(&year))
+                    .map_or_else(Value::none, |(url, _)| url.clone())
+            }),
+            more_authors: byline_html
+                .as_ref()
+                .filter(|_| read("more_authors"))
+                .map(|b| b.1),
+            byline_html: byline_html.filter(|_| read("byline_html")).map(|b| b.0),
+            url: url.filter(|_| read("url")),
+            authors: read("authors").then(|| {
+                paper
+                    .authors
+                    .iter()
+                    .map(|&a| self.author_link(a).clone())
+                    .collect()
+            }),
             byline,
-            byline_html: item.byline_html,
-            meta_html: item.meta_html,
-            links_html: item.links_html,
-            authors_complete: item.authors_complete,
-            categories: paper
-                .categories
-                .iter()
-                .map(|&c| self.category_links[c].clone())
-                .collect(),
-            links: item.links,
-            bib_url: item.bib_url,
-            abstract_html: item.abstract_html,
+            meta_html: read("meta_html").then(|| self.meta_html(paper, list)),
+            links_html: links
+                .as_deref()
+                .filter(|_| read("links_html"))
+                .map(links_html),
+            links: links.filter(|_| read("links")),
+            authors_complete: read("authors_complete")
+                .then_some(paper.details.complete_authors.is_some()),
+            categories: read("categories").then(|| {
+                paper
+                    .categories
+                    .iter()
+                    .map(|&c| self.category_links[c].clone())
+                    .collect()
+            }),
+            bib_url: read("bib_url").then(|| self.bib_url(id)),
+            abstract_html: read("abstract_html").then(|| abstract_html(paper, with)),
         })
     }
 
@@ -463,10 +503,54 @@ impl<'a> Views<'a> {
     /// categories, links): what a list item filled in without tera
     /// prints ([`crate::render::items`]), and the rest of its value.
     pub fn item(&self, id: PaperId, with: Abstract, list: List) -> PaperItem<'_> {
-        let focus = list.focus();
+        let paper = &self.site.corpus.papers[id];
+        let url = self.paper_url(paper);
+        let (byline_html, more_authors) = self.byline_html(paper, list.focus(), &url);
+        PaperItem {
+            slug: &paper.slug,
+            key: &paper.key,
+            selected: paper.details.selected,
+            venue: paper.details.venue.as_deref(),
+            title: paper.title.plain(),
+            title_html: paper.title.html(),
+            year: paper.known_year(),
+            year_url: paper
+                .known_year()
+                .and_then(|year| self.year_links.get(&year))
+                .and_then(|(url, _)| url.as_str()),
+            byline_html,
+            meta_html: self.meta_html(paper, list),
+            links_html: links_html(&paper_links(paper)),
+            more_authors,
+            authors_complete: paper.details.complete_authors.is_some(),
+            bib_url: self.bib_url(id),
+            abstract_html: abstract_html(paper, with),
+            url,
+        }
+    }
+
+    /// The URL of a paper's page.
+    fn paper_url(&self, paper: &Paper) -> String {
+        self.site.urls.url(&Route::Paper {
+            slug: paper.slug.clone(),
+        })
+    }
+
+    /// A paper's BibTeX file, when per-paper exports are written.
+    fn bib_url(&self, id: PaperId) -> Option<String> {
         let site = &self.site;
-        let corpus = site.corpus;
-        let paper = &corpus.papers[id];
+        site.config.paper_exports.then(|| {
+            site.urls
+                .url(&site.route(&Job::PaperExport(id, Export::Bibtex)))
+        })
+    }
+
+    /// A paper's byline as lists show it (`byline_html`), and how many
+    /// names it leaves out: the names shown in a list on the page of
+    /// `focus`, linked, `focus` in `<strong>`, then a link to the paper's
+    /// page (`url`) counting the others.
+    fn byline_html(&self, paper: &Paper, focus: Option<AuthorId>, url: &str) -> (String, usize) {
+        let corpus = self.site.corpus;
         let mut byline_html = String::with_capacity(512);
         let (mut shown, mut credited) = (0, 0);
         // One pass over the names, counting those left out.
@@ -501,27 +585,29 @@ impl<'a> Views<'a> {
                 }
             }
         }
-        let url = site.urls.url(&Route::Paper {
-            slug: paper.slug.clone(),
-        });
         let more_authors = credited - shown;
         if more_authors > 0 {
             use std::fmt::Write;
             byline_html.push_str(", <a class=\"more-authors\" href=\"");
-            push_escaped_html(&mut byline_html, &url);
+            push_escaped_html(&mut byline_html, url);
             // Writing to a String cannot fail.
             let _ = write!(byline_html, "\">+{more_authors} more</a>");
         }
-        let year = paper.known_year();
-        let year_link = year.and_then(|year| self.year_links.get(&year));
-        let venue = paper.details.venue.as_deref();
+        (byline_html, more_authors)
+    }
+
+    /// A paper's venue, year and categories as `meta_html` in `list`.
+    fn meta_html(&self, paper: &Paper, list: List) -> String {
         let mut meta_html = String::with_capacity(256);
         // An empty venue is left out, as a template's `{% if %}` leaves it.
-        if let Some(venue) = venue.filter(|v| !v.is_empty()) {
+        if let Some(venue) = paper.details.venue.as_deref().filter(|v| !v.is_empty()) {
             meta_html.push_str("<span class=\"venue\">");
             push_escaped_html(&mut meta_html, venue);
             meta_html.push_str("</span>");
         }
+        let year_link = paper
+            .known_year()
+            .and_then(|year| self.year_links.get(&year));
         if let Some((_, html)) = year_link.filter(|_| list != List::Year) {
             meta_html.push_str(html);
         }
@@ -530,34 +616,7 @@ impl<'a> Views<'a> {
                 meta_html.push_str(&self.category_html[c]);
             }
         }
-        let links = paper_links(paper);
-        let mut links_html = String::with_capacity(256);
-        for link in &links {
-            push_link(&mut links_html, &link.url, None, link.label);
-        }
-        PaperItem {
-            slug: &paper.slug,
-            key: &paper.key,
-            selected: paper.details.selected,
-            venue,
-            url,
-            title: paper.title.plain(),
-            title_html: paper.title.html(),
-            year,
-            year_url: year_link.and_then(|(url, _)| url.as_str()),
-            byline_html,
-            meta_html,
-            links_html,
-            more_authors,
-            authors_complete: paper.details.complete_authors.is_some(),
-            bib_url: site.config.paper_exports.then(|| {
-                site.urls
-                    .url(&site.route(&Job::PaperExport(id, Export::Bibtex)))
-            }),
-            abstract_html: (with == Abstract::Included && !paper.abstract_text.is_empty())
-                .then(|| paper.abstract_text.html()),
-            links,
-        }
+        meta_html
     }
 
     /// The template values of papers `ids`, as one list, with their
@@ -565,7 +624,7 @@ impl<'a> Views<'a> {
     pub fn papers(&self, ids: &[PaperId], with: Abstract, list: List) -> Value {
         Value::from(
             ids.iter()
-                .map(|&id| self.paper(id, with, list))
+                .map(|&id| self.paper(id, with, list, &PaperFields::All))
                 .collect::<Vec<_>>(),
         )
     }
@@ -582,6 +641,22 @@ pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
             url: owner.map(|a| person_link(site, a).url),
         })
         .collect()
+}
+
+/// A paper's small links as `links_html` shows them.
+fn links_html(links: &[LinkView]) -> String {
+    let mut html = String::with_capacity(256);
+    for link in links {
+        push_link(&mut html, &link.url, None, link.label);
+    }
+    html
+}
+
+/// A paper's abstract as HTML, in lists asked for with
+/// [`Abstract::Included`], when it has one.
+fn abstract_html(paper: &Paper, with: Abstract) -> Option<Cow<'_, str>> {
+    (with == Abstract::Included && !paper.abstract_text.is_empty())
+        .then(|| paper.abstract_text.html())
 }
 
 /// Appends `<a href="url" title="title">text</a>`, each part escaped, the
