@@ -503,6 +503,42 @@ fn rendered_lists_are_the_items_however_a_template_prints_them() {
         let text = String::from_utf8_lossy(bytes);
         assert!(!text.contains('\u{fdd0}'), "{file} keeps a mark");
     }
+
+    // Items captured by a block `set` are the items, not a mark.
+    write(
+        root,
+        "templates/year.html",
+        list("<p id=\"n\">{% set items %}{{ papers_html | safe }}{% endset %}{{ items | length }}</p>").as_bytes(),
+    );
+    // A profile cannot hold a mark, even as a character reference.
+    write(
+        root,
+        "content/authors/olumide-adeyemi.md",
+        b"+++\n+++\nMark &#xFDD0;0&#xFDD0; here.\n",
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let length = between(&site, "years/2021/index.html", "<p id=\"n\">", "</p>");
+    let (_, default_site) = build_memory(olumide_site().path(), None);
+    let raw_items = between(
+        &default_site,
+        "years/2021/index.html",
+        "<ul class=\"papers\">\n",
+        "</ul>",
+    );
+    // The template puts a line feed after the items.
+    let items_length = raw_items.strip_suffix('\n').unwrap().chars().count();
+    assert_eq!(length, items_length.to_string());
+    let author = page(&site, "authors/olumide-adeyemi/index.html");
+    assert!(
+        author.contains("<p>Mark \u{fffd}0\u{fffd} here.</p>"),
+        "{author}"
+    );
+    assert_eq!(
+        author.matches("<li class=\"paper\">").count(),
+        1,
+        "{author}"
+    );
 }
 
 /// A paper page's `paper` holds the fields its template reads, whichever

@@ -1137,6 +1137,11 @@ pub fn render_markdown(markdown: &str, first_line: usize) -> (String, Vec<(Strin
     }
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    // A character reference (`&#1;`, `&#xFDD0;`) decodes to a character
+    // no page may hold, which the text itself could not: U+FFFD.
+    if let (std::borrow::Cow::Owned(replaced), _) = crate::input::chars::replace_forbidden(&html) {
+        html = replaced;
+    }
     (html, links)
 }
 
@@ -1167,6 +1172,12 @@ mod tests {
                 .line,
             1
         );
+    }
+
+    #[test]
+    fn character_references_to_forbidden_characters_become_u_fffd() {
+        let (html, _) = render_markdown("a &#1; b &#xFDD0;0&#xFDD0; c &#xFFFE; &#233;", 1);
+        assert_eq!(html, "<p>a \u{fffd} b \u{fffd}0\u{fffd} c \u{fffd} é</p>\n");
     }
 
     #[test]

@@ -109,10 +109,11 @@ impl<'a> Pages<'a> {
     /// error at the template's file and line, or a content page naming a
     /// template that does not exist.
     pub fn render(&self, job: &Job, route: &Route) -> Result<Vec<u8>, Diagnostic> {
-        // A template error is reported as it is with every list in the
-        // context, so that tera's "available variables" names them all;
-        // and a template using a list in a way `Templates::list_use`
-        // missed still renders.
+        // A template error is reported as it is with every value in the
+        // context (every list, every field of `paper`, every metadata
+        // value), so that tera's "available variables" names them all;
+        // and a template using a value in a way the analyses of
+        // `Templates` missed still renders.
         match self.render_with(job, route, false) {
             Ok(bytes) => Ok(bytes),
             Err(first) => match self.render_with(job, route, true) {
@@ -122,17 +123,17 @@ impl<'a> Pages<'a> {
         }
     }
 
-    /// [`Pages::render`], with the lists the template uses, or all
-    /// (`every_list`).
+    /// [`Pages::render`], with the values the template uses, or all
+    /// (`all_values`).
     fn render_with(
         &self,
         job: &Job,
         route: &Route,
-        every_list: bool,
+        all_values: bool,
     ) -> Result<Vec<u8>, Diagnostic> {
         let site = &self.site;
         let mut context = Context::new();
-        let (template, title, description, list) = self.fill(job, &mut context, every_list)?;
+        let (template, title, description, list) = self.fill(job, &mut context, all_values)?;
         let kind = template.trim_end_matches(".html");
         static NO_EXTRA: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
         let extra = match job {
@@ -143,7 +144,7 @@ impl<'a> Pages<'a> {
             "page",
             &PageMeta {
                 kind,
-                section: section_of(kind),
+                section: section_of(job),
                 title,
                 description: description.unwrap_or_else(|| site.config.description.clone()),
                 url: site.urls.url(route),
@@ -153,11 +154,11 @@ impl<'a> Pages<'a> {
         );
         let mut lists = Lists::default();
         if let Some(list) = list {
-            self.insert_list(&mut context, template, list, every_list, &mut lists)?;
+            self.insert_list(&mut context, template, list, all_values, &mut lists)?;
         }
         let page = self
             .templates
-            .render_bytes(template, &context, lists.inserted)?;
+            .render_bytes(template, &context, lists.inserted_len)?;
         Ok(match lists.spliced.is_empty() {
             true => page,
             false => splice_lists(page, &lists.spliced),
@@ -179,12 +180,12 @@ impl<'a> Pages<'a> {
     /// template, the page title, its description when it has its own, and
     /// its list, which [`Pages::insert_list`] inserts last. Values that
     /// only some templates use are inserted where the template mentions
-    /// them, or always (`every_list`).
+    /// them, or always (`all_values`).
     fn fill<'j>(
         &'j self,
         job: &Job,
         context: &mut Context,
-        every_list: bool,
+        all_values: bool,
     ) -> Result<Filled<'j>, Diagnostic> {
         let site = &self.site;
         let corpus = site.corpus;
@@ -439,7 +440,7 @@ impl<'a> Pages<'a> {
             Job::Paper(id) => {
                 let paper = &corpus.papers[id];
                 // Every field when the page is rendered again for its error.
-                let fields = match every_list {
+                let fields = match all_values {
                     true => &PaperFields::All,
                     false => &self.paper_fields,
                 };
@@ -454,7 +455,7 @@ impl<'a> Pages<'a> {
                 } else {
                     summary
                 };
-                self.insert_scholarly(context, id, &description, every_list);
+                self.insert_scholarly(context, id, &description, all_values);
                 (
                     "paper.html",
                     paper.title.plain().to_string(),
@@ -492,9 +493,9 @@ impl<'a> Pages<'a> {
     }
 
     /// What `template` uses of its page's list ([`Templates::list_use`]),
-    /// or both ways (`every_list`).
-    fn list_use(&self, template: &str, every_list: bool) -> ListUse {
-        match every_list {
+    /// or both ways (`all_values`).
+    fn list_use(&self, template: &str, all_values: bool) -> ListUse {
+        match all_values {
             true => ListUse {
                 values: true,
                 html: true,
@@ -505,7 +506,7 @@ impl<'a> Pages<'a> {
     }
 
     /// Inserts a page's list of papers as `template` uses it (or both
-    /// ways, `every_list`): their values as the list's name, their items
+    /// ways, `all_values`): their values as the list's name, their items
     /// rendered as `name_html`; on an author's page (`groups`) runs of
     /// papers of one year, each `{year, heading, papers, papers_html}`.
     /// The context holds the rest of the page, which an item template
@@ -517,10 +518,10 @@ impl<'a> Pages<'a> {
         context: &mut Context,
         template: &str,
         list: PageList,
-        every_list: bool,
+        all_values: bool,
         lists: &mut Lists,
     ) -> Result<(), Diagnostic> {
-        let uses = self.list_use(template, every_list);
+        let uses = self.list_use(template, all_values);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
         // The items of `run`, or their mark.
@@ -532,7 +533,7 @@ impl<'a> Pages<'a> {
                     Value::from(list_mark(lists.spliced.len() - 1))
                 }
                 false => {
-                    lists.inserted += html.len();
+                    lists.inserted_len += html.len();
                     Value::from(html)
                 }
             })
@@ -680,8 +681,14 @@ impl<'a> Pages<'a> {
 
     /// A paper page's identifiers and links, complete author list, Cite
     /// block, and citation, OpenGraph and JSON-LD metadata: as values, as
-    /// HTML, or both, as `paper.html` mentions them (or all, `every`).
-    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str, every: bool) {
+    /// HTML, or both, as `paper.html` mentions them (or all, `all_values`).
+    fn insert_scholarly(
+        &self,
+        context: &mut Context,
+        id: PaperId,
+        description: &str,
+        all_values: bool,
+    ) {
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -749,7 +756,7 @@ impl<'a> Pages<'a> {
             json_ld,
         } = self.scholarly;
         let [html, citation_tags, og_tags, json_ld] =
-            [html, citation_tags, og_tags, json_ld].map(|made| made || every);
+            [html, citation_tags, og_tags, json_ld].map(|made| made || all_values);
         if !(html || citation_tags || og_tags || json_ld) {
             return;
         }
@@ -898,7 +905,7 @@ type Filled<'j> = (&'j str, String, Option<String>, Option<PageList<'j>>);
 #[derive(Default)]
 struct Lists {
     /// The length of those in the context.
-    inserted: usize,
+    inserted_len: usize,
     /// Those spliced after the render, in the order of their marks.
     spliced: Vec<String>,
 }
@@ -971,24 +978,24 @@ struct Paginator {
     pages: Vec<PagerLink>,
 }
 
-/// The page numbers a pager shows: the first, the last, and those within
-/// [`PAGER_WINDOW`] of `current`, with 0 marking each gap. Constant size,
-/// so a term with thousands of pages costs no more per page than one with three.
-/// The part of the site a page of `kind` is in, as its navigation names
+/// The part of the site the page of `job` is in, as its navigation names
 /// it (Hugo's `.Section`): `authors` (the authors index, its letters and
 /// author pages), `years`, `categories`, `papers`, `search`; empty for
 /// the home page, content pages and the others.
-fn section_of(kind: &str) -> &'static str {
-    match kind {
-        "authors" | "author" => "authors",
-        "years" | "year" => "years",
-        "categories" | "category" => "categories",
-        "paper" => "papers",
-        "search" => "search",
+fn section_of(job: &Job) -> &'static str {
+    match job {
+        Job::AuthorIndex | Job::AuthorLetter(_) | Job::Author(..) => "authors",
+        Job::YearIndex | Job::Year(..) => "years",
+        Job::CategoryIndex | Job::Category(..) => "categories",
+        Job::Paper(_) => "papers",
+        Job::Search => "search",
         _ => "",
     }
 }
 
+/// The page numbers a pager shows: the first, the last, and those within
+/// [`PAGER_WINDOW`] of `current`, with 0 marking each gap. Constant size,
+/// so a term with thousands of pages costs no more per page than one with three.
 fn pager_numbers(current: usize, total: usize) -> Vec<usize> {
     let low = current.saturating_sub(PAGER_WINDOW).max(1);
     let high = (current + PAGER_WINDOW).min(total);

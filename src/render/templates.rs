@@ -78,7 +78,10 @@ impl Templates {
                 Ok(tera) => {
                     let uses = uses_of(&by_name);
                     let facts = template_hashes(&by_name, &uses);
-                    let list_use = list_uses(&tera, &by_name, &uses);
+                    // Components are global and read their callers'
+                    // values: with one, no template's uses are known.
+                    let components = by_name.values().any(|(_, text)| defines_component(text));
+                    let list_use = list_uses(&tera, &by_name, &uses, components);
                     let paper_fields = by_name
                         .keys()
                         .map(|name| {
@@ -86,7 +89,11 @@ impl Templates {
                                 .into_iter()
                                 .map(|used| by_name[used].1.as_str())
                                 .collect();
-                            (name.clone(), paper_fields(&texts))
+                            let fields = match components {
+                                true => PaperFields::All,
+                                false => fields_read(&texts, "paper"),
+                            };
+                            (name.clone(), fields)
                         })
                         .collect();
                     let paper_item = by_name
@@ -364,6 +371,7 @@ fn template_hashes(
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
     let mut mentioned = std::collections::BTreeSet::new();
+    let components = by_name.values().any(|(_, text)| defines_component(text));
     let hashes = uses
         .keys()
         .map(|&name| {
@@ -381,7 +389,7 @@ fn template_hashes(
                     use_get_url.insert(name.to_string());
                 }
                 for value in MADE_WHEN_MENTIONED {
-                    if text.contains(value) || text.contains("__tera_context") {
+                    if text.contains(value) || text.contains("__tera_context") || components {
                         mentioned.insert((name.to_string(), value));
                     }
                 }
@@ -435,18 +443,24 @@ impl PaperFields {
     }
 }
 
-/// The fields of `paper` that the code of `texts` reads: each use of the
-/// word `paper` must be followed by `.field`, or all count as read.
-fn paper_fields(texts: &[&str]) -> PaperFields {
+/// The fields of `var` that the code of `texts` reads: each use of the
+/// word `var` must be followed by `.field`, or all count as read.
+fn fields_read(texts: &[&str], var: &str) -> PaperFields {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let mut fields = std::collections::BTreeSet::new();
     for code in texts.iter().flat_map(|text| tag_code(text)) {
         if code.contains("__tera_context") {
             return PaperFields::All;
         }
-        for (at, word) in code.match_indices("paper") {
+        for (at, word) in code.match_indices(var) {
             let before = code[..at].chars().next_back();
             let after = &code[at + word.len()..];
+            // The loop that binds it: `for group in groups`.
+            let binding = code[..at].trim_start_matches(['-', '~']).trim() == "for"
+                && after.starts_with(" in ");
+            if binding {
+                continue;
+            }
             // `papers`, `paper_item`, `group.paper`: not the value itself.
             if before.is_some_and(|c| is_word(c) || c == '.') || after.starts_with(is_word) {
                 continue;
@@ -543,6 +557,7 @@ fn list_uses(
     tera: &Tera,
     by_name: &BTreeMap<String, (PathBuf, String)>,
     uses: &BTreeMap<&str, Vec<&str>>,
+    components: bool,
 ) -> BTreeMap<String, ListUse> {
     by_name
         .keys()
@@ -555,7 +570,7 @@ fn list_uses(
             let values = variables.map_or(true, |v| v.contains("papers") || v.contains("recent"))
                 || texts.iter().any(|text| reaches_papers(text));
             let html = texts.iter().any(|text| prints_items(text));
-            let splice = html && texts.iter().all(|text| prints_items_only_safely(text));
+            let splice = html && !components && lists_spliceable(&texts);
             (
                 name.clone(),
                 ListUse {
@@ -571,43 +586,49 @@ fn list_uses(
 /// Whether a template's code (what its `{{ }}` and `{% %}` tags hold;
 /// its text and comments are not code) may reach the `papers` of a value
 /// (an author page's groups): the word `papers` anywhere in it (as
-/// `.papers`, `"papers"`, a `set`), a subscript by a variable
-/// (`group[k]`), a loop over a map's keys and values (`for k, v in`),
-/// tera's whole context (`__tera_context`), or a filter that reads
-/// fields by a name given as data (`get`, `group_by`, `sort`, `unique`)
-/// or all of them (`values`, `pairs`).
+/// `.papers`, `"papers"`, a `set`), or a field read by a name given as
+/// data or all of a value's fields ([`reads_any_field`]).
 fn reaches_papers(text: &str) -> bool {
-    const FILTERS: [&str; 6] = ["get", "values", "pairs", "group_by", "sort", "unique"];
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     tag_code(text).any(|code| {
         let word_papers = code.match_indices("papers").any(|(at, found)| {
             !code[..at].ends_with(is_word) && !code[at + found.len()..].starts_with(is_word)
         });
-        let subscript_by_variable = code.match_indices('[').any(|(at, _)| {
-            !code[..at].trim_end().is_empty()
-                && !code[..at].trim_end().ends_with(['=', '(', ',', '['])
-                && !code[at + 1..].trim_start().starts_with(['"', '\'', ']'])
-                && !code[at + 1..]
-                    .trim_start()
-                    .starts_with(|c: char| c.is_ascii_digit())
-        });
-        let key_value_loop = code.trim_start().starts_with("for ")
-            && code
-                .split(" in ")
-                .next()
-                .is_some_and(|head| head.contains(','));
-        let filter = code.match_indices('|').any(|(at, _)| {
-            let rest = code[at + 1..].trim_start();
-            FILTERS
-                .iter()
-                .any(|f| rest.starts_with(f) && !rest[f.len()..].starts_with(is_word))
-        });
-        word_papers
-            || subscript_by_variable
-            || key_value_loop
-            || filter
-            || code.contains("__tera_context")
+        word_papers || reads_any_field(code)
     })
+}
+
+/// Whether a tag's code may read a value's field by a name given as data
+/// or all of them: a subscript by a variable (`group[k]`), a loop over a
+/// map's keys and values (`for k, v in`), tera's whole context
+/// (`__tera_context`), or a filter that reads fields by a name given as
+/// data (`get`, `group_by`, `sort`, `unique`) or all of them (`values`,
+/// `pairs`).
+fn reads_any_field(code: &str) -> bool {
+    const FILTERS: [&str; 6] = ["get", "values", "pairs", "group_by", "sort", "unique"];
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let subscript_by_variable = code.match_indices('[').any(|(at, _)| {
+        !code[..at].trim_end().is_empty()
+            && !code[..at].trim_end().ends_with(['=', '(', ',', '['])
+            && !code[at + 1..]
+                .trim_start()
+                .starts_with(['"', '\'', '`', ']'])
+            && !code[at + 1..]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit())
+    });
+    let key_value_loop = code.trim_start().starts_with("for ")
+        && code
+            .split(" in ")
+            .next()
+            .is_some_and(|head| head.contains(','));
+    let filter = code.match_indices('|').any(|(at, _)| {
+        let rest = code[at + 1..].trim_start();
+        FILTERS
+            .iter()
+            .any(|f| rest.starts_with(f) && !rest[f.len()..].starts_with(is_word))
+    });
+    subscript_by_variable || key_value_loop || filter || code.contains("__tera_context")
 }
 
 /// The code of each `{{ }}` and `{% %}` tag of a template's text.
@@ -639,31 +660,60 @@ fn tags(text: &str) -> impl Iterator<Item = (bool, &str)> {
     })
 }
 
-/// Whether every tag of a template's text that names a list's items
-/// rendered prints them alone, marked safe (`{{ group.papers_html | safe
-/// }}`), with no `filter` block or macro that could change what is
-/// printed, and no [`LIST_MARK`] in the text.
-fn prints_items_only_safely(text: &str) -> bool {
+/// Whether a page whose templates' texts are `texts` may have its rendered
+/// lists spliced in after the render ([`ListUse::splice`]): the items
+/// are reached only by their name and printed alone, marked safe
+/// (`{{ papers_html | safe }}`, `{{ group.papers_html | safe }}`), so
+/// that a mark in their place prints as itself and nothing reads it.
+/// Not when a text holds [`LIST_MARK`], a `filter` block or a block
+/// `set` (which capture what is printed), a component (whose body is a
+/// value), a read of any field ([`reads_any_field`]), a use of `groups`
+/// other than a loop `{% for group in groups %}`, or a use of that
+/// loop's variable other than by a field's name.
+fn lists_spliceable(texts: &[&str]) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let is_path = |code: &str| {
         code.split('.')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .all(|part| !part.is_empty() && part.chars().all(is_word))
     };
-    !text.contains(LIST_MARK)
-        && tags(text).all(|(print, code)| {
+    let mut loop_names = Vec::new();
+    for text in texts {
+        if text.contains(LIST_MARK) {
+            return false;
+        }
+        for (print, code) in tags(text) {
             let code = code.trim_matches(['-', '~']).trim();
             let word = code.split_whitespace().next().unwrap_or("");
-            if !print {
-                return !matches!(word, "filter" | "macro") && !prints_items(code);
+            let block_set = matches!(word, "set" | "set_global") && !code.contains('=');
+            let component = word == "component" || code.starts_with(['<', '/']);
+            if (!print && (word == "filter" || block_set || component)) || reads_any_field(code) {
+                return false;
             }
-            if !prints_items(code) {
-                return true;
+            let names_groups = code.match_indices("groups").any(|(at, found)| {
+                !code[..at].ends_with(is_word) && !code[at + found.len()..].starts_with(is_word)
+            });
+            if names_groups {
+                match code.split_whitespace().collect::<Vec<_>>()[..] {
+                    ["for", name, "in", "groups"] if !print => loop_names.push(name),
+                    _ => return false,
+                }
             }
-            let mut parts = code.splitn(2, '|').map(str::trim);
-            let (path, filter) = (parts.next().unwrap_or(""), parts.next());
-            is_path(path)
-                && (path.ends_with("papers_html") || path.ends_with("recent_html"))
-                && filter == Some("safe")
-        })
+            if prints_items(code) {
+                let mut parts = code.splitn(2, '|').map(str::trim);
+                let (path, filter) = (parts.next().unwrap_or(""), parts.next());
+                let alone = print
+                    && is_path(path)
+                    && (path.ends_with("papers_html") || path.ends_with("recent_html"))
+                    && filter == Some("safe");
+                if !alone {
+                    return false;
+                }
+            }
+        }
+    }
+    loop_names
+        .iter()
+        .all(|name| fields_read(texts, name) != PaperFields::All)
 }
 
 /// Whether a template's text names a list's items rendered
@@ -672,9 +722,17 @@ fn prints_items(text: &str) -> bool {
     text.contains("papers_html") || text.contains("recent_html")
 }
 
+/// Whether a template's text defines a tera component (`{% component
+/// Name(...) %}`).
+fn defines_component(text: &str) -> bool {
+    tags(text).any(|(print, code)| {
+        !print && code.trim_matches(['-', '~']).split_whitespace().next() == Some("component")
+    })
+}
+
 /// The templates each template names: a quoted string equal to another
-/// template's name counts as a use, which covers `extends`, `include`
-/// and `import`; a template printing a list's items rendered
+/// template's name (in `"`, `'` or `` ` ``) counts as a use, which covers
+/// `extends` and `include`; a template printing a list's items rendered
 /// (`papers_html`, `recent_html`) uses [`PAPER_ITEM`], which renders them.
 fn uses_of(by_name: &BTreeMap<String, (PathBuf, String)>) -> BTreeMap<&str, Vec<&str>> {
     by_name
@@ -686,6 +744,7 @@ fn uses_of(by_name: &BTreeMap<String, (PathBuf, String)>) -> BTreeMap<&str, Vec<
                 .filter(|other| {
                     text.contains(&format!("\"{other}\""))
                         || text.contains(&format!("'{other}'"))
+                        || text.contains(&format!("`{other}`"))
                         || (prints_items && *other == PAPER_ITEM)
                 })
                 .map(String::as_str)
@@ -1111,28 +1170,36 @@ mod tests {
         let cases = [
             ("{{ papers_html | safe }}", true),
             ("{{- group.papers_html|safe -}}", true),
-            (
-                "{% for g in groups %}{{ g.papers_html | safe }}{% endfor %}",
-                true,
-            ),
+            ("{% for g in groups %}<h2>{{ g.heading }}</h2>{{ g.papers_html | safe }}{% endfor %}", true),
+            ("{%- for group in groups -%}{{ group.papers_html | safe }}{%- endfor -%}", true),
             ("{{ papers_html | safe | upper }}", false),
             ("{{ papers_html | upper | safe }}", false),
             ("{{ papers_html }}", false),
             ("{{ papers_html ~ \"x\" | safe }}", false),
+            ("{% if papers_html %}{{ papers_html | safe }}{% endif %}", false),
             ("{% set items = papers_html %}{{ items | safe }}", false),
-            (
-                "{% filter upper %}{{ papers_html | safe }}{% endfilter %}",
-                false,
-            ),
-            (
-                "{% macro list() %}{{ papers_html | safe }}{% endmacro list %}{{ self::list() }}",
-                false,
-            ),
+            ("{% set items %}{{ papers_html | safe }}{% endset %}{{ items | length }}", false),
+            ("{% set_global items %}{{ papers_html | safe }}{% endset_global %}", false),
+            ("{% filter upper %}{{ papers_html | safe }}{% endfilter %}", false),
+            ("{%- filter upper -%}{{ papers_html | safe }}{%- endfilter -%}", false),
+            ("{% <Card> %}{{ papers_html | safe }}{% </Card> %}", false),
+            ("{% component Card(body) %}{{ body | upper }}{% endcomponent %}{{ papers_html | safe }}", false),
+            ("{% for g in groups %}{% for k, v in g %}{{ v | length }}{% endfor %}{% endfor %}", false),
+            ("{% for g in groups %}{{ g | json_encode }}{{ g.papers_html | safe }}{% endfor %}", false),
+            ("{% for g in groups %}{{ g[\"papers_html\"] | length }}{% endfor %}", false),
+            ("{{ groups | json_encode }}", false),
+            ("{{ groups | first | get(key=\"papers_html\") }}", false),
+            ("{{ __tera_context }}{{ papers_html | safe }}", false),
             ("<p>\u{fdd0}0\u{fdd0}</p>{{ papers_html | safe }}", false),
         ];
         for (text, splice) in cases {
-            assert_eq!(prints_items_only_safely(text), splice, "{text}");
+            assert_eq!(lists_spliceable(&[text]), splice, "{text}");
         }
+        // What a template it uses does counts.
+        assert!(!lists_spliceable(&[
+            "{{ papers_html | safe }}",
+            "{{ groups }}"
+        ]));
     }
 
     #[test]
@@ -1206,12 +1273,43 @@ mod tests {
             ("{{ __tera_context }}", PaperFields::All),
         ];
         for (text, fields) in cases {
-            assert_eq!(paper_fields(&[text]), fields, "{text}");
+            assert_eq!(fields_read(&[text], "paper"), fields, "{text}");
         }
-        // The texts of the templates a template uses count.
+        // The texts of the templates a template uses count; a loop that
+        // binds the name reads nothing by binding it.
         assert_eq!(
-            paper_fields(&["{{ paper.key }}", "{{ paper.slug }}"]),
+            fields_read(&["{{ paper.key }}", "{{ paper.slug }}"], "paper"),
             only(&["key", "slug"])
         );
+        let bound = "{% for paper in papers %}{{ paper.key }}{% endfor %}";
+        assert_eq!(fields_read(&[bound], "paper"), only(&["key"]));
+    }
+
+    #[test]
+    fn a_component_anywhere_makes_every_value_of_every_page() {
+        let plain = [
+            ("base.html", "{% block head %}{% endblock head %}{% block content %}{% endblock content %}"),
+            (PAPER_ITEM, "<li>{{ paper.title }}</li>"),
+            ("year.html", "{% extends \"base.html\" %}{% block content %}{{ papers_html | safe }}{% endblock content %}"),
+            ("paper.html", "{% extends \"base.html\" %}{% block content %}{% include `partials/year.html` %}{% endblock content %}"),
+            ("partials/year.html", "{{ paper.year }}"),
+        ];
+        let templates = load(&plain);
+        assert!(templates.list_use("year.html").splice);
+        // An include named in backticks counts as a use.
+        assert_eq!(
+            templates.paper_fields("paper.html"),
+            PaperFields::Only(["year".to_string()].into())
+        );
+        assert!(!templates.mentions("paper.html", "og_tags"));
+
+        let mut with_component = plain.to_vec();
+        with_component.push(("partials/og.html", "{% component Og(@og_tags) %}{% for t in og_tags %}{{ t.name }}{% endfor %}{% endcomponent %}"));
+        let templates = load(&with_component);
+        assert!(!templates.list_use("year.html").splice);
+        assert_eq!(templates.paper_fields("paper.html"), PaperFields::All);
+        for value in MADE_WHEN_MENTIONED {
+            assert!(templates.mentions("paper.html", value), "{value}");
+        }
     }
 }
