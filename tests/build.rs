@@ -286,6 +286,37 @@ fn builds_are_byte_identical_whatever_the_thread_count() {
     assert_eq!(a, b);
 }
 
+/// A template looping over a map's keys and values (`site.extra`, as
+/// Zola sites list their social links) gets them in one order on every
+/// build: the order of the value's fields, a table's keys sorted.
+fn maps_are_iterated_in_the_same_order_on_every_build() {
+    let dir = temp_site(
+        &[("olumide.txt", &olumide_listing())],
+        "[extra]\nmastodon = \"m\"\ngithub = \"g\"\nbluesky = \"b\"\n",
+    );
+    write(
+        dir.path(),
+        "templates/404.html",
+        b"{% extends \"base.html\" %}{% block content %}<p id=\"o\">{% for k, v in page %}{{ k }},{% endfor %}|{% for k, v in site.extra %}{{ k }}={{ v }},{% endfor %}</p>{% endblock content %}",
+    );
+    for _ in 0..3 {
+        let out = vellum(
+            &["build", "--quiet", "--root", dir.path().to_str().unwrap()],
+            &[],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let html = std::fs::read_to_string(dir.path().join("public/404.html")).unwrap();
+        assert!(
+            html.contains("<p id=\"o\">kind,section,title,description,url,permalink,extra,|bluesky=b,github=g,mastodon=m,</p>"),
+            "{html}"
+        );
+    }
+}
+
 fn usage_errors_exit_2() {
     assert_eq!(
         vellum(&["build", "--no-such-flag"], &[]).status.code(),
@@ -867,5 +898,5 @@ fn a_huge_page_number_is_one_short_warning() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, maps_are_iterated_in_the_same_order_on_every_build, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }
