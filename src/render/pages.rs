@@ -12,7 +12,7 @@ use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{
-    content_template_name, list_mark, splice_lists, ListUse, PaperFields, Templates, PAPER_ITEM,
+    content_template_name, list_mark, splice_lists, FieldsRead, ListUse, Templates, PAPER_ITEM,
 };
 use crate::render::views::{byline, person_link, List, Views};
 use serde::Serialize;
@@ -29,7 +29,7 @@ pub struct Pages<'a> {
     /// Which of a paper page's metadata values `paper.html` mentions.
     scholarly: Scholarly,
     /// The fields of its `paper` that `paper.html` reads.
-    paper_fields: PaperFields,
+    paper_fields: FieldsRead,
 }
 
 /// Which of a paper page's metadata values its template mentions
@@ -441,7 +441,7 @@ impl<'a> Pages<'a> {
                 let paper = &corpus.papers[id];
                 // Every field when the page is rendered again for its error.
                 let fields = match all_values {
-                    true => &PaperFields::All,
+                    true => &FieldsRead::All,
                     false => &self.paper_fields,
                 };
                 context.insert_value(
@@ -624,7 +624,7 @@ impl<'a> Pages<'a> {
             context.insert_value("group", group);
         }
         for &id in ids {
-            context.insert_value("paper", self.views.paper(id, with, list, &PaperFields::All));
+            context.insert_value("paper", self.views.paper(id, with, list, &FieldsRead::All));
             out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
         }
         Ok(out)

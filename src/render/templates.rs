@@ -39,7 +39,7 @@ pub struct Templates {
     /// What each template uses of its page's list of papers.
     list_use: BTreeMap<String, ListUse>,
     /// What each template reads of a value `paper`.
-    paper_fields: BTreeMap<String, PaperFields>,
+    paper_fields: BTreeMap<String, FieldsRead>,
     /// `partials/paper_item.html`, when it can be filled in without tera.
     paper_item: Option<ItemTemplate>,
     /// Templates that did not load and had no other of their name to
@@ -90,7 +90,7 @@ impl Templates {
                                 .map(|used| by_name[used].1.as_str())
                                 .collect();
                             let fields = match components {
-                                true => PaperFields::All,
+                                true => FieldsRead::All,
                                 false => fields_read(&texts, "paper"),
                             };
                             (name.clone(), fields)
@@ -171,11 +171,11 @@ impl Templates {
 
     /// The fields of `paper` that template `name`, with the templates it
     /// uses, reads; all for a template that does not exist.
-    pub fn paper_fields(&self, name: &str) -> PaperFields {
+    pub fn paper_fields(&self, name: &str) -> FieldsRead {
         self.paper_fields
             .get(name)
             .cloned()
-            .unwrap_or(PaperFields::All)
+            .unwrap_or(FieldsRead::All)
     }
 
     /// What template `name`, with the templates it uses, uses of its
@@ -420,37 +420,37 @@ const MADE_WHEN_MENTIONED: [&str; 4] =
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
 
-/// The fields of the value `paper` that a template reads: all, or those
-/// named after `paper.` in its code and that of the templates it uses
-/// ([`paper_fields`]).
+/// The fields of a value (a paper page's `paper`, an author page's
+/// group) that a template reads: all, or those named after `paper.` in
+/// its code and that of the templates it uses ([`fields_read`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PaperFields {
-    /// Every field: the template uses `paper` otherwise than by a field
-    /// name (`{{ paper }}`, `paper[k]`, `set p = paper`, a macro's
-    /// argument, `__tera_context`).
+pub enum FieldsRead {
+    /// Every field: the template uses the value otherwise than by a
+    /// field's name (`{{ paper }}`, `paper[k]`, `set p = paper`, a filter
+    /// or a component's argument, `__tera_context`).
     All,
     /// Only these.
     Only(std::collections::BTreeSet<String>),
 }
 
-impl PaperFields {
+impl FieldsRead {
     /// Whether `field` is read.
     pub fn reads(&self, field: &str) -> bool {
         match self {
-            PaperFields::All => true,
-            PaperFields::Only(fields) => fields.contains(field),
+            FieldsRead::All => true,
+            FieldsRead::Only(fields) => fields.contains(field),
         }
     }
 }
 
 /// The fields of `var` that the code of `texts` reads: each use of the
 /// word `var` must be followed by `.field`, or all count as read.
-fn fields_read(texts: &[&str], var: &str) -> PaperFields {
+fn fields_read(texts: &[&str], var: &str) -> FieldsRead {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let mut fields = std::collections::BTreeSet::new();
     for code in texts.iter().flat_map(|text| tag_code(text)) {
         if code.contains("__tera_context") {
-            return PaperFields::All;
+            return FieldsRead::All;
         }
         for (at, word) in code.match_indices(var) {
             let before = code[..at].chars().next_back();
@@ -470,12 +470,12 @@ fn fields_read(texts: &[&str], var: &str) -> PaperFields {
                 None => "",
             };
             if field.is_empty() {
-                return PaperFields::All;
+                return FieldsRead::All;
             }
             fields.insert(field.to_string());
         }
     }
-    PaperFields::Only(fields)
+    FieldsRead::Only(fields)
 }
 
 /// What a page template uses of its list of papers, itself or through
@@ -488,17 +488,19 @@ pub struct ListUse {
     pub values: bool,
     /// The items rendered, one string.
     pub html: bool,
-    /// Every print of the items is a tag `{{ … | safe }}` of its own, in
-    /// templates without `filter` blocks, macros or [`LIST_MARK`]: tera
-    /// may print a short mark for them, and the items are put in its
-    /// place after the render ([`splice_lists`]), copied once where tera
-    /// would copy them three times.
+    /// Nothing but a print `{{ … | safe }}` of its own reaches the items
+    /// ([`lists_spliceable`]): tera may print a short mark for them, and
+    /// the items are put in its place after the render
+    /// ([`splice_lists`]), copied once where tera would copy them three
+    /// times.
     pub splice: bool,
 }
 
 /// The noncharacter around the mark of a list's rendered items
 /// ([`list_mark`]); no input can hold it (every input has its
-/// noncharacters replaced, [`crate::input::chars`]).
+/// noncharacters replaced, [`crate::input::chars`], and so has the HTML
+/// of Markdown, where a character reference could name one), and a
+/// template holding it has its lists left in the context.
 const LIST_MARK: char = '\u{fdd0}';
 
 /// The mark printed in place of the `n`th rendered list of a page.
@@ -713,7 +715,7 @@ fn lists_spliceable(texts: &[&str]) -> bool {
     }
     loop_names
         .iter()
-        .all(|name| fields_read(texts, name) != PaperFields::All)
+        .all(|name| fields_read(texts, name) != FieldsRead::All)
 }
 
 /// Whether a template's text names a list's items rendered
@@ -1260,17 +1262,17 @@ mod tests {
     #[test]
     fn the_fields_of_paper_a_template_reads() {
         let only =
-            |fields: &[&str]| PaperFields::Only(fields.iter().map(|f| f.to_string()).collect());
+            |fields: &[&str]| FieldsRead::Only(fields.iter().map(|f| f.to_string()).collect());
         let cases = [
             ("{{ paper.title_html | safe }}{% for a in paper.authors %}{{ a.name }}{% endfor %}", only(&["authors", "title_html"])),
             ("{% if paper.venue %}{{ paper.venue }}{% endif %}{{- paper.url -}}", only(&["url", "venue"])),
             ("<p>paper</p>{# {{ paper }} #}{{ papers | length }}{% include \"partials/paper_item.html\" %}", only(&[])),
             ("{{ group.paper.title }}{{ my_paper }}", only(&[])),
-            ("{{ paper }}", PaperFields::All),
-            ("{% set p = paper %}{{ p.key }}", PaperFields::All),
-            ("{{ paper[\"title\"] }}", PaperFields::All),
-            ("{{ paper | json_encode }}", PaperFields::All),
-            ("{{ __tera_context }}", PaperFields::All),
+            ("{{ paper }}", FieldsRead::All),
+            ("{% set p = paper %}{{ p.key }}", FieldsRead::All),
+            ("{{ paper[\"title\"] }}", FieldsRead::All),
+            ("{{ paper | json_encode }}", FieldsRead::All),
+            ("{{ __tera_context }}", FieldsRead::All),
         ];
         for (text, fields) in cases {
             assert_eq!(fields_read(&[text], "paper"), fields, "{text}");
@@ -1299,7 +1301,7 @@ mod tests {
         // An include named in backticks counts as a use.
         assert_eq!(
             templates.paper_fields("paper.html"),
-            PaperFields::Only(["year".to_string()].into())
+            FieldsRead::Only(["year".to_string()].into())
         );
         assert!(!templates.mentions("paper.html", "og_tags"));
 
@@ -1307,7 +1309,7 @@ mod tests {
         with_component.push(("partials/og.html", "{% component Og(@og_tags) %}{% for t in og_tags %}{{ t.name }}{% endfor %}{% endcomponent %}"));
         let templates = load(&with_component);
         assert!(!templates.list_use("year.html").splice);
-        assert_eq!(templates.paper_fields("paper.html"), PaperFields::All);
+        assert_eq!(templates.paper_fields("paper.html"), FieldsRead::All);
         for value in MADE_WHEN_MENTIONED {
             assert!(templates.mentions("paper.html", value), "{value}");
         }

@@ -8,7 +8,7 @@ use crate::render::exports::Abstract;
 use crate::render::items::{Field, Scalar};
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
-use crate::render::templates::PaperFields;
+use crate::render::templates::FieldsRead;
 use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -35,7 +35,7 @@ pub struct CategoryLink<'a> {
 /// and category links, the year's URL) are values made once: serde hands a
 /// [`Value`] field to tera as it is, a clone of its `Arc`. Each field is
 /// `None`, and left out, where the template does not read it
-/// ([`PaperFields`]).
+/// ([`FieldsRead`]).
 #[derive(Serialize)]
 struct PaperView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -427,7 +427,7 @@ impl<'a> Views<'a> {
 
     /// The template value of paper `id` in `list`, with its abstract when
     /// `with` is [`Abstract::Included`]: the `fields` a template reads.
-    pub fn paper(&self, id: PaperId, with: Abstract, list: List, fields: &PaperFields) -> Value {
+    pub fn paper(&self, id: PaperId, with: Abstract, list: List, fields: &FieldsRead) -> Value {
         let corpus = self.site.corpus;
         let paper = &corpus.papers[id];
         let read = |field| fields.reads(field);
@@ -624,7 +624,7 @@ impl<'a> Views<'a> {
     pub fn papers(&self, ids: &[PaperId], with: Abstract, list: List) -> Value {
         Value::from(
             ids.iter()
-                .map(|&id| self.paper(id, with, list, &PaperFields::All))
+                .map(|&id| self.paper(id, with, list, &FieldsRead::All))
                 .collect::<Vec<_>>(),
         )
     }
