@@ -279,6 +279,15 @@ impl Config {
 /// `expected …, found …`.
 pub fn normalise_base_url(url: &str) -> Result<String, String> {
     let url = url.trim();
+    // `--base-url` comes from the command line, where no file's
+    // characters are replaced ([`crate::input::chars`]).
+    if let Some(c) = url.chars().find(|&c| crate::input::chars::is_forbidden(c)) {
+        return Err(format!(
+            "expected a base URL without control characters or noncharacters, found U+{:04X} in `{}`",
+            u32::from(c),
+            url.escape_debug()
+        ));
+    }
     let scheme_end = url.find("://").unwrap_or(0);
     let scheme = url[..scheme_end].to_ascii_lowercase();
     let rest = &url[(scheme_end + 3).min(url.len())..];
@@ -628,6 +637,12 @@ mod tests {
             normalise_base_url("https://x/?q=1"),
             Err("expected a base URL without a query or fragment (`?`, `#`), which every page's URL would carry, found `https://x/?q=1`".into())
         );
+        // Found by the attack helper: a noncharacter in `--base-url` reached every page.
+        assert_eq!(
+            normalise_base_url("https://x/\u{fdd0}0\u{fdd0}/"),
+            Err("expected a base URL without control characters or noncharacters, found U+FDD0 in `https://x/\\u{fdd0}0\\u{fdd0}/`".into())
+        );
+        assert!(normalise_base_url("https://x/\u{1}/").is_err());
     }
 
     #[test]

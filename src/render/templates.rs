@@ -639,7 +639,9 @@ fn tag_code(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Each `{{ }}` (true) and `{% %}` (false) tag of a template's text,
-/// with its code.
+/// with its code, as tera reads them: a tag ends at its closing
+/// delimiter outside string literals (`"%}"` is a string), and the body
+/// of a `{% raw %}` block is text.
 fn tags(text: &str) -> impl Iterator<Item = (bool, &str)> {
     let mut rest = text;
     std::iter::from_fn(move || loop {
@@ -654,12 +656,74 @@ fn tags(text: &str) -> impl Iterator<Item = (bool, &str)> {
             }
         };
         let inner = &rest[at + 2..];
-        let end = inner.find(close).unwrap_or(inner.len());
+        let end = match close {
+            "#}" => inner.find(close).unwrap_or(inner.len()),
+            _ => code_end(inner, close),
+        };
+        let code = &inner[..end];
         rest = &inner[(end + close.len()).min(inner.len())..];
-        if close != "#}" {
-            return Some((close == "}}", &inner[..end]));
+        if close == "#}" {
+            continue;
         }
+        if close == "%}" && code.trim_matches(['-', '~', ' ', '\t', '\n', '\r']) == "raw" {
+            // Up to the end of `{% endraw %}`.
+            let body_end = rest.find("endraw").unwrap_or(rest.len());
+            let after = &rest[body_end..];
+            rest = &after[after.find("%}").map_or(after.len(), |e| e + 2)..];
+        }
+        return Some((close == "}}", code));
     })
+}
+
+/// Where a tag's code ends in `inner` (the text after its opening
+/// delimiter): at the first `close` outside a string literal (`"…"`,
+/// `'…'`, `` `…` ``, with `\` escapes), or at the end.
+fn code_end(inner: &str, close: &str) -> usize {
+    let bytes = inner.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            quote @ (b'"' | b'\'' | b'`') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            // An ASCII byte: `i` is a character's boundary.
+            _ if bytes[i..].starts_with(close.as_bytes()) => return i,
+            _ => i += 1,
+        }
+    }
+    inner.len()
+}
+
+/// The string literals of a tag's code, their escapes (`\"`, `\/`, …)
+/// read as tera reads them.
+fn string_literals(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut chars = code.chars();
+    while let Some(c) = chars.next() {
+        if !matches!(c, '"' | '\'' | '`') {
+            continue;
+        }
+        let mut literal = String::new();
+        while let Some(next) = chars.next() {
+            match next {
+                _ if next == c => break,
+                '\\' => match chars.next() {
+                    Some('n') => literal.push('\n'),
+                    Some('t') => literal.push('\t'),
+                    Some('r') => literal.push('\r'),
+                    Some(other) => literal.push(other),
+                    None => {}
+                },
+                _ => literal.push(next),
+            }
+        }
+        found.push(literal);
+    }
+    found
 }
 
 /// Whether a page whose templates' texts are `texts` may have its rendered
@@ -686,7 +750,14 @@ fn lists_spliceable(texts: &[&str]) -> bool {
         for (print, code) in tags(text) {
             let code = code.trim_matches(['-', '~']).trim();
             let word = code.split_whitespace().next().unwrap_or("");
-            let block_set = matches!(word, "set" | "set_global") && !code.contains('=');
+            // `{% set x %}` and `{% set x | upper %}` capture what their
+            // body prints; `{% set x = … %}` does not.
+            let block_set = matches!(word, "set" | "set_global") && {
+                let after_word = code[word.len()..].trim_start();
+                let name_end = after_word.find(|c: char| !(c.is_alphanumeric() || c == '_'));
+                let after_name = after_word[name_end.unwrap_or(after_word.len())..].trim_start();
+                after_name.is_empty() || after_name.starts_with('|')
+            };
             let component = word == "component" || code.starts_with(['<', '/']);
             if (!print && (word == "filter" || block_set || component)) || reads_any_field(code) {
                 return false;
@@ -732,22 +803,22 @@ fn defines_component(text: &str) -> bool {
     })
 }
 
-/// The templates each template names: a quoted string equal to another
-/// template's name (in `"`, `'` or `` ` ``) counts as a use, which covers
-/// `extends` and `include`; a template printing a list's items rendered
+/// The templates each template names: a string literal of its code (in
+/// `"`, `'` or `` ` ``, its escapes read) equal to another template's
+/// name counts as a use, which covers `extends` and `include` (which
+/// take only a literal); a template printing a list's items rendered
 /// (`papers_html`, `recent_html`) uses [`PAPER_ITEM`], which renders them.
 fn uses_of(by_name: &BTreeMap<String, (PathBuf, String)>) -> BTreeMap<&str, Vec<&str>> {
     by_name
         .iter()
         .map(|(name, (_, text))| {
             let prints_items = prints_items(text);
+            let literals: std::collections::BTreeSet<String> =
+                tag_code(text).flat_map(string_literals).collect();
             let named = by_name
                 .keys()
                 .filter(|other| {
-                    text.contains(&format!("\"{other}\""))
-                        || text.contains(&format!("'{other}'"))
-                        || text.contains(&format!("`{other}`"))
-                        || (prints_items && *other == PAPER_ITEM)
+                    literals.contains(other.as_str()) || (prints_items && *other == PAPER_ITEM)
                 })
                 .map(String::as_str)
                 .collect();
@@ -1193,6 +1264,12 @@ mod tests {
             ("{{ groups | first | get(key=\"papers_html\") }}", false),
             ("{{ __tera_context }}{{ papers_html | safe }}", false),
             ("<p>\u{fdd0}0\u{fdd0}</p>{{ papers_html | safe }}", false),
+            // Found by the attack helper: a block `set` with a filter; a
+            // string holding a closing delimiter.
+            ("{% set x | replace(from=\"<li\", to=\"<li data-x\") %}{{ papers_html | safe }}{% endset %}{{ x | safe }}", false),
+            ("{{ \"}}\" ~ papers_html | length }}{{ papers_html | safe }}", false),
+            ("{% set n = papers_html | length %}{{ papers_html | safe }}", false),
+            ("{% set title = \"Papers\" %}{{ papers_html | safe }}", true),
         ];
         for (text, splice) in cases {
             assert_eq!(lists_spliceable(&[text]), splice, "{text}");
@@ -1313,5 +1390,35 @@ mod tests {
         for value in MADE_WHEN_MENTIONED {
             assert!(templates.mentions("paper.html", value), "{value}");
         }
+    }
+
+    #[test]
+    fn tags_are_read_as_tera_reads_them() {
+        let text = "a {{ \"}}\" ~ x }} b {% if y == '%}' %}{# {{ z }} #}{% raw %}{{ papers_html | length }}{%- endraw -%}{{ `}}` }}é{{ w }}";
+        let found: Vec<(bool, &str)> = tags(text).collect();
+        assert_eq!(
+            found,
+            [
+                (true, " \"}}\" ~ x "),
+                (false, " if y == '%}' "),
+                (false, " raw "),
+                (true, " `}}` "),
+                (true, " w "),
+            ]
+        );
+        assert_eq!(
+            string_literals(r#" include "partials\/a.html" ~ 'b\'c' ~ `d` "#),
+            ["partials/a.html", "b'c", "d"]
+        );
+        // A template named with an escaped slash is used.
+        let templates = load(&[
+            (
+                "year.html",
+                "{{ papers_html | safe }}{% include \"partials\\/count.html\" %}",
+            ),
+            ("partials/count.html", "{{ papers_html | length }}"),
+            (PAPER_ITEM, "<li>{{ paper.title }}</li>"),
+        ]);
+        assert!(!templates.list_use("year.html").splice);
     }
 }
