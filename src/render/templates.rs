@@ -77,10 +77,10 @@ impl Templates {
             let error = match new_tera(&by_name, &get_url) {
                 Ok(tera) => {
                     let uses = uses_of(&by_name);
-                    let facts = template_hashes(&by_name, &uses);
                     // Components are global and read their callers'
                     // values: with one, no template's uses are known.
                     let components = by_name.values().any(|(_, text)| defines_component(text));
+                    let facts = template_hashes(&by_name, &uses, components);
                     let list_use = list_uses(&tera, &by_name, &uses, components);
                     let paper_fields = by_name
                         .keys()
@@ -355,6 +355,7 @@ impl GetUrl {
 fn template_hashes(
     by_name: &BTreeMap<String, (PathBuf, String)>,
     uses: &BTreeMap<&str, Vec<&str>>,
+    components: bool,
 ) -> Facts {
     // `config` is Zola's name for `site`.
     const COUNTS: [&str; 8] = [
@@ -371,7 +372,6 @@ fn template_hashes(
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
     let mut mentioned = std::collections::BTreeSet::new();
-    let components = by_name.values().any(|(_, text)| defines_component(text));
     let hashes = uses
         .keys()
         .map(|&name| {
@@ -591,12 +591,15 @@ fn list_uses(
 /// `.papers`, `"papers"`, a `set`), or a field read by a name given as
 /// data or all of a value's fields ([`reads_any_field`]).
 fn reaches_papers(text: &str) -> bool {
+    tag_code(text).any(|code| names_word(code, "papers") || reads_any_field(code))
+}
+
+/// Whether `code` holds `word` as a word of its own (`papers`, not
+/// `papers_html` or `my_papers`).
+fn names_word(code: &str, word: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    tag_code(text).any(|code| {
-        let word_papers = code.match_indices("papers").any(|(at, found)| {
-            !code[..at].ends_with(is_word) && !code[at + found.len()..].starts_with(is_word)
-        });
-        word_papers || reads_any_field(code)
+    code.match_indices(word).any(|(at, found)| {
+        !code[..at].ends_with(is_word) && !code[at + found.len()..].starts_with(is_word)
     })
 }
 
@@ -762,10 +765,7 @@ fn lists_spliceable(texts: &[&str]) -> bool {
             if (!print && (word == "filter" || block_set || component)) || reads_any_field(code) {
                 return false;
             }
-            let names_groups = code.match_indices("groups").any(|(at, found)| {
-                !code[..at].ends_with(is_word) && !code[at + found.len()..].starts_with(is_word)
-            });
-            if names_groups {
+            if names_word(code, "groups") {
                 match code.split_whitespace().collect::<Vec<_>>()[..] {
                     ["for", name, "in", "groups"] if !print => loop_names.push(name),
                     _ => return false,
