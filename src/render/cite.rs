@@ -31,6 +31,7 @@
 //!   the arXiv id is known (as Zotero exports its preprints).
 
 use serde_json::{json, Map, Value};
+use std::fmt::Write;
 
 /// A person's name, split by the site's name model
 /// ([`crate::text::names::NameParts`]: given names, particles, family name).
@@ -82,7 +83,11 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
         Some(at) => s[at..].contains(|c: char| c.is_whitespace() && c != ' '),
         None => false,
     };
-    let folded = !s.starts_with(' ') && !s.ends_with(' ') && !s.contains("  ") && !other_space;
+    // Two spaces found from the spaces (`contains("  ")` sets up a
+    // substring search, most of this function's cost on a name).
+    let bytes = s.as_bytes();
+    let double = memchr::memchr_iter(b' ', bytes).any(|i| bytes.get(i + 1) == Some(&b' '));
+    let folded = !s.starts_with(' ') && !s.ends_with(' ') && !double && !other_space;
     if folded {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -94,15 +99,27 @@ const LATEX_SPECIAL: u128 = crate::text::ascii_set(b"\\{}<>^~%&#_$");
 
 /// Escapes plain text for a braced BibTeX field: every LaTeX special character
 /// becomes a command or escape, so the result has balanced braces.
+#[cfg(test)]
 fn latex_plain(s: &str) -> String {
+    let mut out = String::new();
+    push_latex_plain(&mut out, s);
+    out
+}
+
+/// Appends [`latex_plain`] of `s` to `out`.
+fn push_latex_plain(out: &mut String, s: &str) {
+    push_latex_escaped(out, &one_line(s));
+}
+
+/// Appends `line` (on one line already) to `out`, LaTeX's special
+/// characters escaped.
+fn push_latex_escaped(out: &mut String, line: &str) {
     // A `match` on each byte, compiled to a jump table per byte, and a
     // search of the specials' string per character before that, made
     // this function 3.8% of a complete build's CPU at 100,000 papers
     // (perf), most of it for the abstracts in authors' BibTeX files.
     let special = |b: &u8| crate::text::in_ascii_set(LATEX_SPECIAL, *b);
-    let line = one_line(s);
-    let mut out = String::with_capacity(line.len() + 16);
-    let mut rest = &*line;
+    let mut rest = line;
     while let Some(at) = rest.as_bytes().iter().position(special) {
         out.push_str(&rest[..at]);
         match rest.as_bytes()[at] {
@@ -121,7 +138,6 @@ fn latex_plain(s: &str) -> String {
         rest = &rest[at + 1..];
     }
     out.push_str(rest);
-    out
 }
 
 /// Finds `$...$` spans (non-empty content, unescaped dollars).
@@ -346,38 +362,58 @@ fn push_title_word(
     *seen_word = true;
 }
 
-/// A URL or DOI for a BibTeX field: braces, backslashes and spaces percent-encoded.
-fn bib_verbatim(s: &str) -> String {
-    s.trim()
-        .replace('\\', "%5C")
-        .replace('{', "%7B")
-        .replace('}', "%7D")
-        .replace(' ', "%20")
+/// Appends a URL or DOI for a BibTeX field to `out`: braces, backslashes
+/// and spaces percent-encoded.
+fn push_bib_verbatim(out: &mut String, s: &str) {
+    let mut rest = s.trim();
+    while let Some(at) = rest
+        .bytes()
+        .position(|b| matches!(b, b'\\' | b'{' | b'}' | b' '))
+    {
+        out.push_str(&rest[..at]);
+        out.push_str(match rest.as_bytes()[at] {
+            b'\\' => "%5C",
+            b'{' => "%7B",
+            b'}' => "%7D",
+            _ => "%20",
+        });
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
 }
 
 /// One author in BibTeX's `von Last, First` form.
+#[cfg(test)]
 fn bib_name(p: &Person) -> String {
-    let family = latex_plain(&p.family);
-    // Braces keep commas, spaces and a lone "and" from splitting the family name.
-    let family = if family.contains([',', ' ']) {
-        format!("{{{family}}}")
-    } else {
-        family
-    };
-    // Both parts are on one line already (`latex_plain`): joined by a
-    // space when both are there.
-    let mut name = latex_plain(&p.particles);
+    let mut out = String::new();
+    push_bib_name(&mut out, p);
+    out
+}
+
+/// Appends [`bib_name`] of `p` to `out`.
+fn push_bib_name(out: &mut String, p: &Person) {
+    let particles = one_line(&p.particles);
+    let family = one_line(&p.family);
+    push_latex_escaped(out, &particles);
     if !family.is_empty() {
-        if !name.is_empty() {
-            name.push(' ');
+        if !particles.is_empty() {
+            out.push(' ');
         }
-        name.push_str(&family);
+        // Braces keep commas, spaces and a lone "and" from splitting the
+        // family name.
+        let braced = family.contains([',', ' ']);
+        if braced {
+            out.push('{');
+        }
+        push_latex_escaped(out, &family);
+        if braced {
+            out.push('}');
+        }
     }
     if !p.given.trim().is_empty() {
-        name.push_str(", ");
-        name.push_str(&latex_plain(&p.given));
+        out.push_str(", ");
+        push_latex_plain(out, &p.given);
     }
-    name
 }
 
 /// BibTeX entry for one paper, e.g.
@@ -405,37 +441,55 @@ pub fn bibtex(r: &CiteRecord) -> String {
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || "-_:.".contains(*c)),
     );
-    // Each field on its own line, after a comma.
-    let field = |out: &mut String, name: &str, value: &str| {
-        out.extend([",\n  ", name, " = {", value, "}"]);
+    // Each field on its own line, after a comma; its value written into
+    // the entry (a `String` per value made a paper page's entry cost
+    // twice as many instructions).
+    let field = |out: &mut String, name: &str, value: &dyn Fn(&mut String)| {
+        out.extend([",\n  ", name, " = {"]);
+        value(out);
+        out.push('}');
     };
-    field(&mut out, "title", &latex_title(r.title_latex));
+    field(&mut out, "title", &|out| {
+        out.push_str(&latex_title(r.title_latex))
+    });
     if !r.authors.is_empty() {
-        let mut names: Vec<String> = r.authors.iter().map(bib_name).collect();
-        if !r.authors_complete {
-            names.push("others".to_string());
-        }
-        field(&mut out, "author", &names.join(" and "));
+        field(&mut out, "author", &|out| {
+            for (i, person) in r.authors.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" and ");
+                }
+                push_bib_name(out, person);
+            }
+            if !r.authors_complete {
+                out.push_str(" and others");
+            }
+        });
     }
     if let Some(year) = r.year {
-        field(&mut out, "year", &year.to_string());
+        field(&mut out, "year", &|out| {
+            let _ = write!(out, "{year}");
+        });
     }
     if let Some(id) = r.arxiv_id {
-        field(&mut out, "eprint", &bib_verbatim(id));
-        field(&mut out, "archivePrefix", "arXiv");
+        field(&mut out, "eprint", &|out| push_bib_verbatim(out, id));
+        field(&mut out, "archivePrefix", &|out| out.push_str("arXiv"));
         if let Some(class) = r.primary_class {
-            field(&mut out, "primaryClass", &latex_plain(class));
+            field(&mut out, "primaryClass", &|out| {
+                push_latex_plain(out, class)
+            });
         }
     }
     if let Some(doi) = r.doi {
-        field(&mut out, "doi", &bib_verbatim(doi));
+        field(&mut out, "doi", &|out| push_bib_verbatim(out, doi));
     }
-    field(&mut out, "url", &bib_verbatim(r.url));
+    field(&mut out, "url", &|out| push_bib_verbatim(out, r.url));
     if let Some(venue) = r.venue {
-        field(&mut out, "note", &latex_plain(venue));
+        field(&mut out, "note", &|out| push_latex_plain(out, venue));
     }
     if !r.abstract_plain.trim().is_empty() {
-        field(&mut out, "abstract", &latex_plain(r.abstract_plain));
+        field(&mut out, "abstract", &|out| {
+            push_latex_plain(out, r.abstract_plain)
+        });
     }
     out.push_str("\n}");
     out
