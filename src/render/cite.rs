@@ -97,16 +97,9 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
 /// LaTeX's special characters, which BibTeX fields escape.
 const LATEX_SPECIAL: u128 = crate::text::ascii_set(b"\\{}<>^~%&#_$");
 
-/// Escapes plain text for a braced BibTeX field: every LaTeX special character
-/// becomes a command or escape, so the result has balanced braces.
-#[cfg(test)]
-fn latex_plain(s: &str) -> String {
-    let mut out = String::new();
-    push_latex_plain(&mut out, s);
-    out
-}
-
-/// Appends [`latex_plain`] of `s` to `out`.
+/// Appends plain text for a braced BibTeX field to `out`: on one line,
+/// every LaTeX special character a command or escape, so the result has
+/// balanced braces.
 fn push_latex_plain(out: &mut String, s: &str) {
     push_latex_escaped(out, &one_line(s));
 }
