@@ -762,7 +762,7 @@ impl<'a> Pages<'a> {
         }
         let citation = crate::render::scholar::citation_tags(paper);
         let open_graph = crate::render::scholar::open_graph(site, paper, description);
-        let script = crate::render::scholar::json_ld(site, paper);
+        let script = crate::render::scholar::json_ld(site, paper, &|a| self.views.person_json(a));
         if html {
             context.insert(
                 "scholarly_meta_html",

@@ -9,10 +9,11 @@
 //! complete author list; otherwise none, so no one is credited alone with a
 //! paper they share with unlisted co-authors.
 
-use crate::corpus::Paper;
+use crate::corpus::{AuthorId, Paper};
 use crate::permalink::Route;
 use crate::render::site::Site;
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 /// One `<meta>` tag: `name` (or `property` for OpenGraph) and `content`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -116,7 +117,11 @@ pub fn head_html(citation: &[MetaTag], open_graph: &[MetaTag], json_ld: &str) ->
 /// authors (the complete list when an override gives one). It has no
 /// `abstract`: the page shows it once, the meta description (shared by
 /// Open Graph) summarises it, and the exports carry it.
-pub fn json_ld(site: &Site, paper: &Paper) -> String {
+pub fn json_ld<'p>(
+    site: &Site,
+    paper: &Paper,
+    person: &dyn Fn(AuthorId) -> Option<&'p RawValue>,
+) -> String {
     let corpus = site.corpus;
     let author_url = |id: usize| {
         site.urls.permalink(&Route::Author {
@@ -124,9 +129,18 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
             page: 1,
         })
     };
-    let author: Vec<Person> = corpus
+    // A listed author under their own name is their `Person` made once
+    // ([`person_json`]); serialised on every paper, the authors were a
+    // third of the JSON-LD's instructions.
+    let author: Vec<Credited> = corpus
         .credited(paper)
-        .map(|(name, owner)| Person::new(name, owner.map(author_url)))
+        .map(|(name, owner)| {
+            let own = owner.filter(|&a| corpus.authors[a].name == name);
+            match own.and_then(person) {
+                Some(json) => Credited::Known(json),
+                None => Credited::Named(Person::new(name, owner.map(author_url))),
+            }
+        })
         .collect();
     let details = &paper.details;
     let mut identifier = Vec::new();
@@ -160,7 +174,13 @@ pub fn json_ld(site: &Site, paper: &Paper) -> String {
         same_as,
         url: site.urls.permalink(&paper_route(paper)),
     };
-    script_safe(&serde_json::to_string(&article).unwrap_or_default())
+    // Room for a typical entry at once: grown from serde_json's 128
+    // bytes, it was copied eight times a paper.
+    let mut json = Vec::with_capacity(1024);
+    match serde_json::to_writer(&mut json, &article) {
+        Ok(()) => script_safe(std::str::from_utf8(&json).unwrap_or_default()),
+        Err(_) => String::new(),
+    }
 }
 
 /// A schema.org `ScholarlyArticle`, its keys in byte order as a JSON
@@ -171,7 +191,7 @@ struct ScholarlyArticle<'a> {
     context: &'static str,
     #[serde(rename = "@type")]
     kind: &'static str,
-    author: Vec<Person<'a>>,
+    author: Vec<Credited<'a>>,
     #[serde(rename = "dateModified", skip_serializing_if = "Option::is_none")]
     date_modified: Option<&'a str>,
     #[serde(rename = "datePublished", skip_serializing_if = "Option::is_none")]
@@ -186,6 +206,27 @@ struct ScholarlyArticle<'a> {
     #[serde(rename = "sameAs", skip_serializing_if = "Vec::is_empty")]
     same_as: Vec<String>,
     url: String,
+}
+
+/// Author `id`'s schema.org `Person` under their own name, with their
+/// author page, as JSON ([`json_ld`] takes it as it is).
+pub fn person_json(site: &Site, id: AuthorId) -> Option<Box<RawValue>> {
+    let author = &site.corpus.authors[id];
+    let url = site.urls.permalink(&Route::Author {
+        slug: author.slug.clone(),
+        page: 1,
+    });
+    serde_json::value::to_raw_value(&Person::new(&author.name, Some(url))).ok()
+}
+
+/// A name of a paper's author list in its JSON-LD.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Credited<'a> {
+    /// A listed author's [`person_json`].
+    Known(&'a RawValue),
+    /// Any other name.
+    Named(Person<'a>),
 }
 
 /// A schema.org `Person`: a name, and the author page when there is one.

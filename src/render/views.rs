@@ -263,6 +263,8 @@ pub struct Views<'a> {
     author_links: Vec<std::sync::OnceLock<Value>>,
     /// Each author's name and page URL as HTML, made when first used.
     author_html: Vec<std::sync::OnceLock<AuthorHtml>>,
+    /// Each author's schema.org `Person` as JSON, made when first used.
+    person_json: Vec<std::sync::OnceLock<Option<Box<serde_json::value::RawValue>>>>,
     years: Vec<Value>,
     /// Each year's URL, and its link as `meta_html` shows it, by year.
     year_links: std::collections::HashMap<u16, (Value, Box<str>)>,
@@ -288,6 +290,11 @@ impl<'a> Views<'a> {
             .map(|_| std::sync::OnceLock::new())
             .collect();
         let author_html = corpus
+            .authors
+            .iter()
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        let person_json = corpus
             .authors
             .iter()
             .map(|_| std::sync::OnceLock::new())
@@ -357,6 +364,7 @@ impl<'a> Views<'a> {
             site: *site,
             author_links,
             author_html,
+            person_json,
             years,
             year_links,
             categories,
@@ -423,6 +431,13 @@ impl<'a> Views<'a> {
                 url: escape_html(&link.url).into_boxed_str(),
             }
         })
+    }
+
+    /// Author `id`'s [`crate::render::scholar::person_json`].
+    pub fn person_json(&self, id: AuthorId) -> Option<&serde_json::value::RawValue> {
+        self.person_json[id]
+            .get_or_init(|| crate::render::scholar::person_json(&self.site, id))
+            .as_deref()
     }
 
     /// The template value of paper `id` in `list`, with its abstract when
