@@ -49,7 +49,7 @@ pub struct CiteRecord<'a> {
     /// Plain-text abstract; may be empty (then no abstract field is written).
     pub abstract_plain: &'a str,
     /// Known authors, in order.
-    pub authors: &'a [Person],
+    pub authors: &'a [std::borrow::Cow<'a, Person>],
     /// `false`: `authors` holds only the authors known to the site and others exist.
     pub authors_complete: bool,
     /// Year of the (first) version, e.g. `2024`; `None` when not known.
@@ -568,7 +568,7 @@ fn csl_name(p: &Person) -> Value {
 /// with `", "`), and for arXiv papers `genre: "Preprint"`, `publisher:
 /// "arXiv"`, `number: "arXiv:ID"`.
 pub fn csl_json(r: &CiteRecord) -> Value {
-    let mut authors: Vec<Value> = r.authors.iter().map(csl_name).collect();
+    let mut authors: Vec<Value> = r.authors.iter().map(|p| csl_name(p)).collect();
     if !r.authors_complete {
         authors.push(json!({ "literal": "others" }));
     }
@@ -605,6 +605,7 @@ pub fn csl_json(r: &CiteRecord) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn one_line_folds_every_kind_of_whitespace_and_borrows_folded_text() {
@@ -638,15 +639,15 @@ mod tests {
         }
     }
 
-    fn authors() -> Vec<Person> {
+    fn authors() -> Vec<Cow<'static, Person>> {
         vec![
-            person("Xiaowen", "", "Chu"),
-            person("Anna", "van der", "Berg"),
+            Cow::Owned(person("Xiaowen", "", "Chu")),
+            Cow::Owned(person("Anna", "van der", "Berg")),
         ]
     }
 
     /// A paper with every field set and a complete author list.
-    fn full(authors: &[Person]) -> CiteRecord<'_> {
+    fn full<'a>(authors: &'a [Cow<'a, Person>]) -> CiteRecord<'a> {
         CiteRecord {
             key: "chu2024fusionllm",
             title_latex: "FusionLLM: Optimizing MoE Training on GPUs",
@@ -666,7 +667,7 @@ mod tests {
     }
 
     /// The same paper known only through the site's authors, without DOI, PDF, venue or abstract.
-    fn partial(authors: &[Person]) -> CiteRecord<'_> {
+    fn partial<'a>(authors: &'a [Cow<'a, Person>]) -> CiteRecord<'a> {
         CiteRecord {
             authors_complete: false,
             doi: None,
@@ -678,7 +679,7 @@ mod tests {
     }
 
     /// A hostile LaTeX title, no arXiv data.
-    fn hostile(authors: &[Person]) -> CiteRecord<'_> {
+    fn hostile<'a>(authors: &'a [Cow<'a, Person>]) -> CiteRecord<'a> {
         CiteRecord {
             key: "berg2023gpus",
             title_latex: HOSTILE,
@@ -948,7 +949,7 @@ mod tests {
 
     #[test]
     fn ris_hostile_title_and_mononym() {
-        let a = [person("", "", "Sukarno")];
+        let a = [Cow::Owned(person("", "", "Sukarno"))];
         assert_eq!(
             ris(&hostile(&a)),
             "TY  - UNPB\r\n\

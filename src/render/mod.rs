@@ -193,11 +193,18 @@ impl<'a> Renderer<'a> {
             Job::PaperExport(id, export) => {
                 return Ok(vec![file(
                     &route,
-                    exports::paper_export(site, *id, *export, Abstract::Included).into_bytes(),
+                    exports::paper_export(
+                        site,
+                        self.pages.author_parts(),
+                        *id,
+                        *export,
+                        Abstract::Included,
+                    )
+                    .into_bytes(),
                 )])
             }
             Job::AuthorBib(id) => {
-                let bib = exports::author_bib(site, *id);
+                let bib = exports::author_bib(site, self.pages.author_parts(), *id);
                 return Ok(vec![file(&route, bib.into_bytes())]);
             }
             Job::CorpusJson => {

@@ -8,7 +8,7 @@ use crate::corpus::{initial_id, query, stats, AuthorId, Initial, PaperId};
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
-use crate::render::exports::Abstract;
+use crate::render::exports::{Abstract, AuthorParts};
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{
@@ -30,6 +30,8 @@ pub struct Pages<'a> {
     scholarly: Scholarly,
     /// The fields of its `paper` that `paper.html` reads.
     paper_fields: FieldsRead,
+    /// The authors' names split for the Cite block and the exports.
+    author_parts: AuthorParts,
 }
 
 /// Which of a paper page's metadata values its template mentions
@@ -98,11 +100,17 @@ impl<'a> Pages<'a> {
         };
         Pages {
             scholarly,
+            author_parts: AuthorParts::new(corpus),
             paper_fields: templates.paper_fields("paper.html"),
             site,
             templates,
             views,
         }
+    }
+
+    /// The authors' names split, for the exports.
+    pub fn author_parts(&self) -> &AuthorParts {
+        &self.author_parts
     }
 
     /// Renders the page of `job`, written at `route`. Errors: a template
@@ -738,6 +746,7 @@ impl<'a> Pages<'a> {
                 key: &paper.key,
                 bibtex: crate::render::exports::paper_export(
                     site,
+                    &self.author_parts,
                     id,
                     Export::Bibtex,
                     Abstract::Left,

@@ -69,7 +69,11 @@ impl NameParts {
             },
             [init @ .., last] => {
                 let mut start = init.len();
-                while start > 1 && PARTICLES.contains(&init[start - 1].to_lowercase().as_str()) {
+                // Compared ignoring ASCII case, not lowercased into a new
+                // string: the same test, as only the Kelvin sign lowercases
+                // to ASCII (`k`, in no particle).
+                let particle = |w: &str| PARTICLES.iter().any(|p| p.eq_ignore_ascii_case(w));
+                while start > 1 && particle(init[start - 1]) {
                     start -= 1;
                 }
                 // Particles written capitalised (`Di Battista`, `Van der

@@ -656,7 +656,9 @@ pub fn plain_of_html_upto(html: &str, chars: usize) -> String {
     // least `chars` of them (a character is at least a byte).
     let mut count_at = chars;
     loop {
-        let open = rest.find('<').unwrap_or(rest.len());
+        // The memchr crate's search (vectorised): `str::find` read each
+        // paragraph to its end at a fifth of a paper page's summary.
+        let open = memchr::memchr(b'<', rest.as_bytes()).unwrap_or(rest.len());
         // The text before the next tag, a piece at a time: a piece ends at
         // a space past `count_at` (no entity holds a space).
         let mut text = &rest[..open];
