@@ -4,7 +4,7 @@
 //! with their shortcodes expanded, 404, search and redirects. The values
 //! each template receives are documented in `docs/templates.md`.
 
-use crate::corpus::{initial_id, query, stats, AuthorId, Initial, PaperId};
+use crate::corpus::{initial_id, query, stats, AuthorId, Corpus, Initial, PaperId};
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
@@ -14,7 +14,7 @@ use crate::render::site::Site;
 use crate::render::templates::{
     content_template_name, list_mark, splice_lists, FieldsRead, ListUse, Templates, PAPER_ITEM,
 };
-use crate::render::views::{byline, person_link, List, Views};
+use crate::render::views::{byline, List, Views};
 use serde::Serialize;
 use tera::{Context, Value};
 
@@ -311,11 +311,13 @@ impl<'a> Pages<'a> {
                     .iter()
                     .flat_map(|known| known.counts.iter().take(stats::COAUTHORS_SHOWN))
                     .map(|(other, count)| match other {
-                        stats::Coauthor::Author(a) => CountedLink::author(site, *a, *count),
+                        stats::Coauthor::Author(a) => {
+                            CountedLink::author(views, corpus, *a, *count)
+                        }
                         stats::Coauthor::Name(name) => CountedLink {
-                            name: name.to_string(),
-                            code: String::new(),
-                            url: String::new(),
+                            name,
+                            code: "",
+                            url: "",
                             count: *count,
                         },
                     })
@@ -428,7 +430,7 @@ impl<'a> Pages<'a> {
                 let top: Vec<CountedLink> = if page == 1 {
                     stats::top_authors(corpus, &category.papers)
                         .into_iter()
-                        .map(|(a, count)| CountedLink::author(site, a, count))
+                        .map(|(a, count)| CountedLink::author(views, corpus, a, count))
                         .collect()
                 } else {
                     Vec::new()
@@ -533,7 +535,7 @@ impl<'a> Pages<'a> {
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
         // The items of `run`, or their mark.
-        let mut items = |run: &[PaperId], context: &Context, group: Option<Value>| {
+        let mut items = |run: &[PaperId], context: &Context, group: Option<&YearGroup>| {
             let html = self.items_html(run, with, kind, context, group)?;
             Ok::<Value, Diagnostic>(match uses.splice {
                 true => {
@@ -565,24 +567,25 @@ impl<'a> Pages<'a> {
                     .iter()
                     .take_while(|&&p| corpus.papers[p].year == year)
                     .count();
-            let mut group = tera::Map::new();
             // Undated papers (BibTeX entries without a year) last.
             let (year, heading) = match year {
                 crate::corpus::UNDATED => (Value::from("undated"), "Undated".to_string()),
                 year => (Value::from(year), year.to_string()),
             };
-            group.insert("year".into(), year);
-            group.insert("heading".into(), Value::from(heading));
             let run = &ids[start..end];
-            if uses.values {
-                group.insert("papers".into(), self.views.papers(run, with, kind));
-            }
+            let mut group = YearGroup {
+                year,
+                heading,
+                papers: uses.values.then(|| self.views.papers(run, with, kind)),
+                papers_html: None,
+            };
             if uses.html {
-                let so_far = Value::from(group.clone());
-                let html = items(run, context, Some(so_far))?;
-                group.insert("papers_html".into(), html);
+                let html = items(run, context, Some(&group))?;
+                group.papers_html = Some(html);
             }
-            groups.push(Value::from(group));
+            // Made as a struct, each key hashed once (a map made and
+            // then turned into a value hashes each twice).
+            groups.push(Value::from_serializable(&group));
             start = end;
         }
         context.insert_value("groups", Value::from(groups));
@@ -602,7 +605,7 @@ impl<'a> Pages<'a> {
         with: Abstract,
         list: List,
         context: &Context,
-        group: Option<Value>,
+        group: Option<&YearGroup>,
     ) -> Result<String, Diagnostic> {
         let mut out = String::new();
         if let Some(item) = self.templates.paper_item() {
@@ -629,7 +632,7 @@ impl<'a> Pages<'a> {
         }
         let mut context = context.clone();
         if let Some(group) = group {
-            context.insert_value("group", group);
+            context.insert("group", group);
         }
         for &id in ids {
             context.insert_value("paper", self.views.paper(id, with, list, &FieldsRead::All));
@@ -671,12 +674,9 @@ impl<'a> Pages<'a> {
                 .map(|(c, count)| {
                     let category = &site.corpus.categories[c];
                     CountedLink {
-                        name: category.name.clone(),
-                        code: category.code.clone(),
-                        url: site.urls.url(&Route::Category {
-                            slug: category.slug.clone(),
-                            page: 1,
-                        }),
+                        name: &category.name,
+                        code: &category.code,
+                        url: self.views.category_url(c),
                         count,
                     }
                 })
@@ -886,6 +886,19 @@ struct SiteUrls {
     categories: String,
 }
 
+/// One year's run of an author's papers (`groups`): `year` (or
+/// `undated`), `heading`, and the run as `papers` and `papers_html`, each
+/// when the template uses it.
+#[derive(Serialize)]
+struct YearGroup {
+    year: Value,
+    heading: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    papers: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    papers_html: Option<Value>,
+}
+
 /// One initial letter's group of the authors index.
 #[derive(Serialize)]
 struct Letter<'a> {
@@ -1041,21 +1054,22 @@ fn paged_title(title: &str, page: usize) -> String {
 }
 
 /// A term with a count: a co-author, a year, a category, a top author.
+/// Its strings are borrowed from the corpus and the shared links, not
+/// copied for each page that counts it.
 #[derive(Serialize)]
-struct CountedLink {
-    name: String,
-    code: String,
-    url: String,
+struct CountedLink<'v> {
+    name: &'v str,
+    code: &'v str,
+    url: &'v str,
     count: usize,
 }
 
-impl CountedLink {
-    fn author(site: &Site, id: AuthorId, count: usize) -> CountedLink {
-        let link = person_link(site, id);
+impl<'v> CountedLink<'v> {
+    fn author(views: &'v Views, corpus: &'v Corpus, id: AuthorId, count: usize) -> CountedLink<'v> {
         CountedLink {
-            name: link.name.to_string(),
-            code: String::new(),
-            url: link.url,
+            name: &corpus.authors[id].name,
+            code: "",
+            url: views.author_url(id),
             count,
         }
     }

@@ -422,6 +422,16 @@ impl<'a> Views<'a> {
         self.author_links[id].get_or_init(|| Value::from_serializable(&person_link(&self.site, id)))
     }
 
+    /// Author `id`'s page URL, as their link holds it.
+    pub fn author_url(&self, id: AuthorId) -> &str {
+        link_url(self.author_link(id))
+    }
+
+    /// Category `id`'s page URL, as its link holds it.
+    pub fn category_url(&self, id: CategoryId) -> &str {
+        link_url(&self.category_links[id])
+    }
+
     /// Author `id`'s name and page URL, escaped for HTML.
     fn author_html(&self, id: AuthorId) -> &AuthorHtml {
         self.author_html[id].get_or_init(|| {
@@ -723,6 +733,13 @@ pub fn person_link<'a>(site: &Site<'a>, id: AuthorId) -> PersonLink<'a> {
             page: 1,
         }),
     }
+}
+
+/// The `url` of a link's value (`{name, url}`, `{code, name, url}`).
+fn link_url(link: &Value) -> &str {
+    link.get_from_path("url")
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 /// The link to category `id`'s page.
