@@ -73,22 +73,32 @@ pub struct CiteRecord<'a> {
 /// Collapses every run of whitespace (newlines included) into one space
 /// and trims; text that is already so (plain renderings are) is borrowed.
 fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    // Whitespace other than a space is an ASCII control (tab to carriage
-    // return) or a character whose UTF-8 starts with 0xC2, 0xE1, 0xE2 or
-    // 0xE3 (U+0085, U+00A0, U+1680, U+2000 to U+205F, U+3000): characters
-    // are decoded from the first such byte on, not from the start (this
-    // function was 3.0% of a complete build's CPU at 100,000 papers, perf).
-    let maybe_space = |b: &u8| matches!(b, b'\t'..=b'\r' | 0xC2 | 0xE1..=0xE3);
-    let other_space = match s.as_bytes().iter().position(maybe_space) {
-        Some(at) => s[at..].contains(|c: char| c.is_whitespace() && c != ' '),
-        None => false,
-    };
-    // Two spaces found from the spaces (`contains("  ")` sets up a
-    // substring search, most of this function's cost on a name).
-    let bytes = s.as_bytes();
-    let double = memchr::memchr_iter(b' ', bytes).any(|i| bytes.get(i + 1) == Some(&b' '));
-    let folded = !s.starts_with(' ') && !s.ends_with(' ') && !double && !other_space;
-    if folded {
+    // One pass over the bytes. Whitespace other than a space is an ASCII
+    // control (tab to carriage return) or a character whose UTF-8 starts
+    // with 0xC2, 0xE1, 0xE2 or 0xE3 (U+0085, U+00A0, U+1680, U+2000 to
+    // U+205F, U+3000): a character is decoded only at such a byte (this
+    // function was 3.0% of a complete build's CPU at 100,000 papers,
+    // perf; a substring search for two spaces, set up on every call, was
+    // most of its cost on a name).
+    let mut after_space = true;
+    let mut folded = true;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        match b {
+            // A space first or after a space.
+            b' ' if after_space => folded = false,
+            b' ' => after_space = true,
+            b'\t'..=b'\r' => folded = false,
+            0xC2 | 0xE1..=0xE3 if s[i..].chars().next().is_some_and(char::is_whitespace) => {
+                folded = false
+            }
+            _ => after_space = false,
+        }
+        if !folded {
+            break;
+        }
+    }
+    // Not a space last.
+    if folded && (!after_space || s.is_empty()) {
         return std::borrow::Cow::Borrowed(s);
     }
     std::borrow::Cow::Owned(s.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -243,7 +253,7 @@ fn latex_title(src: &str) -> String {
             let end = rest
                 .find(|c: char| !c.is_alphanumeric())
                 .unwrap_or(rest.len());
-            push_title_word(&mut out, rest[..end].chars(), true, &mut seen_word);
+            push_title_word(&mut out, &rest[..end], true, &mut seen_word);
             rest = &rest[end..];
         }
         out.push_str(rest);
@@ -318,8 +328,8 @@ fn latex_title(src: &str) -> String {
                 while j < chars.len() && chars[j].is_alphanumeric() {
                     j += 1;
                 }
-                let word = chars[i..j].iter().copied();
-                push_title_word(&mut out, word, depth == 0, &mut seen_word);
+                let word: String = chars[i..j].iter().collect();
+                push_title_word(&mut out, &word, depth == 0, &mut seen_word);
                 i = j;
                 continue;
             }
@@ -335,20 +345,15 @@ fn latex_title(src: &str) -> String {
 /// at brace level 0 (`top`) when it has an uppercase letter after its
 /// first character, or when it is not the first word and starts uppercase,
 /// so that BibTeX styles keep its case.
-fn push_title_word(
-    out: &mut String,
-    word: impl Iterator<Item = char> + Clone,
-    top: bool,
-    seen_word: &mut bool,
-) {
-    let mut chars = word.clone();
+fn push_title_word(out: &mut String, word: &str, top: bool, seen_word: &mut bool) {
+    let mut chars = word.chars();
     let starts_upper = chars.next().is_some_and(char::is_uppercase);
     let inner_upper = chars.any(char::is_uppercase);
     let braced = top && (inner_upper || (*seen_word && starts_upper));
     if braced {
         out.push('{');
     }
-    out.extend(word);
+    out.push_str(word);
     if braced {
         out.push('}');
     }
