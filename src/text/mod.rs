@@ -200,12 +200,23 @@ pub fn in_ascii_set(set: u128, b: u8) -> bool {
 /// `plain` cut to at most `max_chars` characters at a word boundary, with
 /// `…` appended when cut ([`Abstract::summary`]).
 pub fn summarise(plain: &str, max_chars: usize) -> String {
-    let Some((end, _)) = plain.char_indices().nth(max_chars) else {
-        return plain.to_string();
+    // Where `max_chars` ASCII characters lead, the cut is found without
+    // counting characters one by one.
+    let ascii_cut = plain.len() > max_chars && plain.as_bytes()[..max_chars].is_ascii();
+    let end = match ascii_cut {
+        true => max_chars,
+        false => match plain.char_indices().nth(max_chars) {
+            Some((end, _)) => end,
+            None => return plain.to_string(),
+        },
     };
     let cut = &plain[..end];
     let at_word = cut.rfind(' ').unwrap_or(cut.len());
-    format!("{}…", cut[..at_word].trim_end())
+    let kept = cut[..at_word].trim_end();
+    let mut summary = String::with_capacity(kept.len() + '…'.len_utf8());
+    summary.push_str(kept);
+    summary.push('…');
+    summary
 }
 
 /// Undoes UTF-8 read as Latin-1 (`ClÃ©ment` for `Clément`, `Î\u{98}` for
