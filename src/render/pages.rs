@@ -9,6 +9,7 @@ use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
 use crate::render::exports::{Abstract, AuthorParts};
+use crate::render::items::ItemTemplate;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{
@@ -161,16 +162,26 @@ impl<'a> Pages<'a> {
             },
         );
         let mut lists = Lists::default();
-        if let Some(list) = list {
+        if let Some(list) = &list {
             self.insert_list(&mut context, template, list, all_values, &mut lists)?;
         }
         let page = self
             .templates
             .render_bytes(template, &context, lists.inserted_len)?;
-        Ok(match lists.spliced.is_empty() {
-            true => page,
-            false => splice_lists(page, &lists.spliced),
-        })
+        let Some(list) = list.filter(|_| !lists.spliced.is_empty()) else {
+            return Ok(page);
+        };
+        // Items filled in at their mark, straight into the page.
+        Ok(splice_lists(
+            page,
+            lists.spliced.len(),
+            &mut |n, out| match &lists.spliced[n] {
+                Spliced::Made(html) => out.push_str(html),
+                Spliced::Items(item, run) => {
+                    self.fill_items(item, out, &list.ids[run.clone()], list.with, list.list)
+                }
+            },
+        ))
     }
 
     /// The site's own `robots.txt` template (as in Zola), rendered with
@@ -523,37 +534,42 @@ impl<'a> Pages<'a> {
     /// that tera renders sees. Rendered items go into `lists`: in the
     /// context, or as a mark spliced after the render when the template
     /// allows ([`ListUse::splice`]). Errors: a template error of an item.
-    fn insert_list(
-        &self,
+    fn insert_list<'j>(
+        &'j self,
         context: &mut Context,
         template: &str,
-        list: PageList,
+        list: &PageList,
         all_values: bool,
-        lists: &mut Lists,
+        lists: &mut Lists<'j>,
     ) -> Result<(), Diagnostic> {
         let uses = self.list_use(template, all_values);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
-        // The items of `run`, or their mark.
-        let mut items = |run: &[PaperId], context: &Context, group: Option<&YearGroup>| {
-            let html = self.items_html(run, with, kind, context, group)?;
-            Ok::<Value, Diagnostic>(match uses.splice {
-                true => {
-                    lists.spliced.push(html);
-                    Value::from(list_mark(lists.spliced.len() - 1))
-                }
-                false => {
-                    lists.inserted_len += html.len();
-                    Value::from(html)
-                }
-            })
-        };
+        // The items of papers `ids[run]`, or their mark; spliced items
+        // that need no tera are filled in at the mark, after the render.
+        let mut items =
+            |run: std::ops::Range<usize>, context: &Context, group: Option<&YearGroup>| {
+                let item = self.templates.paper_item();
+                let spliced = match (uses.splice, item) {
+                    (true, Some(item)) => Spliced::Items(item, run),
+                    (true, None) => {
+                        Spliced::Made(self.items_html(&ids[run], with, kind, context, group)?)
+                    }
+                    (false, _) => {
+                        let html = self.items_html(&ids[run], with, kind, context, group)?;
+                        lists.inserted_len += html.len();
+                        return Ok(Value::from(html));
+                    }
+                };
+                lists.spliced.push(spliced);
+                Ok::<Value, Diagnostic>(Value::from(list_mark(lists.spliced.len() - 1)))
+            };
         if let Shape::Flat(name) = list.shape {
             if uses.values {
                 context.insert_value(name, self.views.papers(ids, with, kind));
             }
             if uses.html {
-                let html = items(ids, context, None)?;
+                let html = items(0..ids.len(), context, None)?;
                 context.insert_value(format!("{name}_html"), html);
             }
             return Ok(());
@@ -580,7 +596,7 @@ impl<'a> Pages<'a> {
                 papers_html: None,
             };
             if uses.html {
-                let html = items(run, context, Some(&group))?;
+                let html = items(start..end, context, Some(&group))?;
                 group.papers_html = Some(html);
             }
             // Made as a struct, each key hashed once (a map made and
@@ -609,16 +625,7 @@ impl<'a> Pages<'a> {
     ) -> Result<String, Diagnostic> {
         let mut out = String::new();
         if let Some(item) = self.templates.paper_item() {
-            for (done, &id) in (1..).zip(ids) {
-                let fields = self.views.item(id, with, list);
-                item.fill(&mut out, &|field| fields.get(field));
-                // Room for the rest at the first four items' mean length,
-                // so that a long list grows (and is copied) once or not at
-                // all, where doubling copies it several times.
-                if done == 4 {
-                    out.reserve(out.len() / 4 * (ids.len() - 4));
-                }
-            }
+            self.fill_items(item, &mut out, ids, with, list);
             return Ok(out);
         }
         if !self.templates.contains(PAPER_ITEM) {
@@ -639,6 +646,29 @@ impl<'a> Pages<'a> {
             out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
         }
         Ok(out)
+    }
+
+    /// Appends the items of papers `ids` in `list` to `out`, each filled
+    /// in from `item` ([`crate::render::items`]).
+    fn fill_items(
+        &self,
+        item: &ItemTemplate,
+        out: &mut String,
+        ids: &[PaperId],
+        with: Abstract,
+        list: List,
+    ) {
+        let start = out.len();
+        for (done, &id) in (1..).zip(ids) {
+            let fields = self.views.item(id, with, list);
+            item.fill(out, &|field| fields.get(field));
+            // Room for the rest at the first four items' mean length, so
+            // that a long list grows (and is copied) once or not at all,
+            // where doubling copies it several times.
+            if done == 4 {
+                out.reserve((out.len() - start) / 4 * (ids.len() - 4));
+            }
+        }
     }
 
     /// A content page's HTML with each `{{ papers(...) }}` shortcode
@@ -712,11 +742,17 @@ impl<'a> Pages<'a> {
                 // Without an identifier, arXiv's title search: the reader
                 // still has somewhere to go, and nothing is claimed.
                 find_url: details.arxiv_id.is_none().then(|| {
-                    let title = percent_encoding::utf8_percent_encode(
-                        paper.title.plain(),
+                    let title = paper.title.plain();
+                    let mut url = String::with_capacity(title.len() * 2 + 64);
+                    url.push_str("https://arxiv.org/search/?query=");
+                    // The encoder's pieces pushed as they come, not through
+                    // a formatter a piece at a time.
+                    url.extend(percent_encoding::utf8_percent_encode(
+                        title,
                         percent_encoding::NON_ALPHANUMERIC,
-                    );
-                    format!("https://arxiv.org/search/?query={title}&searchtype=title")
+                    ));
+                    url.push_str("&searchtype=title");
+                    url
                 }),
                 doi: details.doi.as_deref(),
                 doi_url: details.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
@@ -925,11 +961,20 @@ type Filled<'j> = (&'j str, String, Option<String>, Option<PageList<'j>>);
 
 /// A page's rendered lists ([`Pages::insert_list`]).
 #[derive(Default)]
-struct Lists {
+struct Lists<'p> {
     /// The length of those in the context.
     inserted_len: usize,
     /// Those spliced after the render, in the order of their marks.
-    spliced: Vec<String>,
+    spliced: Vec<Spliced<'p>>,
+}
+
+/// A list spliced after the render, at its mark.
+enum Spliced<'p> {
+    /// Items rendered already (by tera).
+    Made(String),
+    /// The items of a run of the page's list of papers (of the
+    /// [`PageList`]), filled in at the mark.
+    Items(&'p ItemTemplate, std::ops::Range<usize>),
 }
 
 /// A page's list of papers, inserted into its context last

@@ -251,8 +251,9 @@ impl Templates {
     /// 0.9% fewer instructions in a 10,000-paper build. `inserted` is the
     /// length of the rendered lists in `context`: room is made for them
     /// and 16 KB more at the start, so that a page rarely grows (each
-    /// growth copies it). The bytes hold no spare capacity (`serve` keeps
-    /// them).
+    /// growth copies it). The spare capacity is left: every sink writes,
+    /// compresses or copies the bytes and drops them (a trim copied each
+    /// page once more).
     pub fn render_bytes(
         &self,
         name: &str,
@@ -263,7 +264,6 @@ impl Templates {
         self.tera
             .render_to(name, context, &mut out)
             .map_err(|e| template_error(&e, &self.files, Some(name)))?;
-        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -491,8 +491,8 @@ pub struct ListUse {
     /// Nothing but a print `{{ … | safe }}` of its own reaches the items
     /// ([`lists_spliceable`]): tera may print a short mark for them, and
     /// the items are put in its place after the render
-    /// ([`splice_lists`]), copied once where tera would copy them three
-    /// times.
+    /// ([`splice_lists`]), written once into the page where tera would
+    /// copy them three times.
     pub splice: bool,
 }
 
@@ -508,46 +508,51 @@ pub fn list_mark(n: usize) -> String {
     format!("{LIST_MARK}{n}{LIST_MARK}")
 }
 
-/// `page` with each [`list_mark`] replaced by its list of `lists`, the
-/// bytes made once at their final length.
-pub fn splice_lists(page: Vec<u8>, lists: &[String]) -> Vec<u8> {
+/// `page` with each [`list_mark`] of the `lists` of its page replaced by
+/// what `write` appends for that list: the lists written straight into
+/// the page, not copied from a string of their own.
+pub fn splice_lists(
+    page: Vec<u8>,
+    lists: usize,
+    write: &mut dyn FnMut(usize, &mut String),
+) -> Vec<u8> {
+    // Tera writes only `str`s; a page that were not UTF-8 is left as it is.
+    let page = match String::from_utf8(page) {
+        Ok(page) => page,
+        Err(not) => return not.into_bytes(),
+    };
     let mut mark = [0; 3];
     let mark = LIST_MARK.encode_utf8(&mut mark).as_bytes();
-    let mut found: Vec<(std::ops::Range<usize>, usize)> = Vec::with_capacity(lists.len());
-    let mut from = 0;
-    while let Some(at) = memchr::memmem::find(&page[from..], mark).map(|at| from + at) {
-        let digits = page[at + mark.len()..]
+    let mut out: Option<String> = None;
+    let (mut from, mut kept) = (0, 0);
+    while let Some(at) = memchr::memmem::find(&page.as_bytes()[from..], mark).map(|at| from + at) {
+        let digits = page.as_bytes()[at + mark.len()..]
             .iter()
             .take_while(|b| b.is_ascii_digit())
             .count();
         let end = at + mark.len() + digits;
-        let n = std::str::from_utf8(&page[at + mark.len()..end])
+        let n = page[at + mark.len()..end]
+            .parse::<usize>()
             .ok()
-            .and_then(|n| n.parse::<usize>().ok())
-            .filter(|&n| n < lists.len() && page[end..].starts_with(mark));
-        match n {
-            Some(n) => {
-                found.push((at..end + mark.len(), n));
-                from = end + mark.len();
-            }
-            None => from = at + mark.len(),
+            .filter(|&n| n < lists && page.as_bytes()[end..].starts_with(mark));
+        let Some(n) = n else {
+            from = at + mark.len();
+            continue;
+        };
+        // Room for the page and, at a guess, lists three times its length.
+        let out = out.get_or_insert_with(|| String::with_capacity(page.len() * 4));
+        out.push_str(&page[kept..at]);
+        write(n, out);
+        kept = end + mark.len();
+        from = kept;
+    }
+    match out {
+        Some(mut out) => {
+            out.push_str(&page[kept..]);
+            out.into_bytes()
         }
+        None => page.into_bytes(),
     }
-    if found.is_empty() {
-        return page;
-    }
-    let len = found.iter().fold(page.len(), |len, (range, n)| {
-        len - range.len() + lists[*n].len()
-    });
-    let mut out = Vec::with_capacity(len);
-    let mut kept = 0;
-    for (range, n) in found {
-        out.extend_from_slice(&page[kept..range.start]);
-        out.extend_from_slice(lists[n].as_bytes());
-        kept = range.end;
-    }
-    out.extend_from_slice(&page[kept..]);
-    out
 }
 
 /// Each template's [`ListUse`]: values when tera finds `papers` or
@@ -1283,7 +1288,10 @@ mod tests {
 
     #[test]
     fn lists_are_spliced_at_their_marks() {
-        let lists = ["<li>a</li>".to_string(), "<li>b</li>".to_string()];
+        let lists = ["<li>a</li>", "<li>b</li>"];
+        let splice_lists = |page: Vec<u8>, lists: &[&str]| {
+            splice_lists(page, lists.len(), &mut |n, out| out.push_str(lists[n]))
+        };
         let page = format!(
             "<ul>{}</ul><ul>{}</ul><ul>{}</ul>",
             list_mark(1),

@@ -670,7 +670,8 @@ pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
 
 /// A paper's small links as `links_html` shows them.
 fn links_html(links: &[LinkView]) -> String {
-    let mut html = String::with_capacity(256);
+    // Nothing allocated for a paper without links.
+    let mut html = String::with_capacity(if links.is_empty() { 0 } else { 256 });
     for link in links {
         push_link(&mut html, &link.url, None, link.label);
     }
