@@ -719,10 +719,22 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
         .unwrap();
     let page_file = format!("{}index.html", page_path.trim_start_matches('/'));
     let page = String::from_utf8_lossy(&built[page_file.as_str()]).into_owned();
+    // The paper page's byline: 30 names, then the other 4 behind a toggle.
+    let byline = page.split("<p class=\"byline\">").nth(1).unwrap();
+    let byline = byline.split("</p>").next().unwrap();
+    let (shown, more) = byline
+        .split_once("<details class=\"more-authors\"><summary>+4 more</summary>")
+        .unwrap_or_else(|| panic!("{byline}"));
+    assert_eq!(shown.matches(", ").count(), 30, "{shown}");
     assert!(
-        page.contains("<details class=\"more-authors\"><summary>+4 more</summary>"),
-        "{page}"
+        shown.starts_with(&format!("{}, ", record.authors[0].name)),
+        "{shown}"
     );
+    assert!(
+        more.ends_with(&format!("{}</details>", record.authors[33].name)),
+        "{more}"
+    );
+    assert_eq!(more.matches(", ").count(), 3, "{more}");
     assert_eq!(page.matches("<meta name=\"citation_author\"").count(), 34);
     // The owner's feed names the first eight and the owner; their BibTeX
     // file the first ten, then "others"; the paper's own file all 34.

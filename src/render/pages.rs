@@ -35,13 +35,15 @@ pub struct Pages<'a> {
     author_parts: AuthorParts,
 }
 
-/// Which of a paper page's metadata values its template mentions
-/// ([`Templates::mentions`]), and so are made.
+/// Which of a paper page's metadata values and byline values its
+/// template mentions ([`Templates::mentions`]), and so are made.
 struct Scholarly {
     html: bool,
     citation_tags: bool,
     og_tags: bool,
     json_ld: bool,
+    byline_html: bool,
+    complete_authors: bool,
 }
 
 impl<'a> Pages<'a> {
@@ -98,6 +100,8 @@ impl<'a> Pages<'a> {
             citation_tags: mentions("citation_tags"),
             og_tags: mentions("og_tags"),
             json_ld: mentions("json_ld"),
+            byline_html: mentions("byline_html"),
+            complete_authors: mentions("complete_authors"),
         };
         Pages {
             scholarly,
@@ -768,11 +772,16 @@ impl<'a> Pages<'a> {
                 comment: details.comment.as_deref(),
             },
         );
-        let complete = details
-            .complete_authors
-            .as_ref()
-            .map(|_| byline(site, paper));
-        context.insert("complete_authors", &complete);
+        if self.scholarly.complete_authors || all_values {
+            let complete = details
+                .complete_authors
+                .as_ref()
+                .map(|_| byline(site, paper));
+            context.insert("complete_authors", &complete);
+        }
+        if self.scholarly.byline_html || all_values {
+            context.insert("byline_html", &self.views.page_byline_html(paper));
+        }
         let files = site.config.paper_exports.then(|| {
             Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))
         });
@@ -799,6 +808,7 @@ impl<'a> Pages<'a> {
             citation_tags,
             og_tags,
             json_ld,
+            ..
         } = self.scholarly;
         let [html, citation_tags, og_tags, json_ld] =
             [html, citation_tags, og_tags, json_ld].map(|made| made || all_values);

@@ -413,9 +413,15 @@ fn template_hashes(
 /// Values of a paper page made only for a template whose text, or that
 /// of a template it uses, mentions them (or tera's whole context,
 /// `__tera_context`): the default theme prints the HTML, a theme of its
-/// own may loop over the tags.
-const MADE_WHEN_MENTIONED: [&str; 4] =
-    ["scholarly_meta_html", "citation_tags", "og_tags", "json_ld"];
+/// own may loop over the tags or the names.
+const MADE_WHEN_MENTIONED: [&str; 6] = [
+    "scholarly_meta_html",
+    "citation_tags",
+    "og_tags",
+    "json_ld",
+    "byline_html",
+    "complete_authors",
+];
 
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
