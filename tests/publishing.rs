@@ -815,7 +815,7 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     assert_eq!(errors.len(), 1, "{stderr}");
     assert_eq!(
         errors[0],
-        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, byline_html, citation_tags, cite, complete_authors, config, details, json_ld, og_tags, page, paper, scholarly_meta_html, site (page kind: paper; 1 page, first papers/routing-tokens-in-mixture-of-experts/index.html)",
+        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, authors_html, citation_tags, cite, complete_authors, config, details, json_ld, og_tags, page, paper, scholarly_meta_html, site (page kind: paper; 1 page, first papers/routing-tokens-in-mixture-of-experts/index.html)",
         "{stderr}"
     );
     // Each template mistake below: the exact message, at the line to

@@ -42,7 +42,7 @@ struct Scholarly {
     citation_tags: bool,
     og_tags: bool,
     json_ld: bool,
-    byline_html: bool,
+    authors_html: bool,
     complete_authors: bool,
 }
 
@@ -100,7 +100,7 @@ impl<'a> Pages<'a> {
             citation_tags: mentions("citation_tags"),
             og_tags: mentions("og_tags"),
             json_ld: mentions("json_ld"),
-            byline_html: mentions("byline_html"),
+            authors_html: mentions("authors_html"),
             complete_authors: mentions("complete_authors"),
         };
         Pages {
@@ -779,8 +779,8 @@ impl<'a> Pages<'a> {
                 .map(|_| byline(site, paper));
             context.insert("complete_authors", &complete);
         }
-        if self.scholarly.byline_html || all_values {
-            context.insert("byline_html", &self.views.page_byline_html(paper));
+        if self.scholarly.authors_html || all_values {
+            context.insert("authors_html", &self.views.page_authors_html(paper));
         }
         let files = site.config.paper_exports.then(|| {
             Export::ALL.map(|export| site.urls.url(&site.route(&Job::PaperExport(id, export))))

@@ -419,7 +419,7 @@ const MADE_WHEN_MENTIONED: [&str; 6] = [
     "citation_tags",
     "og_tags",
     "json_ld",
-    "byline_html",
+    "authors_html",
     "complete_authors",
 ];
 
