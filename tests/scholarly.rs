@@ -146,6 +146,29 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     assert!(page.contains("<a href=\"https://arxiv.org/abs/2405.01234\">arXiv:2405.01234</a>"));
     assert!(page.contains("<a href=\"https://github.com/lab/shared\">Code</a>"));
     assert!(page.contains("<p>The <em>artifact</em> won a badge.</p>"));
+    assert!(page.contains(
+        "<p class=\"byline\"><a href=\"/authors/ana-lima/\">Ana Lima</a>, Carla Souza, <a href=\"/authors/ben-van-der-berg/\">Ben van der Berg</a></p>"
+    ));
+
+    // Past the 30th name, the rest behind "+N more"; names escaped.
+    let mut names: Vec<String> = vec!["Ana Lima".into(), "Pat O'Brien & Co".into()];
+    names.extend((3..=30).map(|n| format!("Author Number{n}")));
+    names.push("Ben van der Berg".into());
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    write(
+        dir.path(),
+        "content/papers/shared-systems-paper.md",
+        format!("+++\nauthors = [{}]\n+++\n", quoted.join(", ")).as_bytes(),
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let page = text(&site, "papers/shared-systems-paper/index.html");
+    let middle: Vec<String> = (3..=30).map(|n| format!("Author Number{n}")).collect();
+    let expected = format!(
+        "<p class=\"byline\"><a href=\"/authors/ana-lima/\">Ana Lima</a>, Pat O&#39;Brien &amp; Co, {}, <details class=\"more-authors\"><summary>+1 more</summary><a href=\"/authors/ben-van-der-berg/\">Ben van der Berg</a></details></p>",
+        middle.join(", ")
+    );
+    assert!(page.contains(&expected), "{page}");
 }
 
 fn a_hostile_title_leaves_one_valid_json_ld_element() {
