@@ -380,15 +380,7 @@ fn push_bib_verbatim(out: &mut String, s: &str) {
     out.push_str(rest);
 }
 
-/// One author in BibTeX's `von Last, First` form.
-#[cfg(test)]
-fn bib_name(p: &Person) -> String {
-    let mut out = String::new();
-    push_bib_name(&mut out, p);
-    out
-}
-
-/// Appends [`bib_name`] of `p` to `out`.
+/// Appends one author in BibTeX's `von Last, First` form to `out`.
 fn push_bib_name(out: &mut String, p: &Person) {
     let particles = one_line(&p.particles);
     let family = one_line(&p.family);
@@ -611,6 +603,13 @@ pub fn csl_json(r: &CiteRecord) -> Value {
 mod tests {
     use super::*;
     use std::borrow::Cow;
+
+    /// [`push_bib_name`] of `p`, alone.
+    fn bib_name(p: &Person) -> String {
+        let mut out = String::new();
+        push_bib_name(&mut out, p);
+        out
+    }
 
     #[test]
     fn one_line_folds_every_kind_of_whitespace_and_borrows_folded_text() {

@@ -553,16 +553,15 @@ impl<'a> Pages<'a> {
         // that need no tera are filled in at the mark, after the render.
         let mut items =
             |run: std::ops::Range<usize>, context: &Context, group: Option<&YearGroup>| {
-                let item = self.templates.paper_item();
-                let spliced = match (uses.splice, item) {
-                    (true, Some(item)) => Spliced::Items(item, run),
-                    (true, None) => {
-                        Spliced::Made(self.items_html(&ids[run], with, kind, context, group)?)
-                    }
-                    (false, _) => {
+                let spliced = match self.templates.paper_item().filter(|_| uses.splice) {
+                    Some(item) => Spliced::Items(item, run),
+                    None => {
                         let html = self.items_html(&ids[run], with, kind, context, group)?;
-                        lists.inserted_len += html.len();
-                        return Ok(Value::from(html));
+                        if !uses.splice {
+                            lists.inserted_len += html.len();
+                            return Ok(Value::from(html));
+                        }
+                        Spliced::Made(html)
                     }
                 };
                 lists.spliced.push(spliced);

@@ -279,9 +279,8 @@ pub struct Views<'a> {
     categories: Vec<Value>,
     /// Each category's link (`{code, name, url}`).
     category_links: Vec<Value>,
-    /// Each category's link as `meta_html` shows it, and as
-    /// `categories_html` does.
-    category_html: Vec<(Box<str>, Box<str>)>,
+    /// Each category's link as `meta_html` and `categories_html` show it.
+    category_html: Vec<CategoryHtml>,
     /// The authors index's letters, made when first used.
     initials: std::sync::OnceLock<Vec<crate::corpus::Initial>>,
 }
@@ -293,21 +292,6 @@ impl<'a> Views<'a> {
     pub fn new(site: &Site<'a>) -> Views<'a> {
         let corpus = site.corpus;
         let urls = site.urls;
-        let author_links = corpus
-            .authors
-            .iter()
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
-        let author_html = corpus
-            .authors
-            .iter()
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
-        let person_json = corpus
-            .authors
-            .iter()
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
         let year_links = corpus
             .years
             .iter()
@@ -331,7 +315,10 @@ impl<'a> Views<'a> {
                 fact.push_str(" (");
                 push_escaped_html(&mut fact, link.code);
                 fact.push(')');
-                let html = (meta.into_boxed_str(), fact.into_boxed_str());
+                let html = CategoryHtml {
+                    meta: meta.into_boxed_str(),
+                    fact: fact.into_boxed_str(),
+                };
                 (Value::from_serializable(&link), html)
             })
             .unzip();
@@ -377,9 +364,9 @@ impl<'a> Views<'a> {
             .collect();
         Views {
             site: *site,
-            author_links,
-            author_html,
-            person_json,
+            author_links: unmade(corpus.authors.len()),
+            author_html: unmade(corpus.authors.len()),
+            person_json: unmade(corpus.authors.len()),
             years,
             year_links,
             categories,
@@ -595,7 +582,10 @@ impl<'a> Views<'a> {
             bib_url: read("bib_url").then(|| self.bib_url(id)),
             abstract_html: read("abstract_html").then(|| abstract_html(paper, with)),
             categories_html: read("categories_html").then(|| {
-                let facts = paper.categories.iter().map(|&c| &*self.category_html[c].1);
+                let facts = paper
+                    .categories
+                    .iter()
+                    .map(|&c| &*self.category_html[c].fact);
                 facts.collect::<Vec<_>>().join("; ")
             }),
             category_count: read("category_count").then_some(paper.categories.len()),
@@ -716,7 +706,7 @@ impl<'a> Views<'a> {
         }
         for &c in &paper.categories {
             if list != List::Category(c) {
-                meta_html.push_str(&self.category_html[c].0);
+                meta_html.push_str(&self.category_html[c].meta);
             }
         }
         meta_html
@@ -748,7 +738,22 @@ pub fn byline<'a>(site: &Site<'a>, paper: &'a Paper) -> Vec<PersonView<'a>> {
 
 /// The names a paper page's authors show before "+N more"
 /// ([`Views::page_authors_html`]).
-pub const PAGE_AUTHORS_SHOWN: usize = 30;
+const PAGE_AUTHORS_SHOWN: usize = 30;
+
+/// `n` values, each made when first used.
+fn unmade<T>(n: usize) -> Vec<std::sync::OnceLock<T>> {
+    std::iter::repeat_with(std::sync::OnceLock::new)
+        .take(n)
+        .collect()
+}
+
+/// A category's link as HTML, made once a build.
+struct CategoryHtml {
+    /// As `meta_html` shows it: `<a href="…" title="name">code</a>`.
+    meta: Box<str>,
+    /// As `categories_html` shows it: `<a href="…">name</a> (code)`.
+    fact: Box<str>,
+}
 
 /// A paper's small links as `links_html` shows them.
 fn links_html(links: &[LinkView]) -> String {
