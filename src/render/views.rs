@@ -101,8 +101,8 @@ struct PaperView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     abstract_html: Option<Option<Cow<'a, str>>>,
     /// `categories` as the default theme's paper page lists them, made
-    /// here rather than by a template loop (3% of the render): `<a
-    /// href="…">name</a> (code)` each, joined by `; `.
+    /// here rather than by a template loop (0.4% fewer render
+    /// instructions): `<a href="…">name</a> (code)` each, joined by `; `.
     #[serde(skip_serializing_if = "Option::is_none")]
     categories_html: Option<String>,
     /// How many `categories` there are.
