@@ -623,7 +623,7 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
         "seeds/b.txt:9: error:",
         "site.toml:2: error: expected `paginate_by` to be a whole number of at least 1, found integer `0`",
         "templates/page.html:2: error: expected `{% endif %}` to close the `{% if %}` of line 2, found `{% endblock %}` at line 2; add `{% endif %}` where the block ends",
-        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: category_counts, config, page, paginator, papers, papers_html, site, year; did you mean `year`? (page kind: year; 1 page, first years/2021/index.html)",
+        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: category_counts, category_counts_html, config, page, paginator, papers, papers_html, site, year; did you mean `year`? (page kind: year; 1 page, first years/2021/index.html)",
     ];
     assert_eq!(errors.len(), expected.len(), "{stderr}");
     for (error, expected) in errors.iter().zip(expected) {

@@ -461,6 +461,30 @@ fn co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture() {
     ));
     let year = text(&site, "years/2019/index.html");
     assert!(year.contains("Data Structures and Algorithms</a> <span class=\"count\">1</span>"));
+
+    // A theme of its own that loops over the counted lists gets them as
+    // values (the default theme prints their HTML twins, and they are
+    // made only for a template that names them).
+    write(
+        dir.path(),
+        "templates/author.html",
+        b"<p id=\"c\">{% for c in coauthors %}{{ c.name }} {{ c.url }} {{ c.count }};{% endfor %}|{% for y in year_counts %}{{ y.name }}={{ y.count }}/{{ y.share }};{% endfor %}|{% for c in category_counts %}{{ c.code }}={{ c.count }};{% endfor %}|{{ more_coauthors }}</p>",
+    );
+    write(
+        dir.path(),
+        "templates/category.html",
+        b"<p id=\"t\">{% for a in top_authors %}{{ a.name }}={{ a.count }};{% endfor %}{{ top_authors_html | safe }}</p>",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        text(&site, "authors/kenji-sato/index.html"),
+        "<p id=\"c\">Mei Lin /authors/mei-lin/ 1;|2024=1/100;2023=1/100;2019=1/100;|cs.PL=2;cs.DS=1;|0</p>"
+    );
+    assert_eq!(
+        text(&site, "categories/cs-pl/index.html"),
+        "<p id=\"t\">Kenji Satō=2;<li><a href=\"/authors/kenji-sato/\">Kenji Satō</a> <span class=\"count\">2<span class=\"visually-hidden\"> papers</span></span></li></p>"
+    );
 }
 
 fn name_variants_merge_listings_from_a_profile_or_site_toml() {

@@ -16,7 +16,9 @@ use crate::render::templates::{
     content_template_name, list_mark, splice_lists, FieldsRead, ListUse, Templates, PAPER_ITEM,
 };
 use crate::render::views::{byline, List, Views};
+use crate::text::push_escaped_html;
 use serde::Serialize;
+use std::fmt::Write as _;
 use tera::{Context, Value};
 
 /// Longest meta description, in characters.
@@ -337,7 +339,13 @@ impl<'a> Pages<'a> {
                         },
                     })
                     .collect();
-                context.insert("coauthors", &coauthors);
+                let counted = Counted::new(self, "author.html", all_values);
+                counted.insert(
+                    context,
+                    ["coauthors", "coauthors_html"],
+                    &coauthors,
+                    CountedLink::push_li,
+                );
                 let more = known
                     .as_ref()
                     .map_or(0, |k| k.counts.len().saturating_sub(stats::COAUTHORS_SHOWN));
@@ -363,8 +371,13 @@ impl<'a> Pages<'a> {
                         share: (count * 100).div_ceil(most),
                     })
                     .collect();
-                context.insert("year_counts", &year_counts);
-                self.insert_category_counts(context, first_page, &author.papers);
+                counted.insert(
+                    context,
+                    ["year_counts", "year_counts_html"],
+                    &year_counts,
+                    YearCount::push_row,
+                );
+                self.insert_category_counts(context, &counted, first_page, &author.papers);
                 self.insert_paginator(context, job, author.papers.len(), page);
                 (
                     "author.html",
@@ -394,7 +407,8 @@ impl<'a> Pages<'a> {
                     with: Abstract::Left,
                     list: List::Year,
                 });
-                self.insert_category_counts(context, page == 1, &year.papers);
+                let counted = Counted::new(self, "year.html", all_values);
+                self.insert_category_counts(context, &counted, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
                     "year.html",
@@ -450,7 +464,12 @@ impl<'a> Pages<'a> {
                 } else {
                     Vec::new()
                 };
-                context.insert("top_authors", &top);
+                Counted::new(self, "category.html", all_values).insert(
+                    context,
+                    ["top_authors", "top_authors_html"],
+                    &top,
+                    CountedLink::push_li,
+                );
                 self.insert_paginator(context, job, category.papers.len(), page);
                 (
                     "category.html",
@@ -699,7 +718,13 @@ impl<'a> Pages<'a> {
 
     /// Categories of `papers` with counts, as `category_counts` (empty
     /// unless on a term's first page).
-    fn insert_category_counts(&self, context: &mut Context, first_page: bool, papers: &[PaperId]) {
+    fn insert_category_counts(
+        &self,
+        context: &mut Context,
+        counted: &Counted,
+        first_page: bool,
+        papers: &[PaperId],
+    ) {
         let site = &self.site;
         let counts: Vec<CountedLink> = if first_page {
             stats::per_category(site.corpus, papers)
@@ -717,7 +742,12 @@ impl<'a> Pages<'a> {
         } else {
             Vec::new()
         };
-        context.insert("category_counts", &counts);
+        counted.insert(
+            context,
+            ["category_counts", "category_counts_html"],
+            &counts,
+            CountedLink::push_count_li,
+        );
     }
 
     /// A paper page's identifiers and links, complete author list, Cite
@@ -1125,6 +1155,97 @@ impl<'v> CountedLink<'v> {
             code: "",
             url: views.author_url(id),
             count,
+        }
+    }
+
+    /// A co-author or top author as the default theme lists them: linked
+    /// where it has a page, its count said in words to screen readers.
+    fn push_li(&self, html: &mut String) {
+        html.push_str("<li>");
+        if self.url.is_empty() {
+            html.push_str("<span>");
+            push_escaped_html(html, self.name);
+            html.push_str("</span>");
+        } else {
+            push_link(html, self.url, self.name);
+        }
+        let plural = if self.count == 1 { "" } else { "s" };
+        let _ = write!(
+            html,
+            " <span class=\"count\">{}<span class=\"visually-hidden\"> paper{plural}</span></span></li>",
+            self.count
+        );
+    }
+
+    /// A category with its count as the default theme lists them.
+    fn push_count_li(&self, html: &mut String) {
+        html.push_str("<li>");
+        push_link(html, self.url, self.name);
+        let _ = write!(html, " <span class=\"count\">{}</span></li>", self.count);
+    }
+}
+
+impl YearCount {
+    /// The year's row of the default theme's papers-per-year table.
+    fn push_row(&self, html: &mut String) {
+        html.push_str("<tr><th scope=\"row\">");
+        push_link(html, &self.url, &self.name);
+        let _ = write!(
+            html,
+            "</th><td><span class=\"bar\" style=\"width: {}%\"></span></td><td>{}</td></tr>",
+            self.share, self.count
+        );
+    }
+}
+
+/// Appends `<a href="url">text</a>`, both escaped.
+fn push_link(html: &mut String, url: &str, text: &str) {
+    html.push_str("<a href=\"");
+    push_escaped_html(html, url);
+    html.push_str("\">");
+    push_escaped_html(html, text);
+    html.push_str("</a>");
+}
+
+/// How a page's template uses its counted lists (`coauthors`,
+/// `year_counts`, `category_counts`, `top_authors`): each is made as
+/// values under its name, as the default theme's HTML under its name and
+/// `_html` (`coauthors_html`), or both, as the template mentions them
+/// ([`Templates::mentions`]), or both always (`all_values`).
+struct Counted<'p> {
+    templates: &'p Templates,
+    template: &'static str,
+    all_values: bool,
+}
+
+impl<'p> Counted<'p> {
+    fn new(pages: &'p Pages, template: &'static str, all_values: bool) -> Counted<'p> {
+        Counted {
+            templates: &pages.templates,
+            template,
+            all_values,
+        }
+    }
+
+    /// Inserts `items` as the template mentions them: as values under
+    /// `name`, as HTML made item by item with `push` under `html_name`.
+    fn insert<T: Serialize>(
+        &self,
+        context: &mut Context,
+        [name, html_name]: [&'static str; 2],
+        items: &[T],
+        push: fn(&T, &mut String),
+    ) {
+        let mentions = |value| self.all_values || self.templates.mentions(self.template, value);
+        if mentions(name) {
+            context.insert(name, items);
+        }
+        if mentions(html_name) {
+            let mut html = String::new();
+            for item in items {
+                push(item, &mut html);
+            }
+            context.insert(html_name, &html);
         }
     }
 }

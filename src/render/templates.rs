@@ -390,7 +390,7 @@ fn template_hashes(
                     use_get_url.insert(name.to_string());
                 }
                 for value in MADE_WHEN_MENTIONED {
-                    if text.contains(value) || text.contains("__tera_context") || components {
+                    if names(text, value) || text.contains("__tera_context") || components {
                         mentioned.insert((name.to_string(), value));
                     }
                 }
@@ -411,18 +411,39 @@ fn template_hashes(
     }
 }
 
-/// Values of a paper page made only for a template whose text, or that
-/// of a template it uses, mentions them (or tera's whole context,
-/// `__tera_context`): the default theme prints the HTML, a theme of its
-/// own may loop over the tags or the names.
-const MADE_WHEN_MENTIONED: [&str; 6] = [
+/// Values made only for a template whose text, or that of a template it
+/// uses, names them ([`names`]; or tera's whole context,
+/// `__tera_context`): a paper page's metadata and byline, the counted
+/// lists of term pages, each as values and as HTML. The default theme
+/// prints the HTML; a theme of its own may loop over the tags, the
+/// names or the counts.
+const MADE_WHEN_MENTIONED: [&str; 14] = [
     "scholarly_meta_html",
     "citation_tags",
     "og_tags",
     "json_ld",
     "authors_html",
     "complete_authors",
+    "coauthors",
+    "coauthors_html",
+    "year_counts",
+    "year_counts_html",
+    "category_counts",
+    "category_counts_html",
+    "top_authors",
+    "top_authors_html",
 ];
+
+/// Whether `text` holds `name` as a whole name: not inside a longer one
+/// (`coauthors` is not named by `coauthors_html` or `more_coauthors`).
+fn names(text: &str, name: &str) -> bool {
+    let part_of_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text.as_bytes()[..at].last();
+        let after = text.as_bytes().get(at + name.len());
+        !before.is_some_and(|&b| part_of_name(b)) && !after.is_some_and(|&b| part_of_name(b))
+    })
+}
 
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
@@ -1349,6 +1370,27 @@ mod tests {
         assert_eq!(mentioned("page.html"), ["json_ld"]);
         assert_eq!(mentioned("404.html"), MADE_WHEN_MENTIONED);
         assert_eq!(mentioned("missing.html"), MADE_WHEN_MENTIONED);
+    }
+
+    #[test]
+    fn a_counted_list_is_named_only_by_its_whole_name() {
+        let templates = load(&[
+            ("author.html", "{{ coauthors_html | safe }}{{ more_coauthors }}{{ coauthors_partial }}{% for y in year_counts %}{% endfor %}"),
+            ("year.html", "{% if category_counts %}{{ category_counts[0].name }}{% endif %}"),
+            ("category.html", "{{ my_top_authors_html }}{{ top_authors_htmlx }}"),
+        ]);
+        let mentioned = |name| {
+            MADE_WHEN_MENTIONED
+                .into_iter()
+                .filter(|value| templates.mentions(name, value))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(mentioned("author.html"), ["coauthors_html", "year_counts"]);
+        assert_eq!(mentioned("year.html"), ["category_counts"]);
+        assert_eq!(mentioned("category.html"), [] as [&str; 0]);
+        assert!(names("{{top_authors}}", "top_authors"));
+        assert!(names("top_authors", "top_authors"));
+        assert!(!names("top_authors2", "top_authors"));
     }
 
     #[test]
