@@ -4,7 +4,7 @@
 //! parallel, a chunk at a time, so the raw files are never all in memory.
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::input::listing::{self, Listing, Record};
+use crate::input::listing::{self, Listing};
 use crate::input::read_file;
 use crate::text::Abstract;
 use rayon::prelude::*;
@@ -21,12 +21,17 @@ use xxhash_rust::xxh3::xxh3_64;
 /// an unchanged listing costs the merge no conversion or hashing.
 #[derive(Debug, Clone)]
 pub struct ParsedListing {
-    /// Path for messages, e.g. `seeds/chuan-wu.txt`.
-    pub file: PathBuf,
+    /// Path for messages, e.g. `seeds/chuan-wu.txt` (shared by the
+    /// copies `vellum serve` hands on from build to build).
+    pub file: Arc<Path>,
     /// The parsed file, shared with `vellum serve`'s cache.
     pub listing: Arc<Listing>,
     /// One per record, in the listing's order.
     pub keys: Arc<[RecordKeys]>,
+    /// The records whose title reads like an abstract, by position
+    /// ([`check_titles`] warns of them on every build, a rebuild of
+    /// `vellum serve` without reading every record again).
+    pub abstract_like_titles: Box<[usize]>,
 }
 
 /// What the merge derives from one record alone.
@@ -78,10 +83,15 @@ impl ParsedListing {
                     .map(|p| xxh3_64(p.as_bytes())),
             })
             .collect();
+        let abstract_like_titles = (listing.records.iter().enumerate())
+            .filter(|(_, record)| reads_like_an_abstract(&record.title))
+            .map(|(at, _)| at)
+            .collect();
         ParsedListing {
-            file,
+            file: file.into(),
             listing,
             keys,
+            abstract_like_titles,
         }
     }
 
@@ -135,22 +145,35 @@ impl TitleHashes {
     /// Counts the listings of `now` that are not in `before` and stops
     /// counting those of `before` not in `now` (a listing is the same when
     /// it shares its parsed file, as the cache hands it on; one held twice
-    /// counts twice): linear in the listings, and in the records of the
-    /// changed ones only.
+    /// counts twice): one walk of both in path order, reading the records
+    /// of the changed listings only. Out of order, the walk counts more
+    /// listings out and in again than it needs to, but counts the same.
     pub fn update<'a>(
         &mut self,
         before: impl Iterator<Item = &'a ParsedListing>,
         now: impl Iterator<Item = &'a ParsedListing>,
     ) {
-        let mut held: FxHashMap<*const Listing, (i64, &ParsedListing)> = FxHashMap::default();
-        for (parsed, step) in before.map(|p| (p, -1)).chain(now.map(|p| (p, 1))) {
-            held.entry(Arc::as_ptr(&parsed.listing))
-                .or_insert((0, parsed))
-                .0 += step;
-        }
-        for (times, parsed) in held.into_values() {
-            for _ in 0..times.unsigned_abs() {
-                self.count(parsed, times > 0);
+        let (mut before, mut now) = (before.peekable(), now.peekable());
+        loop {
+            let (b, n) = (before.peek().copied(), now.peek().copied());
+            let order = match (b, n) {
+                (None, None) => return,
+                (Some(b), Some(n)) if Arc::ptr_eq(&b.listing, &n.listing) => {
+                    before.next();
+                    now.next();
+                    continue;
+                }
+                (Some(b), Some(n)) => b.file.cmp(&n.file),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+            };
+            if let (Some(gone), true) = (b, order.is_le()) {
+                self.count(gone, false);
+                before.next();
+            }
+            if let (Some(came), true) = (n, order.is_ge()) {
+                self.count(came, true);
+                now.next();
             }
         }
     }
@@ -194,35 +217,36 @@ fn change(
     }
 }
 
-/// Titles that are not titles, in every listing (linear in the records):
-/// an error for a title of 60 bytes or more equal to another record's
-/// first abstract paragraph (the title line is missing, so the abstract
-/// took its place), naming that record; a warning for a title that reads like an abstract (over 300
-/// characters and more than two sentences). `may_clash` false
+/// Titles that are not titles, in every listing: an error for a title
+/// of 60 bytes or more equal to another record's first abstract
+/// paragraph (the title line is missing, so the abstract took its place),
+/// naming that record; a warning for a title that reads like an abstract
+/// (over 300 characters and more than two sentences;
+/// [`ParsedListing::abstract_like_titles`]). `may_clash` false
 /// ([`TitleHashes::may_clash`]) says no long title equals any record's
-/// first paragraph, so the first check is left out.
+/// first paragraph, so the first check, linear in the records, is left
+/// out, and only the warnings found at parse are given again.
 pub fn check_titles(listings: &[ParsedListing], may_clash: bool, diagnostics: &Diagnostics) {
-    if !may_clash {
-        listings.par_iter().for_each(|parsed| {
-            for record in &parsed.listing.records {
-                warn_if_an_abstract(&parsed.file, record, diagnostics);
-            }
-        });
-        return;
-    }
-    let records = listings.iter().map(|parsed| parsed.keys.len()).sum();
-    let mut leads: FxHashMap<u64, (usize, usize)> =
-        FxHashMap::with_capacity_and_hasher(records, Default::default());
-    for (index, parsed) in listings.iter().enumerate() {
-        for (record, keys) in parsed.keys.iter().enumerate() {
-            if let Some(lead) = keys.lead_hash {
-                leads.entry(lead).or_insert((index, record));
+    let leads = may_clash.then(|| {
+        let records = listings.iter().map(|parsed| parsed.keys.len()).sum();
+        let mut leads: FxHashMap<u64, (usize, usize)> =
+            FxHashMap::with_capacity_and_hasher(records, Default::default());
+        for (index, parsed) in listings.iter().enumerate() {
+            for (record, keys) in parsed.keys.iter().enumerate() {
+                if let Some(lead) = keys.lead_hash {
+                    leads.entry(lead).or_insert((index, record));
+                }
             }
         }
-    }
+        leads
+    });
     listings.par_iter().enumerate().for_each(|(index, parsed)| {
+        // The records whose title is another's abstract: an error, and
+        // no warning besides.
+        let mut abstracts = Vec::new();
         let records = parsed.listing.records.iter().zip(parsed.keys.iter());
         for (position, (record, keys)) in records.enumerate() {
+            let Some(leads) = &leads else { break };
             // A short title may equal some paragraph by chance; a record
             // may open its abstract with its own title.
             let abstract_of = (record.title.len() >= LONG_TITLE)
@@ -243,26 +267,24 @@ pub fn check_titles(listings: &[ParsedListing], may_clash: bool, diagnostics: &D
                         other_record.line
                     ),
                 ));
-            } else {
-                warn_if_an_abstract(&parsed.file, record, diagnostics);
+                abstracts.push(position);
+            }
+        }
+        for &at in &parsed.abstract_like_titles {
+            let record = &parsed.listing.records[at];
+            if !abstracts.contains(&at) {
+                diagnostics.push(Diagnostic::warning(
+                    &parsed.file,
+                    record.title_line,
+                    format!(
+                        "expected a title, found {} characters in {} sentences, which reads like an abstract; check that the title line is not missing",
+                        record.title.chars().count(),
+                        sentences(&record.title)
+                    ),
+                ));
             }
         }
     });
-}
-
-/// A warning for a title that reads like an abstract.
-fn warn_if_an_abstract(file: &Path, record: &Record, diagnostics: &Diagnostics) {
-    if reads_like_an_abstract(&record.title) {
-        diagnostics.push(Diagnostic::warning(
-            file,
-            record.title_line,
-            format!(
-                "expected a title, found {} characters in {} sentences, which reads like an abstract; check that the title line is not missing",
-                record.title.chars().count(),
-                sentences(&record.title)
-            ),
-        ));
-    }
 }
 
 /// Over 300 characters and more than two sentences.

@@ -17,7 +17,7 @@ use crate::text::{packed, Abstract, Text, TextMemo};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 /// first the chosen one.
@@ -1252,7 +1252,7 @@ fn author_pages_of(
     let pages = pages
         .iter()
         .map(|p| ListingPage {
-            file: p.file.clone(),
+            file: Arc::clone(&p.file),
             page: p.listing.count.map(|c| c.page),
         })
         .collect();
@@ -1262,7 +1262,7 @@ fn author_pages_of(
 /// Warnings about repeated page numbers and pages missing below the highest.
 fn check_pages(name: &str, pages: &[&ParsedListing]) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
-    let mut seen: BTreeMap<u32, &PathBuf> = BTreeMap::new();
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
     for page in pages {
         let Some(count) = page.listing.count else {
             continue;
@@ -1303,7 +1303,7 @@ fn check_pages(name: &str, pages: &[&ParsedListing]) -> Vec<Diagnostic> {
     if missing_count > 0 {
         let line = pages
             .iter()
-            .find(|p| &p.file == file)
+            .find(|p| *p.file == *file)
             .and_then(|p| p.listing.count.map(|c| c.line))
             .unwrap_or(0);
         let more = if missing_count > missing.len() as u64 {

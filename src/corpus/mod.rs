@@ -45,7 +45,7 @@ pub mod stats;
 
 use crate::text::names::{family_key, same_name};
 use crate::text::{Abstract, Text};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Index into [`Corpus::papers`]; lower ids come first in the global order.
@@ -164,7 +164,7 @@ pub struct NameVariant {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingPage {
     /// The listing file.
-    pub file: PathBuf,
+    pub file: Arc<Path>,
     /// Page number from the count line.
     pub page: Option<u32>,
 }

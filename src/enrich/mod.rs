@@ -136,7 +136,7 @@ fn read_site(
         for (record, keys) in listing.listing.records.iter().zip(listing.keys.iter()) {
             places
                 .entry(Arc::clone(&keys.identity))
-                .or_insert_with(|| (listing.file.clone(), record.line));
+                .or_insert_with(|| (listing.file.to_path_buf(), record.line));
         }
     }
     let corpus = Corpus::build(parsed, Taxonomy::arxiv(), &variants, diagnostics);

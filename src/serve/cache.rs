@@ -113,7 +113,7 @@ struct Patch {
 /// from which a build that only listings changed patches its plan.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
-    entries: Mutex<HashMap<PathBuf, CachedListing>>,
+    entries: Mutex<HashMap<Arc<Path>, CachedListing>>,
     /// The abstracts of the cached listings by their source hash
     /// ([`crate::corpus::listings::RecordKeys::abstract_hash`]): the
     /// records of a paper listed by several of its authors share one copy
@@ -326,7 +326,7 @@ impl Incremental for RebuildCache {
             let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
             let stamp = FileStamp::of(path);
             let unchanged = lock(&self.entries)
-                .get(&shown)
+                .get(shown.as_path())
                 .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
                 .map(|cached| cached.parsed.clone());
             let inode = stamp.map(|stamp| stamp.inode);
@@ -343,7 +343,7 @@ impl Incremental for RebuildCache {
             };
             let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
             let same_bytes = lock(&self.entries)
-                .get(&shown)
+                .get(shown.as_path())
                 .filter(|cached| cached.hash == hash)
                 .map(|cached| cached.parsed.clone());
             let parsed = match same_bytes {
@@ -414,7 +414,7 @@ impl Incremental for RebuildCache {
         };
         for (_, (p, cached, _)) in &parsed {
             if let Some(cached) = cached {
-                if let Some(old) = entries.insert(p.file.clone(), cached.clone()) {
+                if let Some(old) = entries.insert(Arc::clone(&p.file), cached.clone()) {
                     release(&old);
                 }
             }
@@ -422,9 +422,9 @@ impl Incremental for RebuildCache {
         // Every listing that parsed has its entry; more entries are files
         // gone or no longer parsing.
         if entries.len() > parsed.len() {
-            let present: HashSet<&PathBuf> = parsed.iter().map(|(_, (p, _, _))| &p.file).collect();
+            let present: HashSet<&Path> = parsed.iter().map(|(_, (p, _, _))| &*p.file).collect();
             entries.retain(|file, old| {
-                let stays = present.contains(file);
+                let stays = present.contains(&**file);
                 if !stays {
                     release(old);
                 }
