@@ -214,7 +214,8 @@ impl Merged {
         }
         let mut changed = Vec::new();
         for (index, (old, new)) in self.listings.iter().zip(listings).enumerate() {
-            if old.file != new.file {
+            // A listing carried over shares its path: no comparison.
+            if !Arc::ptr_eq(&old.file, &new.file) && old.file != new.file {
                 return None;
             }
             if !Arc::ptr_eq(&old.listing, &new.listing) {
