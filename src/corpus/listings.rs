@@ -26,12 +26,13 @@ pub struct ParsedListing {
     pub file: Arc<Path>,
     /// The parsed file, shared with `vellum serve`'s cache.
     pub listing: Arc<Listing>,
-    /// One per record, in the listing's order.
+    /// One per record, in the listing's order. This and the next are
+    /// derived from `listing` alone, and made again with it.
     pub keys: Arc<[RecordKeys]>,
     /// The records whose title reads like an abstract, by position
     /// ([`check_titles`] warns of them on every build, a rebuild of
     /// `vellum serve` without reading every record again).
-    pub abstract_like_titles: Box<[usize]>,
+    pub abstract_like_records: Box<[usize]>,
 }
 
 /// What the merge derives from one record alone.
@@ -83,7 +84,7 @@ impl ParsedListing {
                     .map(|p| xxh3_64(p.as_bytes())),
             })
             .collect();
-        let abstract_like_titles = (listing.records.iter().enumerate())
+        let abstract_like_records = (listing.records.iter().enumerate())
             .filter(|(_, record)| reads_like_an_abstract(&record.title))
             .map(|(at, _)| at)
             .collect();
@@ -91,7 +92,7 @@ impl ParsedListing {
             file: file.into(),
             listing,
             keys,
-            abstract_like_titles,
+            abstract_like_records,
         }
     }
 
@@ -222,7 +223,7 @@ fn change(
 /// paragraph (the title line is missing, so the abstract took its place),
 /// naming that record; a warning for a title that reads like an abstract
 /// (over 300 characters and more than two sentences;
-/// [`ParsedListing::abstract_like_titles`]). `may_clash` false
+/// [`ParsedListing::abstract_like_records`]). `may_clash` false
 /// ([`TitleHashes::may_clash`]) says no long title equals any record's
 /// first paragraph, so the first check, linear in the records, is left
 /// out, and only the warnings found at parse are given again.
@@ -244,33 +245,34 @@ pub fn check_titles(listings: &[ParsedListing], may_clash: bool, diagnostics: &D
         // The records whose title is another's abstract: an error, and
         // no warning besides.
         let mut abstracts = Vec::new();
-        let records = parsed.listing.records.iter().zip(parsed.keys.iter());
-        for (position, (record, keys)) in records.enumerate() {
-            let Some(leads) = &leads else { break };
-            // A short title may equal some paragraph by chance; a record
-            // may open its abstract with its own title.
-            let abstract_of = (record.title.len() >= LONG_TITLE)
-                .then(|| leads.get(&keys.title_hash))
-                .flatten()
-                .filter(|&&found| found != (index, position));
-            if let Some(&(other, at)) = abstract_of {
-                let (other, other_record) =
-                    (&listings[other], &listings[other].listing.records[at]);
-                diagnostics.push(Diagnostic::error(
-                    &parsed.file,
-                    record.title_line,
-                    format!(
-                        "expected a title after the record marker at line {}, found the abstract of `{}` ({}:{}); add the title line above it",
-                        record.line,
-                        other_record.title,
-                        other.file.display(),
-                        other_record.line
-                    ),
-                ));
-                abstracts.push(position);
+        if let Some(leads) = &leads {
+            let records = parsed.listing.records.iter().zip(parsed.keys.iter());
+            for (position, (record, keys)) in records.enumerate() {
+                // A short title may equal some paragraph by chance; a record
+                // may open its abstract with its own title.
+                let abstract_of = (record.title.len() >= LONG_TITLE)
+                    .then(|| leads.get(&keys.title_hash))
+                    .flatten()
+                    .filter(|&&found| found != (index, position));
+                if let Some(&(other, at)) = abstract_of {
+                    let (other, other_record) =
+                        (&listings[other], &listings[other].listing.records[at]);
+                    diagnostics.push(Diagnostic::error(
+                        &parsed.file,
+                        record.title_line,
+                        format!(
+                            "expected a title after the record marker at line {}, found the abstract of `{}` ({}:{}); add the title line above it",
+                            record.line,
+                            other_record.title,
+                            other.file.display(),
+                            other_record.line
+                        ),
+                    ));
+                    abstracts.push(position);
+                }
             }
         }
-        for &at in &parsed.abstract_like_titles {
+        for &at in &parsed.abstract_like_records {
             let record = &parsed.listing.records[at];
             if !abstracts.contains(&at) {
                 diagnostics.push(Diagnostic::warning(

@@ -339,12 +339,12 @@ impl<'a> Pages<'a> {
                         },
                     })
                     .collect();
-                let counted = Counted::new(self, "author.html", all_values);
+                let counted = CountedLists::new(self, "author.html", all_values);
                 counted.insert(
                     context,
                     ["coauthors", "coauthors_html"],
                     &coauthors,
-                    CountedLink::push_li,
+                    CountedLink::push_author_li,
                 );
                 let more = known
                     .as_ref()
@@ -407,7 +407,7 @@ impl<'a> Pages<'a> {
                     with: Abstract::Left,
                     list: List::Year,
                 });
-                let counted = Counted::new(self, "year.html", all_values);
+                let counted = CountedLists::new(self, "year.html", all_values);
                 self.insert_category_counts(context, &counted, page == 1, &year.papers);
                 self.insert_paginator(context, job, year.papers.len(), page);
                 (
@@ -464,11 +464,11 @@ impl<'a> Pages<'a> {
                 } else {
                     Vec::new()
                 };
-                Counted::new(self, "category.html", all_values).insert(
+                CountedLists::new(self, "category.html", all_values).insert(
                     context,
                     ["top_authors", "top_authors_html"],
                     &top,
-                    CountedLink::push_li,
+                    CountedLink::push_author_li,
                 );
                 self.insert_paginator(context, job, category.papers.len(), page);
                 (
@@ -716,12 +716,12 @@ impl<'a> Pages<'a> {
         Ok(html)
     }
 
-    /// Categories of `papers` with counts, as `category_counts` (empty
-    /// unless on a term's first page).
+    /// Categories of `papers` with counts, as `category_counts` and
+    /// `category_counts_html` (empty unless on a term's first page).
     fn insert_category_counts(
         &self,
         context: &mut Context,
-        counted: &Counted,
+        counted: &CountedLists,
         first_page: bool,
         papers: &[PaperId],
     ) {
@@ -746,7 +746,7 @@ impl<'a> Pages<'a> {
             context,
             ["category_counts", "category_counts_html"],
             &counts,
-            CountedLink::push_count_li,
+            CountedLink::push_category_li,
         );
     }
 
@@ -1160,7 +1160,7 @@ impl<'v> CountedLink<'v> {
 
     /// A co-author or top author as the default theme lists them: linked
     /// where it has a page, its count said in words to screen readers.
-    fn push_li(&self, html: &mut String) {
+    fn push_author_li(&self, html: &mut String) {
         html.push_str("<li>");
         if self.url.is_empty() {
             html.push_str("<span>");
@@ -1178,7 +1178,7 @@ impl<'v> CountedLink<'v> {
     }
 
     /// A category with its count as the default theme lists them.
-    fn push_count_li(&self, html: &mut String) {
+    fn push_category_li(&self, html: &mut String) {
         html.push_str("<li>");
         push_link(html, self.url, self.name);
         let _ = write!(html, " <span class=\"count\">{}</span></li>", self.count);
@@ -1212,15 +1212,15 @@ fn push_link(html: &mut String, url: &str, text: &str) {
 /// values under its name, as the default theme's HTML under its name and
 /// `_html` (`coauthors_html`), or both, as the template mentions them
 /// ([`Templates::mentions`]), or both always (`all_values`).
-struct Counted<'p> {
+struct CountedLists<'p> {
     templates: &'p Templates,
     template: &'static str,
     all_values: bool,
 }
 
-impl<'p> Counted<'p> {
-    fn new(pages: &'p Pages, template: &'static str, all_values: bool) -> Counted<'p> {
-        Counted {
+impl<'p> CountedLists<'p> {
+    fn new(pages: &'p Pages, template: &'static str, all_values: bool) -> CountedLists<'p> {
+        CountedLists {
             templates: &pages.templates,
             template,
             all_values,

@@ -390,7 +390,8 @@ fn template_hashes(
                     use_get_url.insert(name.to_string());
                 }
                 for value in MADE_WHEN_MENTIONED {
-                    if names(text, value) || text.contains("__tera_context") || components {
+                    let named = tag_code(text).any(|code| names_word(code, value));
+                    if named || text.contains("__tera_context") || components {
                         mentioned.insert((name.to_string(), value));
                     }
                 }
@@ -411,9 +412,11 @@ fn template_hashes(
     }
 }
 
-/// Values made only for a template whose text, or that of a template it
-/// uses, names them ([`names`]; or tera's whole context,
-/// `__tera_context`): a paper page's metadata and byline, the counted
+/// Values made only for a template whose code, or that of a template it
+/// uses, names them as a word of their own ([`names_word`]: not
+/// `more_coauthors` for `coauthors`, nor HTML text such as
+/// `id="coauthors"`), or reads tera's whole context (`__tera_context`):
+/// a paper page's metadata and byline, the counted
 /// lists of term pages, each as values and as HTML. The default theme
 /// prints the HTML; a theme of its own may loop over the tags, the
 /// names or the counts.
@@ -433,17 +436,6 @@ const MADE_WHEN_MENTIONED: [&str; 14] = [
     "top_authors",
     "top_authors_html",
 ];
-
-/// Whether `text` holds `name` as a whole name: not inside a longer one
-/// (`coauthors` is not named by `coauthors_html` or `more_coauthors`).
-fn names(text: &str, name: &str) -> bool {
-    let part_of_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    text.match_indices(name).any(|(at, _)| {
-        let before = text.as_bytes()[..at].last();
-        let after = text.as_bytes().get(at + name.len());
-        !before.is_some_and(|&b| part_of_name(b)) && !after.is_some_and(|&b| part_of_name(b))
-    })
-}
 
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
@@ -1195,6 +1187,21 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let templates = templates.unwrap();
         assert!(templates.paper_item().is_some());
+        // The counted lists are printed as HTML: their values are not made.
+        for page in ["author.html", "year.html", "category.html"] {
+            let made: Vec<&str> = MADE_WHEN_MENTIONED
+                .into_iter()
+                .filter(|value| templates.mentions(page, value))
+                .collect();
+            let html = match page {
+                "author.html" => {
+                    &["coauthors_html", "year_counts_html", "category_counts_html"][..]
+                }
+                "year.html" => &["category_counts_html"],
+                _ => &["top_authors_html"],
+            };
+            assert_eq!(made, html, "{page}");
+        }
         for page in ["index.html", "author.html", "year.html", "category.html"] {
             let uses = templates.list_use(page);
             // The home page tests `recent_html` (`{% if %}`): not spliced.
@@ -1378,6 +1385,8 @@ mod tests {
             ("author.html", "{{ coauthors_html | safe }}{{ more_coauthors }}{{ coauthors_partial }}{% for y in year_counts %}{% endfor %}"),
             ("year.html", "{% if category_counts %}{{ category_counts[0].name }}{% endif %}"),
             ("category.html", "{{ my_top_authors_html }}{{ top_authors_htmlx }}"),
+            // HTML text and comments name nothing.
+            ("base.html", "<h2 id=\"coauthors\">Co-authors</h2>{# top_authors #}{{ x }}"),
         ]);
         let mentioned = |name| {
             MADE_WHEN_MENTIONED
@@ -1388,9 +1397,7 @@ mod tests {
         assert_eq!(mentioned("author.html"), ["coauthors_html", "year_counts"]);
         assert_eq!(mentioned("year.html"), ["category_counts"]);
         assert_eq!(mentioned("category.html"), [] as [&str; 0]);
-        assert!(names("{{top_authors}}", "top_authors"));
-        assert!(names("top_authors", "top_authors"));
-        assert!(!names("top_authors2", "top_authors"));
+        assert_eq!(mentioned("base.html"), [] as [&str; 0]);
     }
 
     #[test]
