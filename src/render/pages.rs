@@ -15,7 +15,7 @@ use crate::render::site::Site;
 use crate::render::templates::{
     content_template_name, list_mark, splice_lists, FieldsRead, ListUse, Templates, PAPER_ITEM,
 };
-use crate::render::views::{byline, List, Views};
+use crate::render::views::{byline, push_link, List, Views};
 use crate::text::push_escaped_html;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -1167,7 +1167,7 @@ impl<'v> CountedLink<'v> {
             push_escaped_html(html, self.name);
             html.push_str("</span>");
         } else {
-            push_link(html, self.url, self.name);
+            push_link(html, self.url, None, self.name);
         }
         let plural = if self.count == 1 { "" } else { "s" };
         let _ = write!(
@@ -1180,7 +1180,7 @@ impl<'v> CountedLink<'v> {
     /// A category with its count as the default theme lists them.
     fn push_category_li(&self, html: &mut String) {
         html.push_str("<li>");
-        push_link(html, self.url, self.name);
+        push_link(html, self.url, None, self.name);
         let _ = write!(html, " <span class=\"count\">{}</span></li>", self.count);
     }
 }
@@ -1189,22 +1189,13 @@ impl YearCount {
     /// The year's row of the default theme's papers-per-year table.
     fn push_row(&self, html: &mut String) {
         html.push_str("<tr><th scope=\"row\">");
-        push_link(html, &self.url, &self.name);
+        push_link(html, &self.url, None, &self.name);
         let _ = write!(
             html,
             "</th><td><span class=\"bar\" style=\"width: {}%\"></span></td><td>{}</td></tr>",
             self.share, self.count
         );
     }
-}
-
-/// Appends `<a href="url">text</a>`, both escaped.
-fn push_link(html: &mut String, url: &str, text: &str) {
-    html.push_str("<a href=\"");
-    push_escaped_html(html, url);
-    html.push_str("\">");
-    push_escaped_html(html, text);
-    html.push_str("</a>");
 }
 
 /// How a page's template uses its counted lists (`coauthors`,

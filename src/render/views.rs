@@ -774,7 +774,7 @@ fn abstract_html(paper: &Paper, with: Abstract) -> Option<Cow<'_, str>> {
 
 /// Appends `<a href="url" title="title">text</a>`, each part escaped, the
 /// title left out when `None`.
-fn push_link(out: &mut String, url: &str, title: Option<&str>, text: &str) {
+pub fn push_link(out: &mut String, url: &str, title: Option<&str>, text: &str) {
     out.push_str("<a href=\"");
     push_escaped_html(out, url);
     if let Some(title) = title {
