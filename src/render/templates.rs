@@ -32,7 +32,7 @@ pub struct Templates {
     /// they use.
     use_get_url: std::collections::BTreeSet<String>,
     /// Each template and each of [`MADE_WHEN_MENTIONED`] its texts name.
-    mentioned: std::collections::BTreeSet<(String, &'static str)>,
+    mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>>,
     /// What `get_url` resolves, set after the plan, and its hash.
     get_url: Arc<RwLock<Option<GetUrl>>>,
     get_url_hash: u64,
@@ -166,7 +166,8 @@ impl Templates {
     /// (one of [`MADE_WHEN_MENTIONED`]); true for a template that does not
     /// exist.
     pub fn mentions(&self, name: &str, value: &'static str) -> bool {
-        !self.hashes.contains_key(name) || self.mentioned.contains(&(name.to_string(), value))
+        !self.hashes.contains_key(name)
+            || (self.mentioned.get(name)).is_some_and(|values| values.contains(value))
     }
 
     /// The fields of `paper` that template `name`, with the templates it
@@ -372,7 +373,7 @@ fn template_hashes(
     let mut show_counts = std::collections::BTreeSet::new();
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
-    let mut mentioned = std::collections::BTreeSet::new();
+    let mut mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>> = BTreeMap::new();
     let hashes = uses
         .keys()
         .map(|&name| {
@@ -389,10 +390,11 @@ fn template_hashes(
                 if text.contains("get_url") {
                     use_get_url.insert(name.to_string());
                 }
+                let all = text.contains("__tera_context") || components;
+                let codes: Vec<&str> = tag_code(text).collect();
                 for value in MADE_WHEN_MENTIONED {
-                    let named = tag_code(text).any(|code| names_word(code, value));
-                    if named || text.contains("__tera_context") || components {
-                        mentioned.insert((name.to_string(), value));
+                    if all || codes.iter().any(|code| names_word(code, value)) {
+                        mentioned.entry(name.to_string()).or_default().insert(value);
                     }
                 }
                 hasher.update(used.as_bytes());
@@ -875,7 +877,7 @@ struct Facts {
     show_counts: std::collections::BTreeSet<String>,
     use_initials: std::collections::BTreeSet<String>,
     use_get_url: std::collections::BTreeSet<String>,
-    mentioned: std::collections::BTreeSet<(String, &'static str)>,
+    mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>>,
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.
@@ -1165,6 +1167,14 @@ pub fn content_template_name(page: &ContentPage) -> &str {
 mod tests {
     use super::*;
 
+    /// The values of [`MADE_WHEN_MENTIONED`] that template `name` makes.
+    fn made_when_mentioned(templates: &Templates, name: &str) -> Vec<&'static str> {
+        MADE_WHEN_MENTIONED
+            .into_iter()
+            .filter(|value| templates.mentions(name, value))
+            .collect()
+    }
+
     fn load(files: &[(&str, &str)]) -> Templates {
         let files = files
             .iter()
@@ -1189,10 +1199,7 @@ mod tests {
         assert!(templates.paper_item().is_some());
         // The counted lists are printed as HTML: their values are not made.
         for page in ["author.html", "year.html", "category.html"] {
-            let made: Vec<&str> = MADE_WHEN_MENTIONED
-                .into_iter()
-                .filter(|value| templates.mentions(page, value))
-                .collect();
+            let made = made_when_mentioned(&templates, page);
             let html = match page {
                 "author.html" => {
                     &["coauthors_html", "year_counts_html", "category_counts_html"][..]
@@ -1366,12 +1373,7 @@ mod tests {
             ("ld.html", "{{ json_ld | safe }}"),
             ("404.html", "{{ __tera_context }}"),
         ]);
-        let mentioned = |name| {
-            MADE_WHEN_MENTIONED
-                .into_iter()
-                .filter(|value| templates.mentions(name, value))
-                .collect::<Vec<_>>()
-        };
+        let mentioned = |name| made_when_mentioned(&templates, name);
         assert_eq!(mentioned("paper.html"), ["scholarly_meta_html", "og_tags"]);
         assert_eq!(mentioned("base.html"), ["og_tags"]);
         assert_eq!(mentioned("page.html"), ["json_ld"]);
@@ -1388,12 +1390,7 @@ mod tests {
             // HTML text and comments name nothing.
             ("base.html", "<h2 id=\"coauthors\">Co-authors</h2>{# top_authors #}{{ x }}"),
         ]);
-        let mentioned = |name| {
-            MADE_WHEN_MENTIONED
-                .into_iter()
-                .filter(|value| templates.mentions(name, value))
-                .collect::<Vec<_>>()
-        };
+        let mentioned = |name| made_when_mentioned(&templates, name);
         assert_eq!(mentioned("author.html"), ["coauthors_html", "year_counts"]);
         assert_eq!(mentioned("year.html"), ["category_counts"]);
         assert_eq!(mentioned("category.html"), [] as [&str; 0]);
