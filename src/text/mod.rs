@@ -341,6 +341,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn one_line_folds_every_kind_of_whitespace_and_borrows_folded_text() {
+        let spaces = [
+            "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{85}", "\u{a0}", "\u{1680}",
+        ];
+        let more = [
+            "\u{2000}", "\u{200a}", "\u{2028}", "\u{2029}", "\u{202f}", "\u{205f}",
+        ];
+        for space in spaces.iter().chain(&more).chain(&["\u{3000}", "  "]) {
+            let text = format!("ℓ©{space}x");
+            assert_eq!(plain::one_line(&text), "ℓ© x", "{space:?}");
+        }
+        // Characters with the same first bytes that are not whitespace.
+        for text in ["ℓ − © x", "Zürich 1\u{2010}2 \u{3001}", "a\u{1681}b"] {
+            assert!(
+                matches!(plain::one_line(text), std::borrow::Cow::Borrowed(_)),
+                "{text}"
+            );
+        }
+        assert_eq!(plain::one_line(" a \n b "), "a b");
+    }
+
+    #[test]
+    fn one_line_knows_every_whitespace_character() {
+        // Between two letters; a single space is already one line.
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            let expected = c.is_whitespace() && c != ' ';
+            let folded = matches!(plain::one_line(&text), std::borrow::Cow::Owned(_));
+            assert_eq!(folded, expected, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn one_line_is_split_whitespace_joined_at_any_position() {
+        // A space doubled, or another whitespace, in or across runs of
+        // the vectorised test.
+        for space in ["  ", "\t", "\n", "\u{a0}", "\u{3000}"] {
+            for at in [0, 1, 15, 16, 31, 32, 33, 64, 70] {
+                let text = format!("{}{space}{}", "ab ".repeat(at).trim_end(), "c".repeat(40));
+                let expected = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert_eq!(plain::one_line(&text), expected, "{space:?} at {at}");
+            }
+        }
+        let folded = format!("{} x", "word ".repeat(20).trim_end());
+        assert!(matches!(
+            plain::one_line(&folded),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
     fn utf8_read_as_latin1_is_read_again() {
         // As the recorded arXiv answers of the PyPI package `arxiv` hold them.
         assert_eq!(
