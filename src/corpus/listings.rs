@@ -410,7 +410,7 @@ pub fn paper_identity(title: &str) -> String {
             out.push(' ');
         }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::text::plain::one_line(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{is_arxiv_id, is_doi, normalise_arxiv_id, normalise_doi};
+use crate::text::plain::one_line;
 use biblatex::{
     Bibliography, Chunk, ChunksExt, DateValue, ParseErrorKind, PermissiveType, Person,
     RawBibliography, Spanned,
@@ -755,7 +756,7 @@ fn work(
         .map(latex_source)
         .map(|text| {
             text.split("\n\n")
-                .map(fold_spaces)
+                .map(|text| one_line(text).into_owned())
                 .filter(|p| !p.is_empty())
                 .collect()
         })
@@ -763,7 +764,7 @@ fn work(
     Ok(BibEntry {
         key: entry.key.clone(),
         line,
-        title: fold_spaces(&title),
+        title: one_line(&title).into_owned(),
         authors,
         families,
         more_authors,
@@ -837,11 +838,6 @@ fn latex_source(chunks: &[Spanned<Chunk>]) -> String {
     out
 }
 
-/// Whitespace runs as one space, ends trimmed.
-fn fold_spaces(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Whether `person` is the `others` of `and others`.
 fn is_others(person: &Person) -> bool {
     person.given_name.is_empty() && person.prefix.is_empty() && person.name == "others"
@@ -881,7 +877,7 @@ fn family_name(person: &Person) -> String {
         .chars()
         .filter(|c| !matches!(c, '{' | '}') && !c.is_control())
         .collect();
-    fold_spaces(&clean)
+    one_line(&clean).into_owned()
 }
 
 /// `Given von Family, Jr.`, with braces and control characters dropped.
@@ -900,7 +896,7 @@ fn display_name(person: &Person) -> String {
         .chars()
         .filter(|c| !matches!(c, '{' | '}') && !c.is_control())
         .collect();
-    fold_spaces(&clean)
+    one_line(&clean).into_owned()
 }
 
 /// What a parse error says, as `expected …, found …`.

@@ -592,8 +592,7 @@ fn code_shaped_hint(abstract_blocks: &[Block]) -> String {
 
 /// NFC normalisation and whitespace folding: the identity of an author name.
 pub fn normalise_name(name: &str) -> String {
-    let folded: Vec<&str> = name.split_whitespace().collect();
-    folded.join(" ").nfc().collect()
+    crate::text::plain::one_line(name).nfc().collect()
 }
 
 /// The first 60 characters of a block, for error messages.

@@ -91,10 +91,11 @@ fn author_file_entry(site: &Site, names: &AuthorParts, id: PaperId) -> String {
 /// Author `id`'s BibTeX file: each of their papers'
 /// [`author_file_entry`], separated by a line break. Runs of
 /// [`BIB_RUN`] entries are written in parallel, each into one string, and
-/// then joined: a string per entry held every entry beside the file (the
-/// most prolific author's is 28 MB at 100,000 papers), and one thread
-/// writing that file was most of a reload of that author's listing in
-/// `vellum serve` (224 of about 300 ms, perf).
+/// then joined, so the runs are held beside the file while it is joined
+/// (twice its size at the peak: the most prolific author's file is 28 MB
+/// at 100,000 papers). One thread writing the whole file was most of a
+/// reload of that author's listing in `vellum serve` (224 of about 300
+/// ms, perf).
 pub fn author_bib(site: &Site, names: &AuthorParts, id: AuthorId) -> String {
     let runs: Vec<String> = site.corpus.authors[id]
         .papers

@@ -375,11 +375,11 @@ mod tests {
 
     #[test]
     fn one_line_is_split_whitespace_joined_at_any_position() {
-        // A space doubled, or another whitespace, in or across runs of
-        // the vectorised test.
-        for space in ["  ", "\t", "\n", "\u{a0}", "\u{3000}"] {
-            for at in [0, 1, 15, 16, 31, 32, 33, 64, 70] {
-                let text = format!("{}{space}{}", "ab ".repeat(at).trim_end(), "c".repeat(40));
+        // A space doubled, or another whitespace, starting at byte `at`,
+        // within or across the runs a vectorised loop reads.
+        for space in ["  ", "\t", "\n", "\u{a0}", "\u{2028}", "\u{3000}"] {
+            for at in [0, 1, 15, 16, 31, 32, 33, 63, 64, 70] {
+                let text = format!("{}{space}{}", "a".repeat(at), "c".repeat(40));
                 let expected = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 assert_eq!(plain::one_line(&text), expected, "{space:?} at {at}");
             }

@@ -131,7 +131,7 @@ impl FamilyNames {
     pub fn pin(&mut self, name: &str, family: &str) -> bool {
         use unicode_normalization::UnicodeNormalization;
         // Compared as listing names are kept: NFC, single spaces.
-        let single = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let single = crate::text::plain::one_line;
         let family: String = single(family).nfc().collect();
         let words: String = single(name).nfc().collect();
         let given = given_beside(&words, &family);
@@ -223,7 +223,7 @@ pub fn fold(text: &str) -> String {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
         .collect();
-    cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::text::plain::one_line(&cleaned).into_owned()
 }
 
 /// Whether `word` (lowercase) is a particle of a family name (`van`,
