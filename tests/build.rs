@@ -737,6 +737,33 @@ fn generated_corpus_builds_every_paper_and_author() {
         count_pages(&site, "authors/") as u64,
         manifest["authors"].as_u64().unwrap()
     );
+    // The most prolific author's BibTeX file, written in runs of 256
+    // entries: every paper once, in the author's order (as corpus.json
+    // lists them), an entry a line apart, nothing after the last.
+    let corpus: serde_json::Value = serde_json::from_str(text(&site, "corpus.json")).unwrap();
+    let prolific = corpus["authors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by_key(|a| a["papers"].as_array().unwrap().len())
+        .unwrap();
+    let papers: Vec<&str> = prolific["papers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|key| key.as_str().unwrap())
+        .collect();
+    assert!(papers.len() > 1000, "{}", papers.len());
+    let slug = prolific["slug"].as_str().unwrap();
+    let bib = text(&site, &format!("authors/{slug}/{slug}.bib"));
+    let keys: Vec<&str> = bib
+        .lines()
+        .filter_map(|line| line.strip_prefix("@misc{"))
+        .map(|rest| rest.trim_end_matches(','))
+        .collect();
+    assert_eq!(keys, papers);
+    assert_eq!(bib.matches("@misc{").count(), papers.len());
+    assert!(!bib.contains("\n\n") && bib.ends_with('}'));
     // Past 1,000 authors the authors index is one page per initial letter:
     // `/authors/` holds the first, `/authors/letter/x/` each other; every
     // author is on exactly one, and the A-Z bar of each links them all.

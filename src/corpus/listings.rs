@@ -410,7 +410,7 @@ pub fn paper_identity(title: &str) -> String {
             out.push(' ');
         }
     }
-    crate::text::plain::one_line(&out).into_owned()
+    crate::text::plain::fold_whitespace(out)
 }
 
 #[cfg(test)]

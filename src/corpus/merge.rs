@@ -214,8 +214,9 @@ impl Merged {
         }
         let mut changed = Vec::new();
         for (index, (old, new)) in self.listings.iter().zip(listings).enumerate() {
-            // A listing carried over shares its path: no comparison.
-            if !Arc::ptr_eq(&old.file, &new.file) && old.file != new.file {
+            // Equal `Arc`s compare their pointers first: a listing carried
+            // over shares its path, which is not read.
+            if old.file != new.file {
                 return None;
             }
             if !Arc::ptr_eq(&old.listing, &new.listing) {

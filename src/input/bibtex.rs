@@ -17,7 +17,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{is_arxiv_id, is_doi, normalise_arxiv_id, normalise_doi};
-use crate::text::plain::one_line;
+use crate::text::plain::{fold_whitespace, one_line};
 use biblatex::{
     Bibliography, Chunk, ChunksExt, DateValue, ParseErrorKind, PermissiveType, Person,
     RawBibliography, Spanned,
@@ -764,7 +764,7 @@ fn work(
     Ok(BibEntry {
         key: entry.key.clone(),
         line,
-        title: one_line(&title).into_owned(),
+        title: fold_whitespace(title),
         authors,
         families,
         more_authors,
@@ -877,7 +877,7 @@ fn family_name(person: &Person) -> String {
         .chars()
         .filter(|c| !matches!(c, '{' | '}') && !c.is_control())
         .collect();
-    one_line(&clean).into_owned()
+    fold_whitespace(clean)
 }
 
 /// `Given von Family, Jr.`, with braces and control characters dropped.
@@ -896,7 +896,7 @@ fn display_name(person: &Person) -> String {
         .chars()
         .filter(|c| !matches!(c, '{' | '}') && !c.is_control())
         .collect();
-    one_line(&clean).into_owned()
+    fold_whitespace(clean)
 }
 
 /// What a parse error says, as `expected …, found …`.

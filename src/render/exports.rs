@@ -94,8 +94,8 @@ fn author_file_entry(site: &Site, names: &AuthorParts, id: PaperId) -> String {
 /// then joined, so the runs are held beside the file while it is joined
 /// (twice its size at the peak: the most prolific author's file is 28 MB
 /// at 100,000 papers). One thread writing the whole file was most of a
-/// reload of that author's listing in `vellum serve` (224 of about 300
-/// ms, perf).
+/// reload of that author's listing in `vellum serve` (224 ms of 315,
+/// perf).
 pub fn author_bib(site: &Site, names: &AuthorParts, id: AuthorId) -> String {
     let runs: Vec<String> = site.corpus.authors[id]
         .papers

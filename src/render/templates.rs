@@ -373,6 +373,20 @@ fn template_hashes(
     let mut show_counts = std::collections::BTreeSet::new();
     let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
+    // The values each template's own code names, found once however
+    // many templates use it (`base.html`: all of them).
+    let named: BTreeMap<&str, Vec<&'static str>> = by_name
+        .iter()
+        .map(|(name, (_, text))| {
+            let all = text.contains("__tera_context") || components;
+            let codes: Vec<&str> = tag_code(text).collect();
+            let values = MADE_WHEN_MENTIONED
+                .into_iter()
+                .filter(|value| all || codes.iter().any(|code| names_word(code, value)))
+                .collect();
+            (name.as_str(), values)
+        })
+        .collect();
     let mut mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>> = BTreeMap::new();
     let hashes = uses
         .keys()
@@ -390,12 +404,9 @@ fn template_hashes(
                 if text.contains("get_url") {
                     use_get_url.insert(name.to_string());
                 }
-                let all = text.contains("__tera_context") || components;
-                let codes: Vec<&str> = tag_code(text).collect();
-                for value in MADE_WHEN_MENTIONED {
-                    if all || codes.iter().any(|code| names_word(code, value)) {
-                        mentioned.entry(name.to_string()).or_default().insert(value);
-                    }
+                if !named[used].is_empty() {
+                    let values = mentioned.entry(name.to_string()).or_default();
+                    values.extend(named[used].iter().copied());
                 }
                 hasher.update(used.as_bytes());
                 hasher.update(&[0]);

@@ -223,7 +223,7 @@ pub fn fold(text: &str) -> String {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
         .collect();
-    crate::text::plain::one_line(&cleaned).into_owned()
+    crate::text::plain::fold_whitespace(cleaned)
 }
 
 /// Whether `word` (lowercase) is a particle of a family name (`van`,
