@@ -10,8 +10,15 @@ use crate::common::{bundled_copy, project, tools, vellum};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The bundled site, with one more listing whose abstract holds display
-/// math (a fraction in stretched brackets).
+/// The paper of 34 authors of the arXiv fixture snapshot (1707.08567),
+/// whose page shows 30 of them and "+4 more".
+const LONG_BYLINE_PAGE: &str =
+    "/papers/proceedings-of-workshop-aew10-concepts-in-information-theory-and-communications/";
+
+/// The bundled site, with two more listings: one whose abstract holds
+/// display math (a fraction in stretched brackets), and one with the
+/// paper of [`LONG_BYLINE_PAGE`], matched to its record by `vellum enrich`
+/// from the fixture snapshot.
 fn built_site() -> (crate::common::TempDir, PathBuf) {
     let site = bundled_copy();
     crate::common::write(
@@ -27,12 +34,42 @@ fn built_site() -> (crate::common::TempDir, PathBuf) {
             )],
         ),
     );
+    crate::common::write(
+        site.path(),
+        "seeds/kees-a-schouhamer-immink.txt",
+        &crate::common::listing(
+            "Kees A. Schouhamer Immink",
+            &[(
+                "Proceedings of Workshop AEW10: Concepts in Information Theory and Communications",
+                2017,
+                "The 10th Asia-Europe workshop in \"Concepts in Information Theory and Communications\" AEW10 was held in Boppard, Germany on June 21-23, 2017. It is based on a longstanding cooperation between Asian and European scientists. The first workshop was held in Eindhoven, the Netherlands in 1989. The idea of the workshop is threefold: 1) to improve the communication between the scientist in the different parts of the world; 2) to exchange knowledge and ideas; and 3) to pay a tribute to a well respected and special scientist.",
+                "cs.IT",
+            )],
+        ),
+    );
+    let root = site.path().to_str().unwrap();
+    let snapshot = project().join("tests/fixtures/arxiv-api/snapshot.jsonl");
     let out = vellum(
-        &["build", "--root", site.path().to_str().unwrap(), "--quiet"],
+        &[
+            "enrich",
+            "--root",
+            root,
+            "--arxiv-snapshot",
+            snapshot.to_str().unwrap(),
+        ],
         &[],
     );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("matched 1 of "),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = vellum(&["build", "--root", root, "--quiet"], &[]);
     assert!(out.status.success());
     let public = site.path().join("public");
+    let page = public.join(LONG_BYLINE_PAGE.trim_start_matches('/'));
+    let page = std::fs::read_to_string(page.join("index.html")).unwrap();
+    assert!(page.contains("<summary>+4 more</summary>"), "{page}");
     (site, public)
 }
 
@@ -103,10 +140,11 @@ fn every_page_kind_has_no_axe_violations_in_chromium() {
     let script = project().join("tests/browser/axe.mjs");
     let (_site, public) = built_site();
     let args = ["tests/browser/axe.mjs", public.to_str().unwrap()];
-    let stdout = crate::common::node(&[&args[..], &EVERY_KIND[..]].concat(), &[]);
+    let pages = [&args[..], &EVERY_KIND[..], &[LONG_BYLINE_PAGE]].concat();
+    let stdout = crate::common::node(&pages, &[]);
     assert_eq!(
         stdout.matches(": 0 violations").count(),
-        2 * EVERY_KIND.len(),
+        2 * (EVERY_KIND.len() + 1),
         "{stdout}"
     );
 
@@ -124,7 +162,8 @@ fn every_page_kind_has_no_axe_violations_in_chromium() {
 /// The theme's layout in chromium ([`tests/browser/layout.mjs`]): the
 /// header is one row at 1280 px on every page kind, the first paper of an
 /// author page is on a phone's first screen, the papers-per-year table is
-/// a table, and display math stretches its brackets.
+/// a table, display math stretches its brackets, and a long byline's
+/// "+N more" follows its last name shown.
 fn the_theme_keeps_its_layout_in_chromium() {
     let (_site, public) = built_site();
     let public = public.to_str().unwrap();
@@ -133,11 +172,12 @@ fn the_theme_keeps_its_layout_in_chromium() {
         public,
         "/authors/chuan-wu/",
         "/papers/rates-of-convergence-for-sparse-training/",
+        LONG_BYLINE_PAGE,
     ];
     let stdout = crate::common::node(&[&args[..], &EVERY_KIND[..]].concat(), &[]);
     assert_eq!(
         stdout.matches("ok: ").count(),
-        EVERY_KIND.len() + 4,
+        EVERY_KIND.len() + 5,
         "{stdout}"
     );
 }

@@ -719,9 +719,10 @@ fn long_author_lists_are_shortened_in_lists_and_complete_in_tags() {
         .unwrap();
     let page_file = format!("{}index.html", page_path.trim_start_matches('/'));
     let page = String::from_utf8_lossy(&built[page_file.as_str()]).into_owned();
-    // The paper page's byline: 30 names, then the other 4 behind a toggle.
-    let byline = page.split("<p class=\"byline\">").nth(1).unwrap();
-    let byline = byline.split("</p>").next().unwrap();
+    // The paper page's byline: 30 names, then the other 4 behind a toggle,
+    // in a `<div>` (a `<details>` in a `<p>` is not valid HTML).
+    let byline = page.split("<div class=\"byline\">").nth(1).unwrap();
+    let byline = byline.split("</div>").next().unwrap();
     let (shown, more) = byline
         .split_once("<details class=\"more-authors\"><summary>+4 more</summary>")
         .unwrap_or_else(|| panic!("{byline}"));

@@ -165,7 +165,7 @@ fn scholar_tags_and_json_ld_without_and_with_a_complete_author_list() {
     let page = text(&site, "papers/shared-systems-paper/index.html");
     let middle: Vec<String> = (3..=30).map(|n| format!("Author Number{n}")).collect();
     let expected = format!(
-        "<p class=\"byline\"><a href=\"/authors/ana-lima/\">Ana Lima</a>, Pat O&#39;Brien &amp; Co, {}, <details class=\"more-authors\"><summary>+1 more</summary><a href=\"/authors/ben-van-der-berg/\">Ben van der Berg</a></details></p>",
+        "<div class=\"byline\"><a href=\"/authors/ana-lima/\">Ana Lima</a>, Pat O&#39;Brien &amp; Co, {}, <details class=\"more-authors\"><summary>+1 more</summary><a href=\"/authors/ben-van-der-berg/\">Ben van der Berg</a></details></div>",
         middle.join(", ")
     );
     assert!(page.contains(&expected), "{page}");

@@ -454,12 +454,18 @@ impl<'a> Views<'a> {
     pub fn page_authors_html(&self, paper: &Paper) -> String {
         let corpus = self.site.corpus;
         let mut html = String::with_capacity(512);
-        html.push_str("<p class=\"byline\">");
         let complete: Option<Vec<(&str, Option<AuthorId>)>> = paper
             .details
             .complete_authors
             .as_ref()
             .map(|_| corpus.credited(paper).collect());
+        // A `<details>` cannot sit in a `<p>` (the parser would close the
+        // paragraph before it), so a byline with the toggle is a `<div>`.
+        let element = match &complete {
+            Some(names) if names.len() > PAGE_AUTHORS_SHOWN => "div",
+            _ => "p",
+        };
+        html.extend(["<", element, " class=\"byline\">"]);
         match complete.filter(|names| !names.is_empty()) {
             Some(names) => {
                 for (i, &(name, owner)) in names.iter().enumerate() {
@@ -499,7 +505,7 @@ impl<'a> Views<'a> {
                 html.push_str(" <span class=\"muted\">(co-authors not listed)</span>");
             }
         }
-        html.push_str("</p>");
+        html.extend(["</", element, ">"]);
         html
     }
 

@@ -1,18 +1,21 @@
 // Checks the default theme's layout in headless Debian chromium (driven by
 // playwright-core) on a built site served on loopback:
-//   node layout.mjs SITE_DIR AUTHOR_PATH MATH_PAGE_PATH PAGE_PATH...
+//   node layout.mjs SITE_DIR AUTHOR_PATH MATH_PAGE_PATH BYLINE_PAGE_PATH PAGE_PATH...
 // - at 1280x800 the header (site title, sections, search field) is one row
 //   on every PAGE_PATH;
 // - at 390x844 the first paper of AUTHOR_PATH starts on the first screen;
 // - the papers-per-year table (`table.counts`) is laid out as a table, at
 //   both widths;
 // - on MATH_PAGE_PATH, a bracket stretched around a display fraction is
-//   taller than a line of text (the theme's math font has a MATH table).
+//   taller than a line of text (the theme's math font has a MATH table);
+// - on BYLINE_PAGE_PATH, a paper page with more than 30 authors, "+N more"
+//   sits in the byline on the line of the last name shown, and opened, it
+//   gives way to the other names.
 // Prints one line per check and exits 1 when any fails.
 import { serveDir } from './serve-dir.mjs';
 import { chromium } from 'playwright-core';
 
-const [root, authorPath, mathPath, ...pages] = process.argv.slice(2);
+const [root, authorPath, mathPath, bylinePath, ...pages] = process.argv.slice(2);
 const { origin, close } = await serveDir(root);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -79,6 +82,31 @@ try {
   });
   check(heights !== null && heights.bracket > heights.line,
     `${mathPath}: a bracket around a display fraction is ${heights && heights.bracket.toFixed(1)} px tall, a text line ${heights && heights.line.toFixed(1)} px`);
+
+  await desktop.goto(origin + bylinePath);
+  const more = await desktop.evaluate(() => {
+    const details = document.querySelector('.byline > details.more-authors');
+    if (!details) return null;
+    const summary = details.querySelector('summary');
+    // The ", " after the last name shown (the end of a text node that may
+    // run over several lines), and the toggle after it.
+    const before = details.previousSibling;
+    const range = document.createRange();
+    range.setStart(before, before.length - 2);
+    range.setEnd(before, before.length);
+    const comma = range.getBoundingClientRect();
+    const closed = summary.getBoundingClientRect();
+    summary.click();
+    const last = details.lastChild;
+    range.selectNode(last);
+    return {
+      sameLine: Math.abs(comma.top - closed.top) < closed.height / 2,
+      hidden: summary.getClientRects().length === 0,
+      shown: range.getClientRects().length > 0,
+    };
+  });
+  check(JSON.stringify(more) === '{"sameLine":true,"hidden":true,"shown":true}',
+    `${bylinePath}: "+N more" follows the last name shown, and opened, shows the other names in its place (${JSON.stringify(more)})`);
 } finally {
   await browser.close();
   close();
