@@ -296,6 +296,43 @@ fn titles_with_math_keep_their_former_slug_as_a_redirect() {
 /// link to nothing of the site and fails on a missing `.md` target, each at
 /// its Markdown line; served under the sub-path on loopback, every link of
 /// the site resolves.
+/// `vellum check` reads a link as a browser does, its character
+/// references decoded: a base URL with `'` and `&` (written `&#39;` and
+/// `&amp;` in every link) and a file with `&` in its name are found; a
+/// link to no page is still an error, named as the browser reads it.
+fn check_reads_links_with_character_references_as_a_browser_does() {
+    let dir = olumide_site();
+    std::fs::write(
+        dir.path().join("site.toml"),
+        "title = \"Lab\"\nbase_url = \"https://example.org/o'brien&co/\"\n",
+    )
+    .unwrap();
+    write(dir.path(), "static/files/notes&slides.txt", b"notes\n");
+    write(
+        dir.path(),
+        "content/about.md",
+        b"+++\ntitle = \"About\"\n+++\nSee [Olumide](/authors/olumide-adeyemi/), [the notes](/files/notes&slides.txt)\nand <a href=\"/o&#39;brien&amp;co/nowhere&amp;more/\">a page that is not there</a>.\n",
+    );
+    let root = dir.path().to_str().unwrap();
+    let out = vellum(&["check", "--root", root], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        error_lines(&stderr),
+        ["content/about.md:5: error: expected a link to an existing page, found `/o'brien&co/nowhere&more/` (no file nowhere&more/index.html)"],
+        "{stderr}"
+    );
+    let out = vellum(&["build", "--root", root, "--quiet"], &[]);
+    assert!(out.status.success());
+    let about = std::fs::read_to_string(dir.path().join("public/about/index.html")).unwrap();
+    for fragment in [
+        "<a href=\"/o&#39;brien&amp;co/authors/olumide-adeyemi/\">Olumide</a>",
+        "<a href=\"/o&#39;brien&amp;co/files/notes&amp;slides.txt\">the notes</a>",
+    ] {
+        assert!(about.contains(fragment), "{fragment} in {about}");
+    }
+}
+
 fn markdown_links_work_under_a_sub_path() {
     let dir = olumide_site();
     std::fs::write(
@@ -943,5 +980,5 @@ fn newcomer_mistakes_are_reported_once_at_their_line_with_the_fix() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(publishing: newcomer_mistakes_are_reported_once_at_their_line_with_the_fix, feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_names_the_corpus_data_files_without_making_them, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
+    trials!(publishing: newcomer_mistakes_are_reported_once_at_their_line_with_the_fix, feeds_are_valid_atom_with_stable_unique_ids_in_order, feed_limit_caps_every_feed, sitemap_lists_every_page_and_splits_past_the_threshold, not_found_page_links_resolve_from_any_depth, aliases_become_redirect_pages_and_collisions_are_errors, titles_with_math_keep_their_former_slug_as_a_redirect, markdown_links_work_under_a_sub_path, check_reads_links_with_character_references_as_a_browser_does, a_site_in_zola_habits_builds_and_shows_its_values, content_pages_and_aliases_clashing_with_added_pages_are_errors, a_static_file_clashing_with_a_generated_page_is_an_error, check_names_the_corpus_data_files_without_making_them, check_reports_every_problem_with_file_and_line_and_writes_nothing, init_then_build_in_an_empty_directory, completion_scripts_name_the_subcommands, summaries_say_one_paper_and_two_papers, a_template_error_is_reported_once_without_false_link_errors)
 }

@@ -12,8 +12,9 @@
 //! (quoted, unquoted, bare, `/` between them, the first of a repeated
 //! name kept, names in any case; a carriage return is a space, as the
 //! standard's preprocessing makes it); a tag cut off by the end of the
-//! page counts for nothing. Values are as written: character references
-//! are not decoded, so a link and an id compare as the page spells them.
+//! page counts for nothing. Values are read as a browser reads them:
+//! character references decoded ([`decode_attribute`]), so `&amp;` in a
+//! link is the `&` of the URL it leads to.
 //!
 //! `<noscript>` is read as markup, as a browser without scripts reads it:
 //! its links are the ones such a reader follows. (lol_html, the reference
@@ -28,6 +29,7 @@
 //! is not read), and an end tag of an HTML element opened before the
 //! `<svg>` (`<div><svg></div>`), which the standard lets end the `<svg>`.
 
+use crate::text::attribute::decode_attribute;
 use std::borrow::Cow;
 
 /// The links and anchors of one HTML page, in the order written.
@@ -417,7 +419,7 @@ impl<'a> Tag<'a> {
 
     /// Adds what this start tag holds to `page`.
     fn report(&self, page: &mut PageLinks<'a>) {
-        let text = |value: &'a [u8]| String::from_utf8_lossy(value);
+        let text = |value: &'a [u8]| decode_attribute(String::from_utf8_lossy(value));
         page.links.extend(self.href.map(text));
         page.links.extend(self.src.map(text));
         page.ids.extend(self.id.map(text));
@@ -542,7 +544,7 @@ mod tests {
 
     #[test]
     fn finds_links_and_anchors_where_a_browser_finds_tags() {
-        let cases: [(&str, &[&str], &[&str]); 21] = [
+        let cases: [(&str, &[&str], &[&str]); 22] = [
             (
                 r#"<a href="/x/" id="top">x</a><img src="i.png"><a name="old"></a>"#,
                 &["/x/", "i.png"],
@@ -600,8 +602,15 @@ mod tests {
             ),
             (
                 r#"<a href="/a&amp;b/#f&amp;g" id="&lt;"><p =id="x">"#,
-                &["/a&amp;b/#f&amp;g"],
-                &["&lt;"],
+                &["/a&b/#f&g"],
+                &["<"],
+            ),
+            (
+                // Decoded as an attribute value: a legacy reference without
+                // its `;` before `=` or a letter is left as written.
+                r#"<a href="/o&#39;brien&amp;co/?x=1&copy=2&amp&notit;&lt" id="&#x27;q&#0;">"#,
+                &["/o'brien&co/?x=1&copy=2&&notit;<"],
+                &["'q\u{FFFD}"],
             ),
             (r#"<plaintext><a href="/pt/">"#, &[], &[]),
             (r#"<b<a name=n id=i>"#, &[], &["i"]),

@@ -8,7 +8,8 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 /// The links (`href`, `src`) and anchors (`id`, an `<a>`'s `name`)
-/// lol_html finds in `html`, in the order [`super::scan::scan`] gives them.
+/// lol_html finds in `html`, in the order [`super::scan::scan`] gives them,
+/// decoded as it decodes them (lol_html gives values as written).
 pub fn lol_html_scan(html: &[u8]) -> (Vec<String>, Vec<String>) {
     let links = RefCell::new(Vec::new());
     let ids = RefCell::new(Vec::new());
@@ -34,7 +35,13 @@ pub fn lol_html_scan(html: &[u8]) -> (Vec<String>, Vec<String>) {
     } else {
         drop(rewriter);
     }
-    (links.into_inner(), ids.into_inner())
+    let decoded = |values: Vec<String>| {
+        values
+            .into_iter()
+            .map(|v| crate::text::attribute::decode_attribute(v.into()).into_owned())
+            .collect()
+    };
+    (decoded(links.into_inner()), decoded(ids.into_inner()))
 }
 
 /// What [`super::scan::scan`] finds in `html`, in the same form.

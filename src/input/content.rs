@@ -1058,7 +1058,10 @@ fn html_links(html: &str) -> Vec<(usize, String)> {
                     .next()
                     .unwrap_or(""),
             };
-            found.push((at, url.to_string()));
+            found.push((
+                at,
+                crate::text::attribute::decode_attribute(url.into()).into_owned(),
+            ));
         }
     }
     found.sort();

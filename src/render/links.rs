@@ -18,6 +18,8 @@ use crate::input::content::Content;
 use crate::permalink::{Route, UrlMap};
 use crate::render::plan::Plan;
 use crate::render::site::Site;
+use crate::text::attribute::decode_attribute;
+use crate::text::escape_html;
 use lol_html::{element, HtmlRewriter, Settings};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
@@ -97,13 +99,16 @@ impl<'a> Links<'a> {
         if decided.values().all(Option::is_none) {
             return html.to_string();
         }
+        // The links are known as a browser reads them (character references
+        // decoded), lol_html gives and takes attribute values as written.
         let rewrite = |el: &mut lol_html::html_content::Element| {
             for attribute in ["href", "src"] {
-                let new = el
-                    .get_attribute(attribute)
-                    .and_then(|value| decided.get(&value).cloned().flatten());
+                let new = el.get_attribute(attribute).and_then(|value| {
+                    let value = decode_attribute(value.into());
+                    decided.get(value.as_ref()).cloned().flatten()
+                });
                 if let Some(new) = new {
-                    el.set_attribute(attribute, &new)?;
+                    el.set_attribute(attribute, &escape_html(&new))?;
                 }
             }
             Ok(())
