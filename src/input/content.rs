@@ -471,7 +471,7 @@ pub fn load(
         let text = &*replace_forbidden_in_page(&text, display, diagnostics);
         if let Some(rest) = relative.strip_prefix("papers/") {
             match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
-                Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display) {
+                Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display, diagnostics) {
                     Ok((mut front, body)) => {
                         let page = (text, body);
                         for (key, url) in [
@@ -518,7 +518,7 @@ pub fn load(
             .and_then(|r| r.strip_suffix(".md"))
             .filter(|s| !s.contains('/') && *s != "_index")
         {
-            match split_front_matter::<ProfileFrontMatter>(text, display) {
+            match split_front_matter::<ProfileFrontMatter>(text, display, diagnostics) {
                 Ok((mut front, body)) => {
                     let page = (text, body);
                     check_field(
@@ -561,7 +561,7 @@ pub fn load(
             }
             continue;
         }
-        let (front, body) = match split_front_matter::<FrontMatter>(text, display) {
+        let (front, body) = match split_front_matter::<FrontMatter>(text, display, diagnostics) {
             Ok(parts) => parts,
             Err(d) => {
                 diagnostics.push(d);
@@ -880,6 +880,7 @@ impl Format {
 pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
     text: &'a str,
     file: &Path,
+    diagnostics: &Diagnostics,
 ) -> Result<(T, &'a str), Diagnostic> {
     let Some((format, rest)) = Format::of(text) else {
         return Err(Diagnostic::error(
@@ -934,7 +935,97 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
             Diagnostic::error(file, line + 1, message)
         })?,
     };
-    Ok((front, &rest[body_start..]))
+    let body = &rest[body_start..];
+    let front = match escaped_forbidden::<T>(format, front_text) {
+        Some((replaced, keys)) => {
+            let hint = match format {
+                Format::Toml => "or put the value in single quotes",
+                Format::Yaml => "or leave the value unquoted",
+            };
+            for (key, chars) in keys {
+                let names: Vec<String> = chars.iter().map(|&c| escape_name(c)).collect();
+                diagnostics.push(Diagnostic::warning(
+                    file,
+                    key_line(text, body, &key),
+                    format!(
+                        "expected text in `{key}`, found {}, which no page or feed may hold; it is \
+                         replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` {hint}",
+                        names.join(", "),
+                    ),
+                ));
+            }
+            replaced
+        }
+        None => front,
+    };
+    Ok((front, body))
+}
+
+/// Top-level front matter keys and the forbidden characters their values
+/// held.
+type KeysHolding = Vec<(String, Vec<char>)>;
+
+/// A forbidden character as the escape that names it: `U+0008 (\b)`.
+fn escape_name(c: char) -> String {
+    let escape = match c {
+        '\0' => "\\0".to_string(),
+        '\u{7}' => "\\a".to_string(),
+        '\u{8}' => "\\b".to_string(),
+        '\u{b}' => "\\v".to_string(),
+        '\u{c}' => "\\f".to_string(),
+        '\u{1b}' => "\\e".to_string(),
+        '\u{85}' => "\\N".to_string(),
+        c if (c as u32) < 0x100 => format!("\\x{:02X}", c as u32),
+        c => format!("\\u{:04X}", c as u32),
+    };
+    format!("U+{:04X} (`{escape}`)", c as u32)
+}
+
+/// Front matter whose escapes name characters no page may hold (TOML's
+/// `\b` and `\f`; YAML's `\0`, `\a`, `\b`, `\v`, `\f`, `\e`, `\N` and
+/// `\x01`; `\u` escapes are replaced in the text before it is read, by
+/// [`chars::replace_forbidden_toml`]): read again as a tree with each such
+/// character replaced by U+FFFD, with the top-level keys that held them
+/// and the characters. `None` when it has none (only front matter with a
+/// backslash is read twice), or when the tree does not read back as `T`
+/// (a TOML date does: the test reads one back).
+fn escaped_forbidden<T: serde::de::DeserializeOwned>(
+    format: Format,
+    front_text: &str,
+) -> Option<(T, KeysHolding)> {
+    if !front_text.contains('\\') {
+        return None;
+    }
+    let mut tree: serde_json::Value = match format {
+        Format::Toml => toml::from_str(front_text).ok()?,
+        Format::Yaml => serde_saphyr::from_str(front_text).ok()?,
+    };
+    fn replace(value: &mut serde_json::Value, found: &mut Vec<char>) {
+        match value {
+            serde_json::Value::String(text) => {
+                if let (std::borrow::Cow::Owned(replaced), lines) = chars::replace_forbidden(text) {
+                    found.extend(lines.into_iter().flat_map(|(_, chars)| chars));
+                    *text = replaced;
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| replace(v, found)),
+            serde_json::Value::Object(map) => map.values_mut().for_each(|v| replace(v, found)),
+            _ => {}
+        }
+    }
+    let mut keys = Vec::new();
+    for (key, value) in tree.as_object_mut()? {
+        let mut found = Vec::new();
+        replace(value, &mut found);
+        if !found.is_empty() {
+            found.dedup();
+            keys.push((key.clone(), found));
+        }
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    Some((serde_json::from_value(tree).ok()?, keys))
 }
 
 /// A serde-saphyr error as `expected …, found …` naming the key of its
@@ -1153,10 +1244,64 @@ mod tests {
     use super::*;
 
     #[test]
+    fn escapes_naming_forbidden_characters_are_replaced_with_a_warning_at_their_key() {
+        let diagnostics = Diagnostics::new();
+        let (front, body) = split_front_matter::<FrontMatter>(
+            "+++\ntitle = \"On $\\beta$-VAE\"\ndate = 2024-05-01\n[extra]\nnote = \"a\\fb\"\nkept = '$\\beta$'\n+++\nBody\n",
+            Path::new("content/a.md"),
+            &diagnostics,
+        )
+        .unwrap();
+        assert_eq!(front.title.as_deref(), Some("On $\u{fffd}eta$-VAE"));
+        assert_eq!(
+            front.date.map(|d| d.to_string()).as_deref(),
+            Some("2024-05-01")
+        );
+        assert_eq!(front.extra["note"].as_str(), Some("a\u{fffd}b"));
+        assert_eq!(front.extra["kept"].as_str(), Some("$\\beta$"));
+        assert_eq!(body, "Body\n");
+        let messages: Vec<String> = diagnostics
+            .into_sorted(false)
+            .into_iter()
+            .map(|d| format!("{}:{}: {}", d.file.display(), d.line, d.message))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "content/a.md:2: expected text in `title`, found U+0008 (`\\b`), which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or put the value in single quotes",
+                "content/a.md:4: expected text in `extra`, found U+000C (`\\f`), which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or put the value in single quotes",
+            ]
+        );
+
+        let diagnostics = Diagnostics::new();
+        let (front, _) = split_front_matter::<FrontMatter>(
+            "---\ntitle: \"x\\x01y \\e z \\N w \\0\"\ndescription: $\\beta$ stays\n---\n",
+            Path::new("content/b.md"),
+            &diagnostics,
+        )
+        .unwrap();
+        assert_eq!(
+            front.title.as_deref(),
+            Some("x\u{fffd}y \u{fffd} z \u{fffd} w \u{fffd}")
+        );
+        assert_eq!(front.description.as_deref(), Some("$\\beta$ stays"));
+        let messages: Vec<String> = diagnostics
+            .into_sorted(false)
+            .into_iter()
+            .map(|d| format!("{}: {}", d.line, d.message))
+            .collect();
+        assert_eq!(
+            messages,
+            ["2: expected text in `title`, found U+0001 (`\\x01`), U+001B (`\\e`), U+0085 (`\\N`), U+0000 (`\\0`), which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or leave the value unquoted"]
+        );
+    }
+
+    #[test]
     fn front_matter_and_errors_with_lines() {
         let (front, body) = split_front_matter::<FrontMatter>(
             "+++\ntitle = \"About\"\nweight = 2\n+++\nHello\n",
             Path::new("content/about.md"),
+            &Diagnostics::new(),
         )
         .unwrap();
         assert_eq!(front.title.as_deref(), Some("About"));
@@ -1165,12 +1310,13 @@ mod tests {
         let err = split_front_matter::<FrontMatter>(
             "+++\ntitle = \"x\"\ntitel = 1\n+++\n",
             Path::new("c.md"),
+            &Diagnostics::new(),
         )
         .unwrap_err();
         assert_eq!(err.line, 3);
         assert!(err.message.contains("titel"), "{}", err.message);
         assert_eq!(
-            split_front_matter::<FrontMatter>("no", Path::new("c.md"))
+            split_front_matter::<FrontMatter>("no", Path::new("c.md"), &Diagnostics::new())
                 .unwrap_err()
                 .line,
             1
