@@ -2,8 +2,8 @@
 //! forbids (U+0000 to U+001F but tab, line feed and carriage return), the
 //! ones HTML forbids beside them (U+007F to U+009F) and Unicode's
 //! noncharacters (U+FFFE, U+FFFF, U+FDD0 to U+FDEF, ...). Every input text
-//! (listings, Markdown pages, front matter and `site.toml`, including their
-//! TOML `\u` escapes) has them replaced by U+FFFD before anything reads it,
+//! (listings, Markdown pages, front matter and `site.toml`, including the
+//! escapes of their TOML and YAML strings) has them replaced by U+FFFD,
 //! with a warning at their line, so no feed, sitemap or page can be
 //! ill-formed whatever the input.
 
@@ -142,18 +142,103 @@ fn note(found: &mut Found, line: usize, c: char) {
     }
 }
 
-/// TOML text with forbidden characters replaced, raw ones and those a
-/// `\uXXXX` or `\UXXXXXXXX` escape names (the escape becomes `\uFFFD`).
-/// A backslash pair `\\` is skipped, so `\\u0008` stays text.
-pub fn replace_forbidden_toml(text: &str) -> (Cow<'_, str>, Found) {
-    let (raw, mut found) = replace_forbidden(text);
-    if !raw.contains("\\u") && !raw.contains("\\U") {
-        return (raw, found);
+/// TOML text with forbidden characters replaced: raw ones anywhere, and
+/// the escapes of its basic strings (`"…"`, `"""…"""`, keys too) that name
+/// one (`\b`, `\f`, `\e`, `\x01`, `\u0008`, `\U0000001B`; each becomes
+/// `\uFFFD`, on its line). Literal strings (`'$\beta$'`) have no escapes
+/// and are left as written: the strings are found by the TOML parser, so
+/// text that only looks like an escape is never changed. Returns the text,
+/// the raw characters' lines and the escaped ones' ([`escape_warnings`]).
+/// Text the parser rejects keeps its escapes (the error is reported by
+/// the reader that parses it next).
+pub fn replace_forbidden_toml(text: &str) -> (Cow<'_, str>, Found, Found) {
+    let (raw, found) = replace_forbidden(text);
+    if !may_name_forbidden(&raw) {
+        return (raw, found, Vec::new());
     }
+    let Ok(document) = toml::de::DeTable::parse(&raw) else {
+        return (raw, found, Vec::new());
+    };
+    let mut spans = Vec::new();
+    escaping_forbidden(&raw, document.get_ref(), &mut spans);
+    if spans.is_empty() {
+        return (raw, found, Vec::new());
+    }
+    spans.sort_by_key(|span| span.start);
     let mut out = String::with_capacity(raw.len());
-    let mut line = 1;
-    let mut rest = &*raw;
-    let mut escaped = false;
+    let mut escaped: Found = Vec::new();
+    let (mut from, mut line) = (0, 1);
+    for span in spans {
+        line += raw[from..span.start].matches('\n').count();
+        out.push_str(&raw[from..span.start]);
+        line = replace_escapes(&raw[span.clone()], line, &mut out, &mut escaped);
+        from = span.end;
+    }
+    out.push_str(&raw[from..]);
+    (Cow::Owned(out), found, escaped)
+}
+
+/// Whether `text` has an escape that may name a forbidden character: an
+/// odd run of backslashes before `b`, `f`, `e`, `x`, `u` or `U` (`\\beta`
+/// does not, `\beta` does). Only then is the text parsed for its strings:
+/// a records file that `vellum enrich` wrote has none.
+fn may_name_forbidden(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut run_end = 0;
+    memchr::memchr_iter(b'\\', bytes).any(|at| {
+        if at < run_end {
+            return false;
+        }
+        run_end = at + bytes[at..].iter().take_while(|&&b| b == b'\\').count();
+        (run_end - at) % 2 == 1
+            && matches!(
+                bytes.get(run_end),
+                Some(b'b' | b'f' | b'e' | b'x' | b'u' | b'U')
+            )
+    })
+}
+
+/// The spans of the basic strings, keys and values, of `table` whose
+/// value holds a forbidden character.
+fn escaping_forbidden(
+    raw: &str,
+    table: &toml::de::DeTable<'_>,
+    spans: &mut Vec<std::ops::Range<usize>>,
+) {
+    fn basic(
+        raw: &str,
+        span: std::ops::Range<usize>,
+        value: &str,
+        spans: &mut Vec<std::ops::Range<usize>>,
+    ) {
+        if raw[span.clone()].starts_with('"') && holds_forbidden(value) {
+            spans.push(span);
+        }
+    }
+    fn value(
+        raw: &str,
+        item: &toml::Spanned<toml::de::DeValue<'_>>,
+        spans: &mut Vec<std::ops::Range<usize>>,
+    ) {
+        match item.get_ref() {
+            toml::de::DeValue::String(text) => basic(raw, item.span(), text, spans),
+            toml::de::DeValue::Array(items) => items.iter().for_each(|i| value(raw, i, spans)),
+            toml::de::DeValue::Table(table) => escaping_forbidden(raw, table, spans),
+            _ => {}
+        }
+    }
+    for (key, item) in table.iter() {
+        basic(raw, key.span(), key.get_ref(), spans);
+        value(raw, item, spans);
+    }
+}
+
+/// Appends the basic string `source` (from its line `line`) to `out` with
+/// each escape that names a forbidden character made `\uFFFD`, noting it
+/// in `escaped`; `\\` is skipped, so `\\b` stays text. Returns the line
+/// it ends on.
+fn replace_escapes(source: &str, mut line: usize, out: &mut String, escaped: &mut Found) -> usize {
+    let mut rest = source;
     while let Some(at) = rest.find(['\\', '\n']) {
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
@@ -163,41 +248,71 @@ pub fn replace_forbidden_toml(text: &str) -> (Cow<'_, str>, Found) {
             rest = after;
             continue;
         }
-        let digits = match tail.as_bytes().get(1) {
-            Some(b'u') => 4,
-            Some(b'U') => 8,
-            Some(b'\\') => {
-                out.push_str("\\\\");
-                rest = &tail[2..];
-                continue;
+        let (named, len) = match tail.as_bytes().get(1) {
+            Some(b'b') => (Some('\u{8}'), 2),
+            Some(b'f') => (Some('\u{c}'), 2),
+            Some(b'e') => (Some('\u{1b}'), 2),
+            Some(&kind @ (b'x' | b'u' | b'U')) => {
+                let digits = match kind {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let named = tail
+                    .get(2..2 + digits)
+                    .filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .and_then(char::from_u32);
+                (named, 2 + digits)
             }
-            _ => 0,
+            Some(b'\\') => (None, 2),
+            _ => (None, 1),
         };
-        let named = tail
-            .get(2..2 + digits)
-            .filter(|hex| digits > 0 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-            .and_then(char::from_u32)
-            .filter(|&c| is_forbidden(c));
-        match named {
+        match named.filter(|&c| is_forbidden(c)) {
             Some(c) => {
-                escaped = true;
-                note(&mut found, line, c);
+                note(escaped, line, c);
                 out.push_str("\\uFFFD");
-                rest = &tail[2 + digits..];
             }
-            None => {
-                out.push('\\');
-                rest = &tail[1..];
-            }
+            None => out.push_str(&tail[..len]),
         }
+        rest = &tail[len..];
     }
     out.push_str(rest);
-    if !escaped {
-        return (raw, found);
+    line
+}
+
+/// One warning per line of `found`, characters that escapes in `file`
+/// name ([`replace_forbidden_toml`], and YAML's in front matter): as
+/// [`warnings`], with the escape named and how to write a backslash, as
+/// in LaTeX's `\beta`: `\\beta`, or `hint`.
+pub fn escape_warnings(file: &Path, found: &Found, hint: &str) -> Vec<Diagnostic> {
+    found
+        .iter()
+        .map(|(line, chars)| {
+            let names: Vec<String> = chars.iter().map(|&c| escape_name(c)).collect();
+            Diagnostic::warning(
+                file,
+                *line,
+                format!(
+                    "expected text, found {}, named by an escape, which no page or feed may hold; it \
+                     is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` {hint}",
+                    names.join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
+/// A forbidden character, with the escape of TOML and YAML that names it
+/// for the three that LaTeX commands (`\beta`, `\frac`, `\epsilon`) make:
+/// `U+0008 (\b)`.
+fn escape_name(c: char) -> String {
+    match c {
+        '\u{8}' => "U+0008 (`\\b`)".to_string(),
+        '\u{c}' => "U+000C (`\\f`)".to_string(),
+        '\u{1b}' => "U+001B (`\\e`)".to_string(),
+        c => format!("U+{:04X}", c as u32),
     }
-    found.sort_by_key(|(line, _)| *line);
-    (Cow::Owned(out), found)
 }
 
 /// One warning per line of `found` in `file` (at most [`WARNED_LINES`],
@@ -326,16 +441,55 @@ mod tests {
     }
 
     #[test]
-    fn toml_escapes_naming_them_are_replaced_too() {
-        let source = "a = \"x\\u0008y\"\nb = \"\\\\u0008 stays\"\nc = \"\\U0000001B \\u00e9\"\n";
-        let (text, found) = replace_forbidden_toml(source);
+    fn toml_escapes_naming_them_are_replaced_in_basic_strings_only() {
+        let source = concat!(
+            "a = \"x\\u0008y\"\n",
+            "b = \"\\\\u0008 stays\"\n",
+            "c = \"\\U0000001B \\u00e9\"\n",
+            "d = \"$\\beta$ \\f \\e \\x01 \\x41\"\n",
+            "e = '$\\beta$ stays'\n",
+            "# \"\\b\" in a comment stays\n",
+            "f = \"\"\"\nline\\b\n\\x7F\"\"\"\n",
+            "[g]\n\"k\\b\" = [\"\\b\", { h = \"\\f\" }]\n",
+        );
+        let (text, found, escaped) = replace_forbidden_toml(source);
+        assert!(found.is_empty());
         assert_eq!(
             text,
-            "a = \"x\\uFFFDy\"\nb = \"\\\\u0008 stays\"\nc = \"\\uFFFD \\u00e9\"\n"
+            concat!(
+                "a = \"x\\uFFFDy\"\n",
+                "b = \"\\\\u0008 stays\"\n",
+                "c = \"\\uFFFD \\u00e9\"\n",
+                "d = \"$\\uFFFDeta$ \\uFFFD \\uFFFD \\uFFFD \\x41\"\n",
+                "e = '$\\beta$ stays'\n",
+                "# \"\\b\" in a comment stays\n",
+                "f = \"\"\"\nline\\uFFFD\n\\uFFFD\"\"\"\n",
+                "[g]\n\"k\\uFFFD\" = [\"\\uFFFD\", { h = \"\\uFFFD\" }]\n",
+            )
         );
-        assert_eq!(found, [(1, vec!['\u{8}']), (3, vec!['\u{1b}'])]);
+        assert_eq!(
+            escaped,
+            [
+                (1, vec!['\u{8}']),
+                (3, vec!['\u{1b}']),
+                (4, vec!['\u{8}', '\u{c}', '\u{1b}', '\u{1}']),
+                (8, vec!['\u{8}']),
+                (9, vec!['\u{7f}']),
+                (11, vec!['\u{8}', '\u{c}']),
+            ]
+        );
         let value: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(value["a"].as_str(), Some("x\u{fffd}y"));
+        assert_eq!(
+            value["d"].as_str(),
+            Some("$\u{fffd}eta$ \u{fffd} \u{fffd} \u{fffd} A")
+        );
+        assert_eq!(value["e"].as_str(), Some("$\\beta$ stays"));
+        assert!(may_name_forbidden("a = \"\\\\\\b\""));
+        assert!(!may_name_forbidden("a = \"\\\\beta \\n \\t \\\\\\\\u\""));
+        // What the parser rejects keeps its escapes, for its error.
+        let broken = "a = \"\\b\"\nb = \n";
+        assert_eq!(replace_forbidden_toml(broken).0, broken);
     }
 
     #[test]

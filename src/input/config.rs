@@ -141,14 +141,21 @@ impl Config {
         };
         let text = crate::input::utf8(&bytes, display_path).map_err(|e| vec![e])?;
         let text = crate::input::chars::line_feeds(text);
-        let (text, found) = crate::input::chars::replace_forbidden_toml(&text);
+        let (text, found, escaped) = crate::input::chars::replace_forbidden_toml(&text);
         // Every unknown key at once; then the first other problem.
         let unknown = unknown_settings(&text, display_path);
         if !unknown.is_empty() {
             return Err(unknown);
         }
         let config = Config::parse(&text, display_path).map_err(|e| vec![e])?;
-        Ok((config, crate::input::chars::warnings(display_path, &found)))
+        let mut warnings = crate::input::chars::warnings(display_path, &found);
+        let hint = "or put the value in single quotes";
+        warnings.extend(crate::input::chars::escape_warnings(
+            display_path,
+            &escaped,
+            hint,
+        ));
+        Ok((config, warnings))
     }
 
     /// Parses and resolves the text of a `site.toml`. Errors as [`Config::load`].

@@ -638,23 +638,47 @@ fn replace_forbidden_in_page<'a>(
     file: &Path,
     diagnostics: &Diagnostics,
 ) -> std::borrow::Cow<'a, str> {
-    let front_end = Format::of(text)
-        .and_then(|(format, _)| {
-            let fence = format.fence();
-            text[3..].find(&format!("\n{fence}")).map(|at| at + 3)
-        })
-        .unwrap_or(0);
-    let (front, mut found) = chars::replace_forbidden_toml(&text[..front_end]);
-    let (body, body_found) = chars::replace_forbidden(&text[front_end..]);
-    let front_lines = text[..front_end].matches('\n').count();
+    let Some((format, inner)) = Format::of(text) else {
+        let (page, found) = chars::replace_forbidden(text);
+        for warning in chars::warnings(file, &found) {
+            diagnostics.push(warning);
+        }
+        return page;
+    };
+    let fence_line = &text[..text.len() - inner.len()];
+    let front_end = inner
+        .find(&format!("\n{}", format.fence()))
+        .map_or(0, |at| at + 1);
+    let (front, mut found, escaped) = match format {
+        Format::Toml => chars::replace_forbidden_toml(&inner[..front_end]),
+        Format::Yaml => {
+            let (front, found) = chars::replace_forbidden(&inner[..front_end]);
+            (front, found, Vec::new())
+        }
+    };
+    let (body, body_found) = chars::replace_forbidden(&inner[front_end..]);
+    let front_lines = inner[..front_end].matches('\n').count();
+    let after_fence = |(line, c): (usize, Vec<char>)| (line + 1, c);
+    found = found.into_iter().map(after_fence).collect();
     found.extend(
         body_found
             .into_iter()
-            .map(|(line, c)| (line + front_lines, c)),
+            .map(|(line, c)| (line + 1 + front_lines, c)),
     );
-    for warning in chars::warnings(file, &found) {
+    let escaped: chars::Found = escaped.into_iter().map(after_fence).collect();
+    let hint = "or put the value in single quotes";
+    for warning in chars::warnings(file, &found)
+        .into_iter()
+        .chain(chars::escape_warnings(file, &escaped, hint))
+    {
         diagnostics.push(warning);
     }
+    let front = match front {
+        std::borrow::Cow::Borrowed(_) => {
+            std::borrow::Cow::Borrowed(&text[..fence_line.len() + front_end])
+        }
+        std::borrow::Cow::Owned(front) => std::borrow::Cow::Owned(format!("{fence_line}{front}")),
+    };
     match (front, body) {
         (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => {
             std::borrow::Cow::Borrowed(text)
@@ -936,27 +960,22 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
         })?,
     };
     let body = &rest[body_start..];
-    let front = match escaped_forbidden::<T>(format, front_text) {
-        Some((replaced, keys)) => {
-            let hint = match format {
-                Format::Toml => "or put the value in single quotes",
-                Format::Yaml => "or leave the value unquoted",
-            };
-            for (key, chars) in keys {
-                let names: Vec<String> = chars.iter().map(|&c| escape_name(c)).collect();
-                diagnostics.push(Diagnostic::warning(
-                    file,
-                    key_line(text, body, &key),
-                    format!(
-                        "expected text in `{key}`, found {}, which no page or feed may hold; it is \
-                         replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` {hint}",
-                        names.join(", "),
-                    ),
-                ));
+    let front = match format {
+        Format::Yaml => match escaped_forbidden::<T>(front_text) {
+            Some((replaced, keys)) => {
+                let found: chars::Found = (keys.into_iter())
+                    .map(|(key, chars)| (key_line(text, body, &key), chars))
+                    .collect();
+                let hint = "or leave the value unquoted";
+                for warning in chars::escape_warnings(file, &found, hint) {
+                    diagnostics.push(warning);
+                }
+                replaced
             }
-            replaced
-        }
-        None => front,
+            None => front,
+        },
+        // Its escapes were replaced in the text ([`replace_forbidden_in_page`]).
+        Format::Toml => front,
     };
     Ok((front, body))
 }
@@ -965,41 +984,19 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
 /// held.
 type KeysHolding = Vec<(String, Vec<char>)>;
 
-/// A forbidden character as the escape that names it: `U+0008 (\b)`.
-fn escape_name(c: char) -> String {
-    let escape = match c {
-        '\0' => "\\0".to_string(),
-        '\u{7}' => "\\a".to_string(),
-        '\u{8}' => "\\b".to_string(),
-        '\u{b}' => "\\v".to_string(),
-        '\u{c}' => "\\f".to_string(),
-        '\u{1b}' => "\\e".to_string(),
-        '\u{85}' => "\\N".to_string(),
-        c if (c as u32) < 0x100 => format!("\\x{:02X}", c as u32),
-        c => format!("\\u{:04X}", c as u32),
-    };
-    format!("U+{:04X} (`{escape}`)", c as u32)
-}
-
-/// Front matter whose escapes name characters no page may hold (TOML's
-/// `\b` and `\f`; YAML's `\0`, `\a`, `\b`, `\v`, `\f`, `\e`, `\N` and
-/// `\x01`; `\u` escapes are replaced in the text before it is read, by
-/// [`chars::replace_forbidden_toml`]): read again as a tree with each such
-/// character replaced by U+FFFD, with the top-level keys that held them
-/// and the characters. `None` when it has none (only front matter with a
-/// backslash is read twice), or when the tree does not read back as `T`
-/// (a TOML date does: the test reads one back).
-fn escaped_forbidden<T: serde::de::DeserializeOwned>(
-    format: Format,
-    front_text: &str,
-) -> Option<(T, KeysHolding)> {
+/// YAML front matter whose escapes name characters no page may hold
+/// (`\0`, `\a`, `\b`, `\v`, `\f`, `\e`, `\N`, `\x01`, `\u0001`; TOML's
+/// are replaced in the text before it is read, by
+/// [`chars::replace_forbidden_toml`], which YAML's quoting rules would
+/// make a guess): read again as a tree with each such character replaced
+/// by U+FFFD, with the top-level keys that held them and the characters.
+/// `None` when it has none (only front matter with a backslash is read
+/// twice), or when the tree does not read back as `T`.
+fn escaped_forbidden<T: serde::de::DeserializeOwned>(front_text: &str) -> Option<(T, KeysHolding)> {
     if !front_text.contains('\\') {
         return None;
     }
-    let mut tree: serde_json::Value = match format {
-        Format::Toml => toml::from_str(front_text).ok()?,
-        Format::Yaml => serde_saphyr::from_str(front_text).ok()?,
-    };
+    let mut tree: serde_json::Value = serde_saphyr::from_str(front_text).ok()?;
     fn replace(value: &mut serde_json::Value, found: &mut Vec<char>) {
         match value {
             serde_json::Value::String(text) => {
@@ -1244,14 +1241,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_naming_forbidden_characters_are_replaced_with_a_warning_at_their_key() {
-        let diagnostics = Diagnostics::new();
-        let (front, body) = split_front_matter::<FrontMatter>(
-            "+++\ntitle = \"On $\\beta$-VAE\"\ndate = 2024-05-01\n[extra]\nnote = \"a\\fb\"\nkept = '$\\beta$'\n+++\nBody\n",
-            Path::new("content/a.md"),
-            &diagnostics,
-        )
-        .unwrap();
+    fn escapes_naming_forbidden_characters_are_replaced_with_a_warning_at_their_line() {
+        // As `load` reads a page: its characters, then its front matter.
+        let read = |text: &str, file: &str| {
+            let diagnostics = Diagnostics::new();
+            let text = replace_forbidden_in_page(text, Path::new(file), &diagnostics).into_owned();
+            let (front, body) =
+                split_front_matter::<FrontMatter>(&text, Path::new(file), &diagnostics).unwrap();
+            let body = body.to_string();
+            let messages: Vec<String> = diagnostics
+                .into_sorted(false)
+                .into_iter()
+                .map(|d| format!("{}:{}: {}", d.file.display(), d.line, d.message))
+                .collect();
+            (front, body, messages)
+        };
+        let backslash = "For a backslash, as in LaTeX's `\\beta`, write `\\\\beta`";
+        let (front, body, messages) = read(
+            "+++\ntitle = \"On $\\beta$-VAE\"\ndate = 2024-05-01\n[extra]\nnote = \"a\\fb\"\nkept = '$\\beta$'\n+++\nBody\u{1}\n",
+            "content/a.md",
+        );
         assert_eq!(front.title.as_deref(), Some("On $\u{fffd}eta$-VAE"));
         assert_eq!(
             front.date.map(|d| d.to_string()).as_deref(),
@@ -1259,40 +1268,28 @@ mod tests {
         );
         assert_eq!(front.extra["note"].as_str(), Some("a\u{fffd}b"));
         assert_eq!(front.extra["kept"].as_str(), Some("$\\beta$"));
-        assert_eq!(body, "Body\n");
-        let messages: Vec<String> = diagnostics
-            .into_sorted(false)
-            .into_iter()
-            .map(|d| format!("{}:{}: {}", d.file.display(), d.line, d.message))
-            .collect();
+        assert_eq!(body, "Body\u{fffd}\n");
         assert_eq!(
             messages,
             [
-                "content/a.md:2: expected text in `title`, found U+0008 (`\\b`), which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or put the value in single quotes",
-                "content/a.md:4: expected text in `extra`, found U+000C (`\\f`), which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or put the value in single quotes",
+                format!("content/a.md:2: expected text, found U+0008 (`\\b`), named by an escape, which no page or feed may hold; it is replaced by U+FFFD. {backslash} or put the value in single quotes"),
+                format!("content/a.md:5: expected text, found U+000C (`\\f`), named by an escape, which no page or feed may hold; it is replaced by U+FFFD. {backslash} or put the value in single quotes"),
+                "content/a.md:8: expected text, found the control character or noncharacter U+0001, which no page or feed may hold; it is replaced by U+FFFD".to_string(),
             ]
         );
 
-        let diagnostics = Diagnostics::new();
-        let (front, _) = split_front_matter::<FrontMatter>(
+        let (front, _, messages) = read(
             "---\ntitle: \"x\\x01y \\e z \\N w \\0\"\ndescription: $\\beta$ stays\n---\n",
-            Path::new("content/b.md"),
-            &diagnostics,
-        )
-        .unwrap();
+            "content/b.md",
+        );
         assert_eq!(
             front.title.as_deref(),
             Some("x\u{fffd}y \u{fffd} z \u{fffd} w \u{fffd}")
         );
         assert_eq!(front.description.as_deref(), Some("$\\beta$ stays"));
-        let messages: Vec<String> = diagnostics
-            .into_sorted(false)
-            .into_iter()
-            .map(|d| format!("{}: {}", d.line, d.message))
-            .collect();
         assert_eq!(
             messages,
-            ["2: expected text in `title`, found U+0001 (`\\x01`), U+001B (`\\e`), U+0085 (`\\N`), U+0000 (`\\0`), which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or leave the value unquoted"]
+            [format!("content/b.md:2: expected text, found U+0001, U+001B (`\\e`), U+0085, U+0000, named by an escape, which no page or feed may hold; it is replaced by U+FFFD. {backslash} or leave the value unquoted")]
         );
     }
 

@@ -100,9 +100,12 @@ impl Records {
             }
         };
         let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, shown)?);
-        let (text, found) = crate::input::chars::replace_forbidden_toml(&text);
+        let (text, found, escaped) = crate::input::chars::replace_forbidden_toml(&text);
         let records = Records::parse(&text, shown)?;
-        Ok((records, crate::input::chars::warnings(shown, &found)))
+        let mut warnings = crate::input::chars::warnings(shown, &found);
+        let hint = "or put the value in single quotes";
+        warnings.extend(crate::input::chars::escape_warnings(shown, &escaped, hint));
+        Ok((records, warnings))
     }
 
     /// Parses the text of a records file shown as `shown`.
@@ -452,6 +455,6 @@ mod tests {
         let warnings: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].starts_with("records/arxiv.toml:10: warning: expected text, found the control character or noncharacter U+0001"), "{warnings:?}");
-        assert!(warnings[1].starts_with("records/arxiv.toml:14: warning: expected text, found the control character or noncharacter U+0085"), "{warnings:?}");
+        assert!(warnings[1].starts_with("records/arxiv.toml:14: warning: expected text, found U+0085, named by an escape, which no page or feed may hold; it is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` or put the value in single quotes"), "{warnings:?}");
     }
 }
