@@ -289,17 +289,12 @@ fn titles_with_math_keep_their_former_slug_as_a_redirect() {
     assert!(!text(&site, "sitemap.xml").contains("rates-of-n-growth"));
 }
 
-/// A site under a sub-path whose Markdown links are written the ways users
-/// write them: root-relative (`/authors/...`), Zola's `@/page.md`,
-/// relative `.md` links against the file, and the same in raw HTML. The
-/// build rewrites them under the base path, warns about a root-relative
-/// link to nothing of the site and fails on a missing `.md` target, each at
-/// its Markdown line; served under the sub-path on loopback, every link of
-/// the site resolves.
 /// `vellum check` reads a link as a browser does, its character
 /// references decoded: a base URL with `'` and `&` (written `&#39;` and
-/// `&amp;` in every link) and a file with `&` in its name are found; a
-/// link to no page is still an error, named as the browser reads it.
+/// `&amp;` in every link) and a file with `&` in its name are found, in
+/// Markdown and raw HTML, which the build writes under the base path; a
+/// link to no page is still an error at its line, named as the browser
+/// reads it.
 fn check_reads_links_with_character_references_as_a_browser_does() {
     let dir = olumide_site();
     std::fs::write(
@@ -311,7 +306,7 @@ fn check_reads_links_with_character_references_as_a_browser_does() {
     write(
         dir.path(),
         "content/about.md",
-        b"+++\ntitle = \"About\"\n+++\nSee [Olumide](/authors/olumide-adeyemi/), [the notes](/files/notes&slides.txt)\nand <a href=\"/o&#39;brien&amp;co/nowhere&amp;more/\">a page that is not there</a>.\n",
+        b"+++\ntitle = \"About\"\n+++\nSee [Olumide](/authors/olumide-adeyemi/), [the notes](/files/notes&slides.txt)\nand <a href=\"/o&#39;brien&amp;co/nowhere&amp;more/\">a page that is not there</a>.\n\n<a href=\"/files/notes&amp;slides.txt\">Raw</a>\n",
     );
     let root = dir.path().to_str().unwrap();
     let out = vellum(&["check", "--root", root], &[]);
@@ -328,11 +323,19 @@ fn check_reads_links_with_character_references_as_a_browser_does() {
     for fragment in [
         "<a href=\"/o&#39;brien&amp;co/authors/olumide-adeyemi/\">Olumide</a>",
         "<a href=\"/o&#39;brien&amp;co/files/notes&amp;slides.txt\">the notes</a>",
+        "<a href=\"/o&#39;brien&amp;co/files/notes&amp;slides.txt\">Raw</a>",
     ] {
         assert!(about.contains(fragment), "{fragment} in {about}");
     }
 }
 
+/// A site under a sub-path whose Markdown links are written the ways users
+/// write them: root-relative (`/authors/...`), Zola's `@/page.md`,
+/// relative `.md` links against the file, and the same in raw HTML. The
+/// build rewrites them under the base path, warns about a root-relative
+/// link to nothing of the site and fails on a missing `.md` target, each at
+/// its Markdown line; served under the sub-path on loopback, every link of
+/// the site resolves.
 fn markdown_links_work_under_a_sub_path() {
     let dir = olumide_site();
     std::fs::write(

@@ -319,6 +319,14 @@ pub fn normalise_base_url(url: &str) -> Result<String, String> {
             "expected a URL without spaces (write %20), found `{url}`"
         ));
     }
+    // Characters a URL never holds as they are (RFC 3986), which would
+    // also end or break the attributes every link is written in.
+    if let Some(c) = url.chars().find(|c| "\"<>`\\{}|^".contains(*c)) {
+        return Err(format!(
+            "expected a URL without `{c}` (write %{:02X}), found `{url}`",
+            u32::from(c)
+        ));
+    }
     let host = host.to_ascii_lowercase();
     Ok(format!("{scheme}://{host}{}/", path.trim_end_matches('/')))
 }
@@ -650,6 +658,18 @@ mod tests {
             Err("expected a base URL without control characters or noncharacters, found U+FDD0 in `https://x/\\u{fdd0}0\\u{fdd0}/`".into())
         );
         assert!(normalise_base_url("https://x/\u{1}/").is_err());
+        assert_eq!(
+            normalise_base_url("https://x/a\"b/"),
+            Err("expected a URL without `\"` (write %22), found `https://x/a\"b/`".into())
+        );
+        assert_eq!(
+            normalise_base_url("https://x/<b>/"),
+            Err("expected a URL without `<` (write %3C), found `https://x/<b>/`".into())
+        );
+        assert_eq!(
+            normalise_base_url("https://x/o'brien&co/"),
+            Ok("https://x/o'brien&co/".into())
+        );
     }
 
     #[test]

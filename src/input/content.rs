@@ -967,10 +967,21 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
                     .map(|(key, chars)| (key_line(text, body, &key), chars))
                     .collect();
                 let hint = "or leave the value unquoted";
-                for warning in chars::escape_warnings(file, &found, hint) {
-                    diagnostics.push(warning);
+                let warnings = chars::escape_warnings(file, &found, hint);
+                match replaced {
+                    Some(replaced) => {
+                        warnings.into_iter().for_each(|w| diagnostics.push(w));
+                        replaced
+                    }
+                    // Not replaced: an error, so that none reaches a page.
+                    None => {
+                        let error = |w: Diagnostic| Diagnostic::error(&w.file, w.line, w.message);
+                        warnings
+                            .into_iter()
+                            .for_each(|w| diagnostics.push(error(w)));
+                        front
+                    }
                 }
-                replaced
             }
             None => front,
         },
@@ -985,14 +996,16 @@ pub fn split_front_matter<'a, T: serde::de::DeserializeOwned + Default>(
 type KeysHolding = Vec<(String, Vec<char>)>;
 
 /// YAML front matter whose escapes name characters no page may hold
-/// (`\0`, `\a`, `\b`, `\v`, `\f`, `\e`, `\N`, `\x01`, `\u0001`; TOML's
-/// are replaced in the text before it is read, by
-/// [`chars::replace_forbidden_toml`], which YAML's quoting rules would
-/// make a guess): read again as a tree with each such character replaced
-/// by U+FFFD, with the top-level keys that held them and the characters.
+/// (`\0`, `\a`, `\b`, `\v`, `\f`, `\e`, `\N`, `\x01`, `\u0001`): read
+/// again as a tree with each such character replaced by U+FFFD, with the
+/// top-level keys that held them and the characters. (TOML's are replaced
+/// in its text before it is read, [`chars::replace_forbidden_toml`], where
+/// the TOML parser gives each string's place; serde-saphyr gives none.)
 /// `None` when it has none (only front matter with a backslash is read
-/// twice), or when the tree does not read back as `T`.
-fn escaped_forbidden<T: serde::de::DeserializeOwned>(front_text: &str) -> Option<(T, KeysHolding)> {
+/// twice); no `T` when the tree does not read back as one.
+fn escaped_forbidden<T: serde::de::DeserializeOwned>(
+    front_text: &str,
+) -> Option<(Option<T>, KeysHolding)> {
     if !front_text.contains('\\') {
         return None;
     }
@@ -1001,12 +1014,26 @@ fn escaped_forbidden<T: serde::de::DeserializeOwned>(front_text: &str) -> Option
         match value {
             serde_json::Value::String(text) => {
                 if let (std::borrow::Cow::Owned(replaced), lines) = chars::replace_forbidden(text) {
-                    found.extend(lines.into_iter().flat_map(|(_, chars)| chars));
+                    for c in lines.into_iter().flat_map(|(_, chars)| chars) {
+                        if !found.contains(&c) {
+                            found.push(c);
+                        }
+                    }
                     *text = replaced;
                 }
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(|v| replace(v, found)),
-            serde_json::Value::Object(map) => map.values_mut().for_each(|v| replace(v, found)),
+            serde_json::Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (key, mut value) in entries {
+                    let mut key = serde_json::Value::String(key);
+                    replace(&mut key, found);
+                    replace(&mut value, found);
+                    if let serde_json::Value::String(key) = key {
+                        map.insert(key, value);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -1015,14 +1042,13 @@ fn escaped_forbidden<T: serde::de::DeserializeOwned>(front_text: &str) -> Option
         let mut found = Vec::new();
         replace(value, &mut found);
         if !found.is_empty() {
-            found.dedup();
             keys.push((key.clone(), found));
         }
     }
     if keys.is_empty() {
         return None;
     }
-    Some((serde_json::from_value(tree).ok()?, keys))
+    Some((serde_json::from_value(tree).ok(), keys))
 }
 
 /// A serde-saphyr error as `expected …, found …` naming the key of its
@@ -1279,17 +1305,21 @@ mod tests {
         );
 
         let (front, _, messages) = read(
-            "---\ntitle: \"x\\x01y \\e z \\N w \\0\"\ndescription: $\\beta$ stays\n---\n",
+            "---\ntitle: \"x\\x01y \\e z \\N w \\0 \\x01\"\ndescription: $\\beta$ stays\nextra:\n  \"k\\fey\": v\n---\n",
             "content/b.md",
         );
         assert_eq!(
             front.title.as_deref(),
-            Some("x\u{fffd}y \u{fffd} z \u{fffd} w \u{fffd}")
+            Some("x\u{fffd}y \u{fffd} z \u{fffd} w \u{fffd} \u{fffd}")
         );
+        assert_eq!(front.extra["k\u{fffd}ey"].as_str(), Some("v"));
         assert_eq!(front.description.as_deref(), Some("$\\beta$ stays"));
         assert_eq!(
             messages,
-            [format!("content/b.md:2: expected text, found U+0001, U+001B (`\\e`), U+0085, U+0000, named by an escape, which no page or feed may hold; it is replaced by U+FFFD. {backslash} or leave the value unquoted")]
+            [
+                format!("content/b.md:2: expected text, found U+0001, U+001B (`\\e`), U+0085, U+0000, named by an escape, which no page or feed may hold; it is replaced by U+FFFD. {backslash} or leave the value unquoted"),
+                format!("content/b.md:4: expected text, found U+000C (`\\f`), named by an escape, which no page or feed may hold; it is replaced by U+FFFD. {backslash} or leave the value unquoted"),
+            ]
         );
     }
 

@@ -10,7 +10,7 @@
 //   taller than a line of text (the theme's math font has a MATH table);
 // - on BYLINE_PAGE_PATH, a paper page with more than 30 authors, "+N more"
 //   sits in the byline on the line of the last name shown, and opened, it
-//   gives way to the other names.
+//   gives way to the other names, which go on from that line.
 // Prints one line per check and exits 1 when any fails.
 import { serveDir } from './serve-dir.mjs';
 import { chromium } from 'playwright-core';
@@ -96,16 +96,26 @@ try {
     range.setEnd(before, before.length);
     const comma = range.getBoundingClientRect();
     const closed = summary.getBoundingClientRect();
+    // Closed, the names it holds are not shown (not rendered, so not in
+    // its text as rendered).
+    const lastName = details.lastChild.textContent.split(', ').pop();
+    const hiddenClosed = !details.innerText.includes(lastName);
     summary.click();
-    const last = details.lastChild;
-    range.selectNode(last);
+    // Opened: the first name it held goes on from the comma's line, in
+    // the byline's colour, and the last is shown.
+    const first = summary.nextSibling;
+    range.selectNodeContents(first);
+    const firstBox = range.getClientRects()[0];
     return {
+      hiddenClosed,
       sameLine: Math.abs(comma.top - closed.top) < closed.height / 2,
       hidden: summary.getClientRects().length === 0,
-      shown: range.getClientRects().length > 0,
+      continues: firstBox !== undefined && Math.abs(firstBox.top - comma.top) < closed.height / 2,
+      colour: getComputedStyle(details).color === getComputedStyle(details.parentElement).color,
+      shown: details.innerText.includes(lastName),
     };
   });
-  check(JSON.stringify(more) === '{"sameLine":true,"hidden":true,"shown":true}',
+  check(JSON.stringify(more) === '{"hiddenClosed":true,"sameLine":true,"hidden":true,"continues":true,"colour":true,"shown":true}',
     `${bylinePath}: "+N more" follows the last name shown, and opened, shows the other names in its place (${JSON.stringify(more)})`);
 } finally {
   await browser.close();
