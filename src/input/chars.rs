@@ -169,6 +169,11 @@ pub fn replace_forbidden_toml(text: &str) -> (Cow<'_, str>, Found, Found) {
     let mut escaped: Found = Vec::new();
     let (mut from, mut line) = (0, 1);
     for span in spans {
+        // Spans the parser gave: in order, apart, on character boundaries;
+        // one that is not is left as written rather than trusted.
+        if span.start < from || raw.get(span.clone()).is_none() {
+            continue;
+        }
         line += raw[from..span.start].matches('\n').count();
         out.push_str(&raw[from..span.start]);
         line = replace_escapes(&raw[span.clone()], line, &mut out, &mut escaped);
@@ -211,7 +216,7 @@ fn escaping_forbidden(
         value: &str,
         spans: &mut Vec<std::ops::Range<usize>>,
     ) {
-        if raw[span.clone()].starts_with('"') && holds_forbidden(value) {
+        if raw.get(span.clone()).is_some_and(|s| s.starts_with('"')) && holds_forbidden(value) {
             spans.push(span);
         }
     }
@@ -273,9 +278,9 @@ fn replace_escapes(source: &str, mut line: usize, out: &mut String, escaped: &mu
                 note(escaped, line, c);
                 out.push_str("\\uFFFD");
             }
-            None => out.push_str(&tail[..len]),
+            None => out.push_str(tail.get(..len).unwrap_or(tail)),
         }
-        rest = &tail[len..];
+        rest = tail.get(len..).unwrap_or("");
     }
     out.push_str(rest);
     line
@@ -510,5 +515,50 @@ mod tests {
             "seeds/a.txt:11: warning: expected text, found control characters or noncharacters on \
              2 more lines; each is replaced by U+FFFD"
         );
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Basic strings (keys, values, multi-line, in arrays and tables)
+        /// made of escapes, and a literal string: every forbidden
+        /// character an escape names is replaced, nothing else changes.
+        #[test]
+        fn toml_escapes_are_replaced_in_any_basic_string(
+            parts in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(vec![
+                    "\\b", "\\\\", "\\\\b", "\\f", "\\e", "\\x01", "\\x41", "\\u0001",
+                    "\\U0000FFFF", "\\u00e9", "x", "é", "\\n", "\\\"", "\\t",
+                ]), 0..6).prop_map(|p| p.concat()),
+                4,
+            )
+        ) {
+            let text = format!(
+                "a = \"{}\"\nlit = '{}'\n\"{}\" = 1\n[t]\nb = \"\"\"\n{}\"\"\"\nc = [\"{}\"]\n",
+                parts[0], parts[0].replace('\'', ""), parts[1], parts[2], parts[3],
+            );
+            let before: toml::Table = toml::from_str(&text).unwrap();
+            let (replaced, _, _) = replace_forbidden_toml(&text);
+            let after: toml::Table = toml::from_str(&replaced).unwrap();
+            fn strings(value: &toml::Value, out: &mut Vec<String>) {
+                match value {
+                    toml::Value::String(s) => out.push(s.clone()),
+                    toml::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+                    toml::Value::Table(table) => table.iter().for_each(|(k, v)| {
+                        out.push(k.clone());
+                        strings(v, out);
+                    }),
+                    _ => {}
+                }
+            }
+            let (mut was, mut is) = (Vec::new(), Vec::new());
+            strings(&toml::Value::Table(before), &mut was);
+            strings(&toml::Value::Table(after), &mut is);
+            // Keys sort anew once replaced: compared in order of their text.
+            let mut expected: Vec<String> = was.iter().map(|s| replace_forbidden(s).0.into_owned()).collect();
+            expected.sort();
+            is.sort();
+            proptest::prop_assert_eq!(is, expected);
+        }
     }
 }
