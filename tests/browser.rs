@@ -21,32 +21,27 @@ const LONG_BYLINE_PAGE: &str =
 /// from the fixture snapshot.
 fn built_site() -> (crate::common::TempDir, PathBuf) {
     let site = bundled_copy();
-    crate::common::write(
-        site.path(),
-        "seeds/ana-lima.txt",
-        &crate::common::listing(
+    let listings = [
+        (
             "Ana Lima",
-            &[(
-                "Rates of Convergence for Sparse Training",
-                2023,
-                "The error falls as $$\\left(\\frac{\\log n}{n}\\right)^{1/2}$$ for $n$ samples, as $\\Theta(\\sqrt{n})$ bounds predict.",
-                "cs.LG",
-            )],
+            "Rates of Convergence for Sparse Training",
+            2023,
+            "The error falls as $$\\left(\\frac{\\log n}{n}\\right)^{1/2}$$ for $n$ samples, as $\\Theta(\\sqrt{n})$ bounds predict.",
+            "cs.LG",
         ),
-    );
-    crate::common::write(
-        site.path(),
-        "seeds/kees-a-schouhamer-immink.txt",
-        &crate::common::listing(
+        (
             "Kees A. Schouhamer Immink",
-            &[(
-                "Proceedings of Workshop AEW10: Concepts in Information Theory and Communications",
-                2017,
-                "The 10th Asia-Europe workshop in \"Concepts in Information Theory and Communications\" AEW10 was held in Boppard, Germany on June 21-23, 2017. It is based on a longstanding cooperation between Asian and European scientists. The first workshop was held in Eindhoven, the Netherlands in 1989. The idea of the workshop is threefold: 1) to improve the communication between the scientist in the different parts of the world; 2) to exchange knowledge and ideas; and 3) to pay a tribute to a well respected and special scientist.",
-                "cs.IT",
-            )],
+            "Proceedings of Workshop AEW10: Concepts in Information Theory and Communications",
+            2017,
+            "The 10th Asia-Europe workshop in \"Concepts in Information Theory and Communications\" AEW10 was held in Boppard, Germany on June 21-23, 2017. It is based on a longstanding cooperation between Asian and European scientists. The first workshop was held in Eindhoven, the Netherlands in 1989. The idea of the workshop is threefold: 1) to improve the communication between the scientist in the different parts of the world; 2) to exchange knowledge and ideas; and 3) to pay a tribute to a well respected and special scientist.",
+            "cs.IT",
         ),
-    );
+    ];
+    for (author, title, year, abstract_text, category) in listings {
+        let file = format!("seeds/{}.txt", vellum::permalink::slugify(author));
+        let listing = crate::common::listing(author, &[(title, year, abstract_text, category)]);
+        crate::common::write(site.path(), &file, &listing);
+    }
     let root = site.path().to_str().unwrap();
     let snapshot = project().join("tests/fixtures/arxiv-api/snapshot.jsonl");
     let out = vellum(

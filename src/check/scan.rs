@@ -13,8 +13,9 @@
 //! name kept, names in any case; a carriage return is a space, as the
 //! standard's preprocessing makes it); a tag cut off by the end of the
 //! page counts for nothing. Values are read as a browser reads them:
-//! character references decoded ([`decode_attribute`]), so `&amp;` in a
-//! link is the `&` of the URL it leads to.
+//! character references decoded by the standard's rules for attribute
+//! values (`htmlize::unescape_attribute`, which borrows a value with none),
+//! so `&amp;` in a link is the `&` of the URL it leads to.
 //!
 //! `<noscript>` is read as markup, as a browser without scripts reads it:
 //! its links are the ones such a reader follows. (lol_html, the reference
@@ -29,7 +30,6 @@
 //! is not read), and an end tag of an HTML element opened before the
 //! `<svg>` (`<div><svg></div>`), which the standard lets end the `<svg>`.
 
-use crate::text::attribute::decode_attribute;
 use std::borrow::Cow;
 
 /// The links and anchors of one HTML page, in the order written.
@@ -419,7 +419,7 @@ impl<'a> Tag<'a> {
 
     /// Adds what this start tag holds to `page`.
     fn report(&self, page: &mut PageLinks<'a>) {
-        let text = |value: &'a [u8]| decode_attribute(String::from_utf8_lossy(value));
+        let text = |value: &'a [u8]| htmlize::unescape_attribute(String::from_utf8_lossy(value));
         page.links.extend(self.href.map(text));
         page.links.extend(self.src.map(text));
         page.ids.extend(self.id.map(text));

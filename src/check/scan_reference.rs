@@ -38,7 +38,7 @@ pub fn lol_html_scan(html: &[u8]) -> (Vec<String>, Vec<String>) {
     let decoded = |values: Vec<String>| {
         values
             .into_iter()
-            .map(|v| crate::text::attribute::decode_attribute(v.into()).into_owned())
+            .map(|v| htmlize::unescape_attribute(v).into_owned())
             .collect()
     };
     (decoded(links.into_inner()), decoded(ids.into_inner()))

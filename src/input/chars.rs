@@ -286,26 +286,32 @@ fn replace_escapes(source: &str, mut line: usize, out: &mut String, escaped: &mu
     line
 }
 
+/// The warnings of a TOML file's characters that [`replace_forbidden_toml`]
+/// replaced: the raw ones' ([`warnings`]), then the escaped ones'
+/// ([`escape_warnings`], with TOML's way to keep a backslash).
+pub fn toml_warnings(file: &Path, found: &Found, escaped: &Found) -> Vec<Diagnostic> {
+    let mut all = warnings(file, found);
+    all.extend(escape_warnings(
+        file,
+        escaped,
+        "or put the value in single quotes",
+    ));
+    all
+}
+
 /// One warning per line of `found`, characters that escapes in `file`
 /// name ([`replace_forbidden_toml`], and YAML's in front matter): as
 /// [`warnings`], with the escape named and how to write a backslash, as
 /// in LaTeX's `\beta`: `\\beta`, or `hint`.
 pub fn escape_warnings(file: &Path, found: &Found, hint: &str) -> Vec<Diagnostic> {
-    found
-        .iter()
-        .map(|(line, chars)| {
-            let names: Vec<String> = chars.iter().map(|&c| escape_name(c)).collect();
-            Diagnostic::warning(
-                file,
-                *line,
-                format!(
-                    "expected text, found {}, named by an escape, which no page or feed may hold; it \
-                     is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` {hint}",
-                    names.join(", ")
-                ),
-            )
-        })
-        .collect()
+    at_most_ten_lines(file, found, |chars| {
+        let names: Vec<String> = chars.iter().map(|&c| escape_name(c)).collect();
+        format!(
+            "expected text, found {}, named by an escape, which no page or feed may hold; it \
+             is replaced by U+FFFD. For a backslash, as in LaTeX's `\\beta`, write `\\\\beta` {hint}",
+            names.join(", ")
+        )
+    })
 }
 
 /// A forbidden character, with the escape of TOML and YAML that names it
@@ -320,27 +326,30 @@ fn escape_name(c: char) -> String {
     }
 }
 
-/// One warning per line of `found` in `file` (at most [`WARNED_LINES`],
-/// then one counting the rest).
+/// One warning per line of `found` in `file`.
 pub fn warnings(file: &Path, found: &Found) -> Vec<Diagnostic> {
-    let mut warnings: Vec<Diagnostic> = found
-        .iter()
-        .take(WARNED_LINES)
-        .map(|(line, chars)| {
-            let names: Vec<String> = chars
-                .iter()
-                .map(|c| format!("U+{:04X}", *c as u32))
-                .collect();
-            Diagnostic::warning(
-                file,
-                *line,
-                format!(
-                    "expected text, found the control character or noncharacter {}, which no page \
-                     or feed may hold; it is replaced by U+FFFD",
-                    names.join(", ")
-                ),
-            )
-        })
+    at_most_ten_lines(file, found, |chars| {
+        let names: Vec<String> = chars
+            .iter()
+            .map(|c| format!("U+{:04X}", *c as u32))
+            .collect();
+        format!(
+            "expected text, found the control character or noncharacter {}, which no page \
+             or feed may hold; it is replaced by U+FFFD",
+            names.join(", ")
+        )
+    })
+}
+
+/// One warning per line of `found` in `file`, saying `message` of its
+/// characters, at most [`WARNED_LINES`], then one counting the rest.
+fn at_most_ten_lines(
+    file: &Path,
+    found: &Found,
+    message: impl Fn(&[char]) -> String,
+) -> Vec<Diagnostic> {
+    let mut warnings: Vec<Diagnostic> = (found.iter().take(WARNED_LINES))
+        .map(|(line, chars)| Diagnostic::warning(file, *line, message(chars)))
         .collect();
     if found.len() > WARNED_LINES {
         warnings.push(Diagnostic::warning(

@@ -148,13 +148,7 @@ impl Config {
             return Err(unknown);
         }
         let config = Config::parse(&text, display_path).map_err(|e| vec![e])?;
-        let mut warnings = crate::input::chars::warnings(display_path, &found);
-        let hint = "or put the value in single quotes";
-        warnings.extend(crate::input::chars::escape_warnings(
-            display_path,
-            &escaped,
-            hint,
-        ));
+        let warnings = crate::input::chars::toml_warnings(display_path, &found, &escaped);
         Ok((config, warnings))
     }
 

@@ -666,24 +666,14 @@ fn replace_forbidden_in_page<'a>(
             .map(|(line, c)| (line + 1 + front_lines, c)),
     );
     let escaped: chars::Found = escaped.into_iter().map(after_fence).collect();
-    let hint = "or put the value in single quotes";
-    for warning in chars::warnings(file, &found)
-        .into_iter()
-        .chain(chars::escape_warnings(file, &escaped, hint))
-    {
+    for warning in chars::toml_warnings(file, &found, &escaped) {
         diagnostics.push(warning);
     }
-    let front = match front {
-        std::borrow::Cow::Borrowed(_) => {
-            std::borrow::Cow::Borrowed(&text[..fence_line.len() + front_end])
-        }
-        std::borrow::Cow::Owned(front) => std::borrow::Cow::Owned(format!("{fence_line}{front}")),
-    };
     match (front, body) {
         (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => {
             std::borrow::Cow::Borrowed(text)
         }
-        (front, body) => std::borrow::Cow::Owned(format!("{front}{body}")),
+        (front, body) => std::borrow::Cow::Owned(format!("{fence_line}{front}{body}")),
     }
 }
 
@@ -1172,10 +1162,8 @@ fn html_links(html: &str) -> Vec<(usize, String)> {
                     .next()
                     .unwrap_or(""),
             };
-            found.push((
-                at,
-                crate::text::attribute::decode_attribute(url.into()).into_owned(),
-            ));
+            // As a browser reads it: character references decoded.
+            found.push((at, htmlize::unescape_attribute(url).into_owned()));
         }
     }
     found.sort();

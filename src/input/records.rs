@@ -102,9 +102,7 @@ impl Records {
         let text = crate::input::chars::line_feeds(crate::input::utf8(&bytes, shown)?);
         let (text, found, escaped) = crate::input::chars::replace_forbidden_toml(&text);
         let records = Records::parse(&text, shown)?;
-        let mut warnings = crate::input::chars::warnings(shown, &found);
-        let hint = "or put the value in single quotes";
-        warnings.extend(crate::input::chars::escape_warnings(shown, &escaped, hint));
+        let warnings = crate::input::chars::toml_warnings(shown, &found, &escaped);
         Ok((records, warnings))
     }
 

@@ -18,7 +18,6 @@ use crate::input::content::Content;
 use crate::permalink::{Route, UrlMap};
 use crate::render::plan::Plan;
 use crate::render::site::Site;
-use crate::text::attribute::decode_attribute;
 use crate::text::escape_html;
 use lol_html::{element, HtmlRewriter, Settings};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -104,7 +103,7 @@ impl<'a> Links<'a> {
         let rewrite = |el: &mut lol_html::html_content::Element| {
             for attribute in ["href", "src"] {
                 let new = el.get_attribute(attribute).and_then(|value| {
-                    let value = decode_attribute(value.into());
+                    let value = htmlize::unescape_attribute(value);
                     decided.get(value.as_ref()).cloned().flatten()
                 });
                 if let Some(new) = new {

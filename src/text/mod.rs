@@ -3,7 +3,6 @@
 //! renderings. Each is made once (LaTeX converted by [`crate::text::latex`]) so
 //! every page, feed, export and index shows the same text.
 
-pub mod attribute;
 pub mod latex;
 pub mod names;
 pub mod packed;

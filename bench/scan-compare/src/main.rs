@@ -14,14 +14,6 @@ mod scan;
 #[path = "../../../src/check/scan_reference.rs"]
 mod scan_reference;
 
-#[path = "../../../src/text/attribute.rs"]
-mod attribute;
-
-/// What the scanner takes from Vellum's `text` module.
-mod text {
-    pub(crate) use super::attribute;
-}
-
 fn main() {
     let root = std::env::args().nth(1).expect("usage: scan-compare OUTPUT_DIR");
     let pages: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(&root)
