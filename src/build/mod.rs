@@ -793,7 +793,7 @@ fn check_unread_templates(templates: &Templates, diagnostics: &Diagnostics) {
 /// `authors.html` (a site's own, from an older theme) does not link the
 /// letter pages: `/authors/` would list only the first letter's authors.
 fn check_authors_template(templates: &Templates, corpus: &Corpus, diagnostics: &Diagnostics) {
-    if !corpus.authors_by_letter() || templates.uses_initials("authors.html") {
+    if !corpus.authors_by_letter() || templates.reads("authors.html", "initials") {
         return;
     }
     if let Some(file) = templates.file("authors.html") {

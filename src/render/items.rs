@@ -7,89 +7,20 @@
 //! instructions and their template values 0.5 G, of a render stage of
 //! 3.45 G. Any other template is left to tera.
 
-/// A field of `paper` that a list item may print or test: each variant
-/// is the paper value's field of that name in snake case (`TitleHtml` is
-/// `title_html`; docs/templates.md).
-#[allow(missing_docs)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Field {
-    Slug,
-    Key,
-    Selected,
-    Venue,
-    Url,
-    Title,
-    TitleHtml,
-    Year,
-    YearUrl,
-    BylineHtml,
-    MetaHtml,
-    LinksHtml,
-    MoreAuthors,
-    AuthorsComplete,
-    BibUrl,
-    AbstractHtml,
-}
-
-impl Field {
-    fn named(name: &str) -> Option<Field> {
-        Some(match name {
-            "slug" => Field::Slug,
-            "key" => Field::Key,
-            "selected" => Field::Selected,
-            "venue" => Field::Venue,
-            "url" => Field::Url,
-            "title" => Field::Title,
-            "title_html" => Field::TitleHtml,
-            "year" => Field::Year,
-            "year_url" => Field::YearUrl,
-            "byline_html" => Field::BylineHtml,
-            "meta_html" => Field::MetaHtml,
-            "links_html" => Field::LinksHtml,
-            "more_authors" => Field::MoreAuthors,
-            "authors_complete" => Field::AuthorsComplete,
-            "bib_url" => Field::BibUrl,
-            "abstract_html" => Field::AbstractHtml,
-            _ => return None,
-        })
-    }
-}
-
-/// A field's value, as tera would hold it.
-pub enum Scalar<'a> {
-    /// A string, escaped when printed unless `| safe`.
-    Str(&'a str),
-    /// A count or a year.
-    Num(u64),
-    /// A flag, printed `true` or `false`.
-    Bool(bool),
-    /// A field without a value (tera's `none`): prints nothing, is false.
-    None,
-}
-
-impl Scalar<'_> {
-    /// Tera's truthiness: a non-empty string, a non-zero number, `true`.
-    fn is_truthy(&self) -> bool {
-        match *self {
-            Scalar::Str(s) => !s.is_empty(),
-            Scalar::Num(n) => n != 0,
-            Scalar::Bool(b) => b,
-            Scalar::None => false,
-        }
-    }
-}
+use crate::render::views::{Field, FieldValue, PAPER_FIELDS};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Part {
     Text(Box<str>),
-    /// `{{ paper.field }}`, escaped unless `| safe`.
+    /// `{{ paper.field }}`, escaped unless `| safe`; the field by its
+    /// place in [`PAPER_FIELDS`].
     Print {
-        field: Field,
+        field: usize,
         escape: bool,
     },
     /// `{% if paper.field %}` … `{% else %}` … `{% endif %}`.
     If {
-        field: Field,
+        field: usize,
         then: Vec<Part>,
         otherwise: Vec<Part>,
     },
@@ -105,7 +36,7 @@ impl ItemTemplate {
     /// Reads the source of an autoescaped (`.html`) item template; `None`
     /// unless it consists only of text, comments, `{{ paper.F }}`,
     /// `{{ paper.F | safe }}` and `{% if paper.F %}`, `{% else %}`,
-    /// `{% endif %}`, F a [`Field`], without whitespace control (`{%-`).
+    /// `{% endif %}`, F a field of [`PAPER_FIELDS`] that is not a list, without whitespace control (`{%-`).
     /// Anything else (another variable, a filter, a loop, a test, a
     /// comparison) leaves the template to tera.
     pub fn compile(source: &str) -> Option<ItemTemplate> {
@@ -169,33 +100,39 @@ impl ItemTemplate {
         open.is_empty().then_some(ItemTemplate { parts: top })
     }
 
-    /// Appends the item of the paper whose fields `get` gives.
-    pub fn fill<'v>(&self, out: &mut String, get: &impl Fn(Field) -> Scalar<'v>) {
+    /// Appends the item of the paper whose fields `get` gives
+    /// ([`Field::value`]).
+    pub fn fill<'v>(&self, out: &mut String, get: &impl Fn(&'static Field) -> FieldValue<'v>) {
         fill_parts(&self.parts, out, get);
     }
 }
 
-fn fill_parts<'v>(parts: &[Part], out: &mut String, get: &impl Fn(Field) -> Scalar<'v>) {
+fn fill_parts<'v>(
+    parts: &[Part],
+    out: &mut String,
+    get: &impl Fn(&'static Field) -> FieldValue<'v>,
+) {
     for part in parts {
         match part {
             Part::Text(text) => out.push_str(text),
-            Part::Print { field, escape } => match get(*field) {
-                Scalar::Str(s) if *escape => crate::text::push_escaped_html(out, s),
-                Scalar::Str(s) => out.push_str(s),
-                Scalar::Num(n) => {
+            Part::Print { field, escape } => match get(&PAPER_FIELDS[*field]) {
+                FieldValue::Str(s) if *escape => crate::text::push_escaped_html(out, s),
+                FieldValue::Str(s) => out.push_str(s),
+                FieldValue::Num(n) => {
                     use std::fmt::Write;
                     // Writing to a String cannot fail.
                     let _ = write!(out, "{n}");
                 }
-                Scalar::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-                Scalar::None => {}
+                FieldValue::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                // A list is never compiled to a print ([`paper_field`]).
+                FieldValue::None | FieldValue::List(_) => {}
             },
             Part::If {
                 field,
                 then,
                 otherwise,
             } => {
-                let branch = if get(*field).is_truthy() {
+                let branch = if get(&PAPER_FIELDS[*field]).is_truthy() {
                     then
                 } else {
                     otherwise
@@ -215,7 +152,7 @@ enum Tag {
 
 /// The `if` branches being read: its field, then, otherwise, and
 /// whether the `else` was read.
-type Open = Vec<(Field, Vec<Part>, Vec<Part>, bool)>;
+type Open = Vec<(usize, Vec<Part>, Vec<Part>, bool)>;
 
 /// The parts the next one goes to: the innermost open branch, else the
 /// template's own.
@@ -233,9 +170,13 @@ fn find_tag(s: &str) -> Option<usize> {
     memchr::memchr_iter(b'{', bytes).find(|&i| matches!(bytes.get(i + 1), Some(b'{' | b'%' | b'#')))
 }
 
-/// The field of `paper.name`.
-fn paper_field(var: &str) -> Option<Field> {
-    Field::named(var.strip_prefix("paper.")?)
+/// The place in [`PAPER_FIELDS`] of `paper.name`, a field that is not
+/// a list.
+fn paper_field(var: &str) -> Option<usize> {
+    let name = var.strip_prefix("paper.")?;
+    PAPER_FIELDS
+        .iter()
+        .position(|field| field.name == name && !field.is_list())
 }
 
 #[cfg(test)]
@@ -244,7 +185,7 @@ mod tests {
 
     /// The fields of one test paper: (name, value). Tera fails on a
     /// field the value lacks; a paper's value has every field.
-    type Paper = Vec<(&'static str, Scalar<'static>)>;
+    type Paper = Vec<(&'static str, FieldValue<'static>)>;
 
     /// What tera writes for `source` with `paper` (autoescaped, as an
     /// `.html` template).
@@ -252,10 +193,10 @@ mod tests {
         let mut map = tera::Map::new();
         for (name, value) in paper {
             let value = match *value {
-                Scalar::Str(s) => tera::Value::from(s),
-                Scalar::Num(n) => tera::Value::from(n),
-                Scalar::Bool(b) => tera::Value::from(b),
-                Scalar::None => tera::Value::none(),
+                FieldValue::Str(s) => tera::Value::from(s),
+                FieldValue::Num(n) => tera::Value::from(n),
+                FieldValue::Bool(b) => tera::Value::from(b),
+                FieldValue::None | FieldValue::List(_) => tera::Value::none(),
             };
             map.insert((*name).into(), value);
         }
@@ -267,15 +208,15 @@ mod tests {
     fn filled(template: &ItemTemplate, paper: &Paper) -> String {
         let mut out = String::new();
         template.fill(&mut out, &|field| {
-            paper
-                .iter()
-                .find(|(name, _)| Field::named(name) == Some(field))
-                .map_or(Scalar::None, |(_, value)| match *value {
-                    Scalar::Str(s) => Scalar::Str(s),
-                    Scalar::Num(n) => Scalar::Num(n),
-                    Scalar::Bool(b) => Scalar::Bool(b),
-                    Scalar::None => Scalar::None,
-                })
+            paper.iter().find(|(name, _)| *name == field.name).map_or(
+                FieldValue::None,
+                |(_, value)| match *value {
+                    FieldValue::Str(s) => FieldValue::Str(s),
+                    FieldValue::Num(n) => FieldValue::Num(n),
+                    FieldValue::Bool(b) => FieldValue::Bool(b),
+                    FieldValue::None | FieldValue::List(_) => FieldValue::None,
+                },
+            )
         });
         out
     }
@@ -283,44 +224,44 @@ mod tests {
     fn papers() -> Vec<Paper> {
         vec![
             vec![
-                ("url", Scalar::Str("/papers/echo/")),
-                ("title_html", Scalar::Str("Echo: <i>at</i> scale")),
+                ("url", FieldValue::Str("/papers/echo/")),
+                ("title_html", FieldValue::Str("Echo: <i>at</i> scale")),
                 (
                     "byline_html",
-                    Scalar::Str("<strong>Chuan Wu</strong>, <a href=\"/a/\">Yi</a>"),
+                    FieldValue::Str("<strong>Chuan Wu</strong>, <a href=\"/a/\">Yi</a>"),
                 ),
                 (
                     "meta_html",
-                    Scalar::Str("<span class=\"venue\">Systems &amp; ML</span>"),
+                    FieldValue::Str("<span class=\"venue\">Systems &amp; ML</span>"),
                 ),
                 (
                     "links_html",
-                    Scalar::Str("<a href=\"https://arxiv.org/abs/2412.12487\">arXiv</a>"),
+                    FieldValue::Str("<a href=\"https://arxiv.org/abs/2412.12487\">arXiv</a>"),
                 ),
-                ("bib_url", Scalar::Str("/papers/echo/echo.bib")),
+                ("bib_url", FieldValue::Str("/papers/echo/echo.bib")),
                 (
                     "abstract_html",
-                    Scalar::Str("<p>Less than 5% &lt; 10%.</p>"),
+                    FieldValue::Str("<p>Less than 5% &lt; 10%.</p>"),
                 ),
-                ("title", Scalar::Str("Tom's \"A<B\" & more")),
-                ("year", Scalar::Num(2024)),
-                ("more_authors", Scalar::Num(0)),
-                ("selected", Scalar::Bool(true)),
-                ("venue", Scalar::Str("")),
+                ("title", FieldValue::Str("Tom's \"A<B\" & more")),
+                ("year", FieldValue::Num(2024)),
+                ("more_authors", FieldValue::Num(0)),
+                ("selected", FieldValue::Bool(true)),
+                ("venue", FieldValue::Str("")),
             ],
             vec![
-                ("url", Scalar::Str("/papers/x/")),
-                ("title_html", Scalar::Str("X")),
-                ("byline_html", Scalar::Str("")),
-                ("meta_html", Scalar::Str("")),
-                ("links_html", Scalar::Str("")),
-                ("bib_url", Scalar::None),
-                ("abstract_html", Scalar::None),
-                ("title", Scalar::Str("X")),
-                ("year", Scalar::None),
-                ("more_authors", Scalar::Num(3)),
-                ("selected", Scalar::Bool(false)),
-                ("venue", Scalar::None),
+                ("url", FieldValue::Str("/papers/x/")),
+                ("title_html", FieldValue::Str("X")),
+                ("byline_html", FieldValue::Str("")),
+                ("meta_html", FieldValue::Str("")),
+                ("links_html", FieldValue::Str("")),
+                ("bib_url", FieldValue::None),
+                ("abstract_html", FieldValue::None),
+                ("title", FieldValue::Str("X")),
+                ("year", FieldValue::None),
+                ("more_authors", FieldValue::Num(3)),
+                ("selected", FieldValue::Bool(false)),
+                ("venue", FieldValue::None),
             ],
         ]
     }

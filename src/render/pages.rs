@@ -4,7 +4,7 @@
 //! with their shortcodes expanded, 404, search and redirects. The values
 //! each template receives are documented in `docs/templates.md`.
 
-use crate::corpus::{initial_id, query, stats, AuthorId, Corpus, Initial, PaperId};
+use crate::corpus::{initial_id, query, stats, AuthorId, CategoryId, Corpus, Initial, PaperId};
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
@@ -13,7 +13,7 @@ use crate::render::items::ItemTemplate;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{
-    content_template_name, list_mark, splice_lists, FieldsRead, ListUse, Templates, PAPER_ITEM,
+    content_template_name, list_mark, splice_lists, Templates, PAPER_ITEM,
 };
 use crate::render::views::{byline, push_link, List, Views};
 use crate::text::push_escaped_html;
@@ -29,86 +29,48 @@ pub struct Pages<'a> {
     site: Site<'a>,
     templates: Templates,
     views: Views<'a>,
-    /// Which of a paper page's metadata values `paper.html` mentions.
-    scholarly: Scholarly,
-    /// The fields of its `paper` that `paper.html` reads.
-    paper_fields: FieldsRead,
     /// The authors' names split for the Cite block and the exports.
     author_parts: AuthorParts,
 }
 
-/// Which of a paper page's metadata values and byline values its
-/// template mentions ([`Templates::mentions`]), and so are made.
-struct Scholarly {
-    html: bool,
-    citation_tags: bool,
-    og_tags: bool,
-    json_ld: bool,
-    authors_html: bool,
-    complete_authors: bool,
+/// What a page kind's filling gives besides its context: the template,
+/// the page's title, its own description (else the site's) and its list
+/// of papers, which [`Pages::insert_list`] inserts last.
+struct Filled<'j> {
+    template: &'j str,
+    title: String,
+    description: Option<String>,
+    list: Option<PageList<'j>>,
+}
+
+impl<'j> Filled<'j> {
+    fn new(template: &'j str, title: String, description: Option<String>) -> Filled<'j> {
+        Filled {
+            template,
+            title,
+            description,
+            list: None,
+        }
+    }
+
+    fn with_list(self, list: PageList<'j>) -> Filled<'j> {
+        Filled {
+            list: Some(list),
+            ..self
+        }
+    }
 }
 
 impl<'a> Pages<'a> {
     /// Prepares the pages of `site`: sets the global `site` value of
     /// every template.
     pub fn new(site: Site<'a>, mut templates: Templates, views: Views<'a>) -> Pages<'a> {
-        let config = site.config;
-        let urls = site.urls;
-        let corpus = site.corpus;
-        let site_view = SiteView {
-            title: &config.title,
-            description: &config.description,
-            base_url: urls.base_url(),
-            base_path: urls.base_path(),
-            language: &config.language,
-            extra: &config.extra,
-            paper_count: corpus.papers.len(),
-            author_count: corpus.authors.len(),
-            year_count: corpus.years.len(),
-            category_count: corpus.categories.len(),
-            urls: SiteUrls {
-                home: urls.url(&Route::Home),
-                authors: urls.url(&Route::AuthorIndex),
-                years: urls.url(&Route::YearIndex),
-                categories: urls.url(&Route::CategoryIndex),
-            },
-            stylesheet: urls.url(&Route::Static {
-                path: "style.css".into(),
-            }),
-            cite_script: urls.url(&Route::Static {
-                path: "cite.js".into(),
-            }),
-            favicon: urls.url(&Route::Static {
-                path: "favicon.svg".into(),
-            }),
-            authors_script: urls.url(&Route::Static {
-                path: "authors.js".into(),
-            }),
-            search_url: config.search.then(|| urls.url(&Route::Search)),
-            search_index: urls.url(&Route::Static {
-                path: "search/index.json".into(),
-            }),
-            search_script: urls.url(&Route::Static {
-                path: "search-ui.js".into(),
-            }),
-            feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
-        };
+        let site_view = SiteView::new(&site);
         templates.set_global("site", &site_view);
         // Zola's name for the same value.
         templates.set_global("config", &site_view);
-        let mentions = |value| templates.mentions("paper.html", value);
-        let scholarly = Scholarly {
-            html: mentions("scholarly_meta_html"),
-            citation_tags: mentions("citation_tags"),
-            og_tags: mentions("og_tags"),
-            json_ld: mentions("json_ld"),
-            authors_html: mentions("authors_html"),
-            complete_authors: mentions("complete_authors"),
-        };
         Pages {
-            scholarly,
-            author_parts: AuthorParts::new(corpus),
-            paper_fields: templates.paper_fields("paper.html"),
+            author_parts: AuthorParts::new(site.corpus),
             site,
             templates,
             views,
@@ -120,36 +82,16 @@ impl<'a> Pages<'a> {
         &self.author_parts
     }
 
-    /// Renders the page of `job`, written at `route`. Errors: a template
-    /// error at the template's file and line, or a content page naming a
-    /// template that does not exist.
+    /// Renders the page of `job`, written at `route`, with the values its
+    /// template reads ([`Templates::reads`]). Errors: a template error at
+    /// the template's file and line (a value it reads that the page does
+    /// not have, as tera reports it), or a content page naming a template
+    /// that does not exist.
     pub fn render(&self, job: &Job, route: &Route) -> Result<Vec<u8>, Diagnostic> {
-        // A template error is reported as it is with every value in the
-        // context (every list, every field of `paper`, every metadata
-        // value), so that tera's "available variables" names them all;
-        // and a template using a value in a way the analyses of
-        // `Templates` missed still renders.
-        match self.render_with(job, route, false) {
-            Ok(bytes) => Ok(bytes),
-            Err(first) => match self.render_with(job, route, true) {
-                Err(again) if (&again.file, again.line) != (&first.file, first.line) => Err(first),
-                again => again,
-            },
-        }
-    }
-
-    /// [`Pages::render`], with the values the template uses, or all
-    /// (`all_values`).
-    fn render_with(
-        &self,
-        job: &Job,
-        route: &Route,
-        all_values: bool,
-    ) -> Result<Vec<u8>, Diagnostic> {
         let site = &self.site;
         let mut context = Context::new();
-        let (template, title, description, list) = self.fill(job, &mut context, all_values)?;
-        let kind = template.trim_end_matches(".html");
+        let filled = self.fill(job, &mut context)?;
+        let template = filled.template;
         static NO_EXTRA: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
         let extra = match job {
             Job::Content(index) => &site.content.pages[*index].front.extra,
@@ -158,23 +100,25 @@ impl<'a> Pages<'a> {
         context.insert(
             "page",
             &PageMeta {
-                kind,
+                kind: template.trim_end_matches(".html"),
                 section: section_of(job),
-                title,
-                description: description.unwrap_or_else(|| site.config.description.clone()),
+                title: filled.title,
+                description: filled
+                    .description
+                    .unwrap_or_else(|| site.config.description.clone()),
                 url: site.urls.url(route),
                 permalink: site.urls.permalink(route),
                 extra,
             },
         );
         let mut lists = Lists::default();
-        if let Some(list) = &list {
-            self.insert_list(&mut context, template, list, all_values, &mut lists)?;
+        if let Some(list) = &filled.list {
+            self.insert_list(&mut context, template, list, &mut lists)?;
         }
         let page = self
             .templates
             .render_bytes(template, &context, lists.inserted_len)?;
-        let Some(list) = list.filter(|_| !lists.spliced.is_empty()) else {
+        let Some(list) = filled.list.filter(|_| !lists.spliced.is_empty()) else {
             return Ok(page);
         };
         // Items filled in at their mark, straight into the page.
@@ -201,328 +145,42 @@ impl<'a> Pages<'a> {
         })
     }
 
-    /// Inserts the job's own values but its list of papers; returns the
-    /// template, the page title, its description when it has its own, and
-    /// its list, which [`Pages::insert_list`] inserts last. Values that
-    /// only some templates use are inserted where the template mentions
-    /// them, or always (`all_values`).
-    fn fill<'j>(
-        &'j self,
-        job: &Job,
-        context: &mut Context,
-        all_values: bool,
-    ) -> Result<Filled<'j>, Diagnostic> {
-        let site = &self.site;
-        let corpus = site.corpus;
-        let views = &self.views;
-        let mut list = None;
-        let (template, title, description) = match *job {
-            Job::Home => {
-                let recent: Vec<PaperId> =
-                    (0..corpus.papers.len().min(site.config.home_recent)).collect();
-                list = Some(PageList {
-                    shape: Shape::Flat("recent"),
-                    ids: recent.into(),
-                    with: Abstract::Included,
-                    list: List::Other,
-                });
-                let intro = site.content.home.as_ref();
-                let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
-                context.insert("intro", &intro_html);
-                let title = intro
-                    .and_then(|p| p.front.title.clone())
-                    .unwrap_or_else(|| site.config.title.clone());
-                let description = intro.and_then(|p| p.front.description.clone());
-                ("index.html", title, description)
-            }
-            Job::AuthorIndex | Job::AuthorLetter(_) => {
-                let initials = views.initials();
-                let by_letter = corpus.authors_by_letter();
-                let shown: Vec<&Initial> = match *job {
-                    Job::AuthorLetter(letter) => {
-                        initials.iter().filter(|i| i.letter == letter).collect()
-                    }
-                    _ if by_letter => initials.first().into_iter().collect(),
-                    _ => initials.iter().collect(),
-                };
-                let current = shown.first().filter(|_| by_letter).map(|i| i.letter);
-                let bar: Vec<InitialLink> = initials
-                    .iter()
-                    .enumerate()
-                    .map(|(n, initial)| {
-                        let id = initial_id(initial.letter);
-                        let url = match (by_letter, n) {
-                            (false, _) => format!("#letter-{id}"),
-                            (true, 0) => site.urls.url(&Route::AuthorIndex),
-                            (true, _) => site.urls.url(&Route::AuthorLetter { id: id.clone() }),
-                        };
-                        InitialLink {
-                            letter: initial.letter.to_string(),
-                            id,
-                            count: initial.authors.len(),
-                            url,
-                            current: current == Some(initial.letter),
-                        }
-                    })
-                    .collect();
-                let mut authors = Vec::new();
-                let groups: Vec<Value> = shown
-                    .iter()
-                    .map(|initial| {
-                        let members: Vec<Value> =
-                            initial.authors.iter().map(|&a| views.author(a)).collect();
-                        authors.extend(members.iter().cloned());
-                        Value::from_serializable(&Letter {
-                            letter: &initial.letter.to_string(),
-                            id: &initial_id(initial.letter),
-                            authors: Value::from(members),
-                        })
-                    })
-                    .collect();
-                context.insert("initials", &bar);
-                context.insert("letter", &current.map(String::from));
-                context.insert_value("letters", Value::from(groups));
-                context.insert_value("authors", Value::from(authors));
-                let title = match current {
-                    Some('#') => "Authors: other letters".to_string(),
-                    Some(letter) => format!("Authors: {letter}"),
-                    None => "Authors".to_string(),
-                };
-                (
-                    "authors.html",
-                    title,
-                    Some(format!(
-                        "{} and their publications.",
-                        count(corpus.authors.len(), "author")
-                    )),
-                )
-            }
-            Job::Author(id, page) => {
-                let author = &corpus.authors[id];
-                let range = self.page_range(author.papers.len(), page);
-                context.insert_value("author", views.author(id));
-                list = Some(PageList {
-                    shape: Shape::ByYear,
-                    ids: author.papers[range.clone()].into(),
-                    with: Abstract::Included,
-                    list: List::Author(id),
-                });
-                let profile = site.content.profiles.get(&author.slug);
-                context.insert("profile_html", &profile.map(|p| p.html.as_str()));
-                context.insert(
-                    "homepage",
-                    &profile.and_then(|p| p.front.homepage.as_deref()),
-                );
-                context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
-                context.insert(
-                    "bib_url",
-                    &site.config.exports.then(|| {
-                        site.urls.url(&Route::AuthorBib {
-                            slug: author.slug.clone(),
-                        })
-                    }),
-                );
-                let first_page = page == 1;
-                let known = first_page.then(|| stats::coauthors(corpus, id));
-                let coauthors: Vec<CountedLink> = known
-                    .iter()
-                    .flat_map(|known| known.counts.iter().take(stats::COAUTHORS_SHOWN))
-                    .map(|(other, count)| match other {
-                        stats::Coauthor::Author(a) => {
-                            CountedLink::author(views, corpus, *a, *count)
-                        }
-                        stats::Coauthor::Name(name) => CountedLink {
-                            name,
-                            code: "",
-                            url: "",
-                            count: *count,
-                        },
-                    })
-                    .collect();
-                let counted = CountedLists::new(self, "author.html", all_values);
-                counted.insert(
-                    context,
-                    ["coauthors", "coauthors_html"],
-                    &coauthors,
-                    CountedLink::push_author_li,
-                );
-                let more = known
-                    .as_ref()
-                    .map_or(0, |k| k.counts.len().saturating_sub(stats::COAUTHORS_SHOWN));
-                context.insert("more_coauthors", &more);
-                // Said when some papers name only their listing owners.
-                let partial = known
-                    .as_ref()
-                    .map_or(0, |k| author.papers.len() - k.complete);
-                context.insert("coauthors_partial", &partial);
-                let years = if first_page {
-                    stats::per_year(corpus, &author.papers)
-                } else {
-                    Vec::new()
-                };
-                let most = years.iter().map(|&(_, count)| count).max().unwrap_or(1);
-                let year_counts: Vec<YearCount> = years
-                    .iter()
-                    .rev()
-                    .map(|&(year, count)| YearCount {
-                        name: year.to_string(),
-                        url: site.urls.url(&Route::Year { year, page: 1 }),
-                        count,
-                        share: (count * 100).div_ceil(most),
-                    })
-                    .collect();
-                counted.insert(
-                    context,
-                    ["year_counts", "year_counts_html"],
-                    &year_counts,
-                    YearCount::push_row,
-                );
-                self.insert_category_counts(context, &counted, first_page, &author.papers);
-                self.insert_paginator(context, job, author.papers.len(), page);
-                (
-                    "author.html",
-                    paged_title(&author.name, page),
-                    Some(format!(
-                        "Publications of {}: {}.",
-                        author.name,
-                        count(author.papers.len(), "paper")
-                    )),
-                )
-            }
+    /// Inserts the job's own values but its list of papers, which
+    /// [`Pages::render`] inserts last.
+    fn fill<'j>(&'j self, job: &Job, context: &mut Context) -> Result<Filled<'j>, Diagnostic> {
+        Ok(match *job {
+            Job::Home => self.fill_home(context)?,
+            Job::AuthorIndex | Job::AuthorLetter(_) => self.fill_authors(job, context),
+            Job::Author(id, page) => self.fill_author(id, page, context),
             Job::YearIndex => {
-                context.insert_value("years", Value::from(views.years().to_vec()));
-                (
-                    "years.html",
-                    "Years".to_string(),
-                    Some("Publications by year.".to_string()),
-                )
+                context.insert_value("years", Value::from(self.views.years().to_vec()));
+                let description = "Publications by year.".to_string();
+                Filled::new("years.html", "Years".to_string(), Some(description))
             }
-            Job::Year(index, page) => {
-                let year = &corpus.years[index];
-                let range = self.page_range(year.papers.len(), page);
-                context.insert_value("year", views.years()[index].clone());
-                list = Some(PageList {
-                    shape: Shape::Flat("papers"),
-                    ids: year.papers[range].into(),
-                    with: Abstract::Left,
-                    list: List::Year,
-                });
-                let counted = CountedLists::new(self, "year.html", all_values);
-                self.insert_category_counts(context, &counted, page == 1, &year.papers);
-                self.insert_paginator(context, job, year.papers.len(), page);
-                (
-                    "year.html",
-                    paged_title(&year.year.to_string(), page),
-                    Some(format!(
-                        "{} from {}.",
-                        count(year.papers.len(), "publication"),
-                        year.year
-                    )),
-                )
-            }
-            Job::CategoryIndex => {
-                let mut groups: Vec<Value> = Vec::new();
-                let mut start = 0;
-                while start < corpus.categories.len() {
-                    let group = &corpus.categories[start].group;
-                    let end = start
-                        + corpus.categories[start..]
-                            .iter()
-                            .take_while(|c| &c.group == group)
-                            .count();
-                    let mut map = tera::Map::new();
-                    map.insert("name".into(), Value::from(group.as_str()));
-                    map.insert(
-                        "categories".into(),
-                        Value::from(views.categories()[start..end].to_vec()),
-                    );
-                    groups.push(Value::from(map));
-                    start = end;
-                }
-                context.insert_value("groups", Value::from(groups));
-                (
-                    "categories.html",
-                    "Categories".to_string(),
-                    Some("Publications by arXiv category.".to_string()),
-                )
-            }
-            Job::Category(id, page) => {
-                let category = &corpus.categories[id];
-                let range = self.page_range(category.papers.len(), page);
-                context.insert_value("category", views.categories()[id].clone());
-                list = Some(PageList {
-                    shape: Shape::Flat("papers"),
-                    ids: category.papers[range].into(),
-                    with: Abstract::Left,
-                    list: List::Category(id),
-                });
-                let top: Vec<CountedLink> = if page == 1 {
-                    stats::top_authors(corpus, &category.papers)
-                        .into_iter()
-                        .map(|(a, count)| CountedLink::author(views, corpus, a, count))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                CountedLists::new(self, "category.html", all_values).insert(
-                    context,
-                    ["top_authors", "top_authors_html"],
-                    &top,
-                    CountedLink::push_author_li,
-                );
-                self.insert_paginator(context, job, category.papers.len(), page);
-                (
-                    "category.html",
-                    paged_title(&format!("{} ({})", category.name, category.code), page),
-                    Some(format!(
-                        "{} in {}.",
-                        count(category.papers.len(), "publication"),
-                        category.name
-                    )),
-                )
-            }
-            Job::Paper(id) => {
-                let paper = &corpus.papers[id];
-                // Every field when the page is rendered again for its error.
-                let fields = match all_values {
-                    true => &FieldsRead::All,
-                    false => &self.paper_fields,
-                };
-                context.insert_value(
-                    "paper",
-                    views.paper(id, Abstract::Left, List::Other, fields),
-                );
-                let (html, summary) = paper.abstract_text.html_and_summary(DESCRIPTION_CHARS);
-                context.insert("abstract_html", &html);
-                let description = if paper.abstract_text.is_empty() {
-                    paper.title.plain().to_string()
-                } else {
-                    summary
-                };
-                self.insert_scholarly(context, id, &description, all_values);
-                (
-                    "paper.html",
-                    paper.title.plain().to_string(),
-                    Some(description),
-                )
-            }
+            Job::Year(index, page) => self.fill_year(index, page, context),
+            Job::CategoryIndex => self.fill_categories(context),
+            Job::Category(id, page) => self.fill_category(id, page, context),
+            Job::Paper(id) => self.fill_paper(id, context),
             Job::Content(index) => {
+                let site = &self.site;
                 let page = &site.content.pages[index];
                 let template = self.content_template(page)?;
                 let html = self.expand_shortcodes(page)?;
                 context.insert("content", &ContentView::new(site, page, &html));
-                (template, page.title.clone(), page.front.description.clone())
+                let description = page.front.description.clone();
+                Filled::new(template, page.title.clone(), description)
             }
-            Job::NotFound => ("404.html", "Page not found".to_string(), None),
-            Job::Search => (
-                "search.html",
-                "Search".to_string(),
-                Some(format!("Search {}.", count(corpus.papers.len(), "paper"))),
-            ),
+            Job::NotFound => Filled::new("404.html", "Page not found".to_string(), None),
+            Job::Search => {
+                let papers = count(self.site.corpus.papers.len(), "paper");
+                let description = format!("Search {papers}.");
+                Filled::new("search.html", "Search".to_string(), Some(description))
+            }
             Job::Alias(_, ref target) => {
-                let permalink = site.urls.permalink(target);
+                let permalink = self.site.urls.permalink(target);
                 context.insert("target", &permalink);
-                ("redirect.html", format!("Moved to {permalink}"), None)
+                let title = format!("Moved to {permalink}");
+                Filled::new("redirect.html", title, None)
             }
             Job::Feed(_)
             | Job::Sitemap
@@ -532,51 +190,328 @@ impl<'a> Pages<'a> {
             | Job::CorpusJson => {
                 unreachable!("rendered without a template")
             }
+        })
+    }
+
+    /// The home page: its intro and its most recent papers (`recent`).
+    fn fill_home(&self, context: &mut Context) -> Result<Filled<'_>, Diagnostic> {
+        let site = &self.site;
+        let recent: Vec<PaperId> =
+            (0..site.corpus.papers.len().min(site.config.home_recent)).collect();
+        let intro = site.content.home.as_ref();
+        let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
+        context.insert("intro", &intro_html);
+        let title = intro
+            .and_then(|p| p.front.title.clone())
+            .unwrap_or_else(|| site.config.title.clone());
+        let description = intro.and_then(|p| p.front.description.clone());
+        Ok(
+            Filled::new("index.html", title, description).with_list(PageList {
+                name: "recent",
+                by_year: false,
+                ids: recent.into(),
+                with: Abstract::Included,
+                list: List::Other,
+            }),
+        )
+    }
+
+    /// The authors index, or one letter's page of it.
+    fn fill_authors(&self, job: &Job, context: &mut Context) -> Filled<'_> {
+        let (site, views) = (&self.site, &self.views);
+        let corpus = site.corpus;
+        let initials = views.initials();
+        let by_letter = corpus.authors_by_letter();
+        let shown: Vec<&Initial> = match *job {
+            Job::AuthorLetter(letter) => initials.iter().filter(|i| i.letter == letter).collect(),
+            _ if by_letter => initials.first().into_iter().collect(),
+            _ => initials.iter().collect(),
         };
-        Ok((template, title, description, list))
+        let current = shown.first().filter(|_| by_letter).map(|i| i.letter);
+        let bar: Vec<InitialLink> = initials
+            .iter()
+            .enumerate()
+            .map(|(n, initial)| {
+                let id = initial_id(initial.letter);
+                let url = match (by_letter, n) {
+                    (false, _) => format!("#letter-{id}"),
+                    (true, 0) => site.urls.url(&Route::AuthorIndex),
+                    (true, _) => site.urls.url(&Route::AuthorLetter { id: id.clone() }),
+                };
+                InitialLink {
+                    letter: initial.letter.to_string(),
+                    id,
+                    count: initial.authors.len(),
+                    url,
+                    current: current == Some(initial.letter),
+                }
+            })
+            .collect();
+        let mut authors = Vec::new();
+        let groups: Vec<Value> = shown
+            .iter()
+            .map(|initial| {
+                let members: Vec<Value> =
+                    initial.authors.iter().map(|&a| views.author(a)).collect();
+                authors.extend(members.iter().cloned());
+                Value::from_serializable(&Letter {
+                    letter: &initial.letter.to_string(),
+                    id: &initial_id(initial.letter),
+                    authors: Value::from(members),
+                })
+            })
+            .collect();
+        context.insert("initials", &bar);
+        context.insert("letter", &current.map(String::from));
+        context.insert_value("letters", Value::from(groups));
+        context.insert_value("authors", Value::from(authors));
+        let title = match current {
+            Some('#') => "Authors: other letters".to_string(),
+            Some(letter) => format!("Authors: {letter}"),
+            None => "Authors".to_string(),
+        };
+        let authors = count(corpus.authors.len(), "author");
+        let description = format!("{authors} and their publications.");
+        Filled::new("authors.html", title, Some(description))
     }
 
-    /// What `template` uses of its page's list ([`Templates::list_use`]),
-    /// or both ways (`all_values`).
-    fn list_use(&self, template: &str, all_values: bool) -> ListUse {
-        match all_values {
-            true => ListUse {
-                values: true,
-                html: true,
-                splice: false,
-            },
-            false => self.templates.list_use(template),
+    /// Page `page` of author `id`'s papers, with their profile and, on
+    /// the first page, their counted lists.
+    fn fill_author(&self, id: AuthorId, page: usize, context: &mut Context) -> Filled<'_> {
+        let site = &self.site;
+        let corpus = site.corpus;
+        let author = &corpus.authors[id];
+        context.insert_value("author", self.views.author(id));
+        let profile = site.content.profiles.get(&author.slug);
+        context.insert("profile_html", &profile.map(|p| p.html.as_str()));
+        context.insert(
+            "homepage",
+            &profile.and_then(|p| p.front.homepage.as_deref()),
+        );
+        context.insert("orcid", &profile.and_then(|p| p.front.orcid.as_deref()));
+        context.insert(
+            "bib_url",
+            &site.config.exports.then(|| {
+                site.urls.url(&Route::AuthorBib {
+                    slug: author.slug.clone(),
+                })
+            }),
+        );
+        let counted = CountedLists::new(self, "author.html");
+        self.insert_coauthors(context, &counted, id, page == 1);
+        let years = match page {
+            1 => stats::per_year(corpus, &author.papers),
+            _ => Vec::new(),
+        };
+        let most = years.iter().map(|&(_, count)| count).max().unwrap_or(1);
+        let year_counts: Vec<YearCount> = years
+            .iter()
+            .rev()
+            .map(|&(year, count)| YearCount {
+                name: year.to_string(),
+                url: site.urls.url(&Route::Year { year, page: 1 }),
+                count,
+                share: (count * 100).div_ceil(most),
+            })
+            .collect();
+        counted.insert(
+            context,
+            ["year_counts", "year_counts_html"],
+            &year_counts,
+            YearCount::push_row,
+        );
+        self.insert_category_counts(context, &counted, page == 1, &author.papers);
+        let job = Job::Author(id, page);
+        self.insert_paginator(context, &job, author.papers.len(), page);
+        let papers = count(author.papers.len(), "paper");
+        let description = format!("Publications of {}: {papers}.", author.name);
+        let range = self.page_range(author.papers.len(), page);
+        Filled::new(
+            "author.html",
+            paged_title(&author.name, page),
+            Some(description),
+        )
+        .with_list(PageList {
+            name: "papers",
+            by_year: true,
+            ids: author.papers[range].into(),
+            with: Abstract::Included,
+            list: List::Author(id),
+        })
+    }
+
+    /// Author `id`'s co-authors with counts, the most frequent first
+    /// (`coauthors`, `coauthors_html`), how many more there are, and how
+    /// many of the author's papers name only their listing owners; on the
+    /// first page only.
+    fn insert_coauthors(
+        &self,
+        context: &mut Context,
+        counted: &CountedLists,
+        id: AuthorId,
+        first_page: bool,
+    ) {
+        let corpus = self.site.corpus;
+        let known = first_page.then(|| stats::coauthors(corpus, id));
+        let coauthors: Vec<CountedLink> = known
+            .iter()
+            .flat_map(|known| known.counts.iter().take(stats::COAUTHORS_SHOWN))
+            .map(|(other, count)| match other {
+                stats::Coauthor::Author(a) => CountedLink::author(&self.views, corpus, *a, *count),
+                stats::Coauthor::Name(name) => CountedLink {
+                    name,
+                    code: "",
+                    url: "",
+                    count: *count,
+                },
+            })
+            .collect();
+        counted.insert(
+            context,
+            ["coauthors", "coauthors_html"],
+            &coauthors,
+            CountedLink::push_author_li,
+        );
+        let more = known
+            .as_ref()
+            .map_or(0, |k| k.counts.len().saturating_sub(stats::COAUTHORS_SHOWN));
+        context.insert("more_coauthors", &more);
+        // Said when some papers name only their listing owners.
+        let papers = corpus.authors[id].papers.len();
+        let partial = known.as_ref().map_or(0, |k| papers - k.complete);
+        context.insert("coauthors_partial", &partial);
+    }
+
+    /// Page `page` of year `index`'s papers.
+    fn fill_year(&self, index: usize, page: usize, context: &mut Context) -> Filled<'_> {
+        let year = &self.site.corpus.years[index];
+        context.insert_value("year", self.views.years()[index].clone());
+        let counted = CountedLists::new(self, "year.html");
+        self.insert_category_counts(context, &counted, page == 1, &year.papers);
+        let job = Job::Year(index, page);
+        self.insert_paginator(context, &job, year.papers.len(), page);
+        let publications = count(year.papers.len(), "publication");
+        let description = format!("{publications} from {}.", year.year);
+        let range = self.page_range(year.papers.len(), page);
+        let title = paged_title(&year.year.to_string(), page);
+        Filled::new("year.html", title, Some(description)).with_list(PageList {
+            name: "papers",
+            by_year: false,
+            ids: year.papers[range].into(),
+            with: Abstract::Left,
+            list: List::Year,
+        })
+    }
+
+    /// The categories index, in runs of one group (`groups`).
+    fn fill_categories(&self, context: &mut Context) -> Filled<'_> {
+        let categories = &self.site.corpus.categories;
+        let mut groups: Vec<Value> = Vec::new();
+        let mut start = 0;
+        while start < categories.len() {
+            let group = &categories[start].group;
+            let end = start
+                + categories[start..]
+                    .iter()
+                    .take_while(|c| &c.group == group)
+                    .count();
+            let mut map = tera::Map::new();
+            map.insert("name".into(), Value::from(group.as_str()));
+            map.insert(
+                "categories".into(),
+                Value::from(self.views.categories()[start..end].to_vec()),
+            );
+            groups.push(Value::from(map));
+            start = end;
         }
+        context.insert_value("groups", Value::from(groups));
+        let description = "Publications by arXiv category.".to_string();
+        Filled::new(
+            "categories.html",
+            "Categories".to_string(),
+            Some(description),
+        )
     }
 
-    /// Inserts a page's list of papers as `template` uses it (or both
-    /// ways, `all_values`): their values as the list's name, their items
-    /// rendered as `name_html`; on an author's page (`groups`) runs of
-    /// papers of one year, each `{year, heading, papers, papers_html}`.
-    /// The context holds the rest of the page, which an item template
-    /// that tera renders sees. Rendered items go into `lists`: in the
-    /// context, or as a mark spliced after the render when the template
-    /// allows ([`ListUse::splice`]). Errors: a template error of an item.
+    /// Page `page` of category `id`'s papers, with its top authors on the
+    /// first page.
+    fn fill_category(&self, id: CategoryId, page: usize, context: &mut Context) -> Filled<'_> {
+        let corpus = self.site.corpus;
+        let category = &corpus.categories[id];
+        context.insert_value("category", self.views.categories()[id].clone());
+        let top: Vec<CountedLink> = match page {
+            1 => stats::top_authors(corpus, &category.papers)
+                .into_iter()
+                .map(|(a, count)| CountedLink::author(&self.views, corpus, a, count))
+                .collect(),
+            _ => Vec::new(),
+        };
+        CountedLists::new(self, "category.html").insert(
+            context,
+            ["top_authors", "top_authors_html"],
+            &top,
+            CountedLink::push_author_li,
+        );
+        let job = Job::Category(id, page);
+        self.insert_paginator(context, &job, category.papers.len(), page);
+        let publications = count(category.papers.len(), "publication");
+        let description = format!("{publications} in {}.", category.name);
+        let range = self.page_range(category.papers.len(), page);
+        let title = paged_title(&format!("{} ({})", category.name, category.code), page);
+        Filled::new("category.html", title, Some(description)).with_list(PageList {
+            name: "papers",
+            by_year: false,
+            ids: category.papers[range].into(),
+            with: Abstract::Left,
+            list: List::Category(id),
+        })
+    }
+
+    /// Paper `id`'s page: its value, abstract and scholarly metadata.
+    fn fill_paper(&self, id: PaperId, context: &mut Context) -> Filled<'_> {
+        let paper = &self.site.corpus.papers[id];
+        let value = self.views.paper(id, Abstract::Left, List::Other);
+        context.insert_value("paper", value);
+        let (html, summary) = paper.abstract_text.html_and_summary(DESCRIPTION_CHARS);
+        context.insert("abstract_html", &html);
+        let description = match paper.abstract_text.is_empty() {
+            true => paper.title.plain().to_string(),
+            false => summary,
+        };
+        self.insert_scholarly(context, id, &description);
+        let title = paper.title.plain().to_string();
+        Filled::new("paper.html", title, Some(description))
+    }
+
+    /// Inserts a page's list of papers as `template` reads it: their
+    /// values under the list's name (`recent`, `papers`), their items
+    /// rendered under `name_html`, and on an author's page (`by_year`)
+    /// `groups`, runs of papers of one year, each `{year, heading,
+    /// papers_html}`. The context holds the rest of the page, which an
+    /// item template that tera renders sees. Rendered items go into
+    /// `lists`: in the context, or as a mark spliced after the render
+    /// when the template allows ([`Templates::splices_lists`]). Errors:
+    /// a template error of an item.
     fn insert_list<'j>(
         &'j self,
         context: &mut Context,
         template: &str,
         list: &PageList,
-        all_values: bool,
         lists: &mut Lists<'j>,
     ) -> Result<(), Diagnostic> {
-        let uses = self.list_use(template, all_values);
+        let templates = &self.templates;
+        let splice = templates.splices_lists(template);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
         // The items of papers `ids[run]`, or their mark; spliced items
         // that need no tera are filled in at the mark, after the render.
         let mut items =
             |run: std::ops::Range<usize>, context: &Context, group: Option<&YearGroup>| {
-                let spliced = match self.templates.paper_item().filter(|_| uses.splice) {
+                let spliced = match templates.paper_item().filter(|_| splice) {
                     Some(item) => Spliced::Items(item, run),
                     None => {
                         let html = self.items_html(&ids[run], with, kind, context, group)?;
-                        if !uses.splice {
+                        if !splice {
                             lists.inserted_len += html.len();
                             return Ok(Value::from(html));
                         }
@@ -586,14 +521,15 @@ impl<'a> Pages<'a> {
                 lists.spliced.push(spliced);
                 Ok::<Value, Diagnostic>(Value::from(list_mark(lists.spliced.len() - 1)))
             };
-        if let Shape::Flat(name) = list.shape {
-            if uses.values {
-                context.insert_value(name, self.views.papers(ids, with, kind));
-            }
-            if uses.html {
-                let html = items(0..ids.len(), context, None)?;
-                context.insert_value(format!("{name}_html"), html);
-            }
+        if templates.reads(template, list.name) {
+            context.insert_value(list.name, self.views.papers(ids, with, kind));
+        }
+        let html_name = format!("{}_html", list.name);
+        if templates.reads(template, &html_name) {
+            let html = items(0..ids.len(), context, None)?;
+            context.insert_value(html_name, html);
+        }
+        if !list.by_year || !templates.reads(template, "groups") {
             return Ok(());
         }
         let mut groups: Vec<Value> = Vec::new();
@@ -610,17 +546,12 @@ impl<'a> Pages<'a> {
                 crate::corpus::UNDATED => (Value::from("undated"), "Undated".to_string()),
                 year => (Value::from(year), year.to_string()),
             };
-            let run = &ids[start..end];
             let mut group = YearGroup {
                 year,
                 heading,
-                papers: uses.values.then(|| self.views.papers(run, with, kind)),
                 papers_html: None,
             };
-            if uses.html {
-                let html = items(start..end, context, Some(&group))?;
-                group.papers_html = Some(html);
-            }
+            group.papers_html = Some(items(start..end, context, Some(&group))?);
             // Made as a struct, each key hashed once (a map made and
             // then turned into a value hashes each twice).
             groups.push(Value::from_serializable(&group));
@@ -664,7 +595,7 @@ impl<'a> Pages<'a> {
             context.insert("group", group);
         }
         for &id in ids {
-            context.insert_value("paper", self.views.paper(id, with, list, &FieldsRead::All));
+            context.insert_value("paper", self.views.paper(id, with, list));
             out.push_str(&self.templates.render(PAPER_ITEM, &context)?);
         }
         Ok(out)
@@ -682,8 +613,8 @@ impl<'a> Pages<'a> {
     ) {
         let start = out.len();
         for (done, &id) in (1..).zip(ids) {
-            let fields = self.views.item(id, with, list);
-            item.fill(out, &|field| fields.get(field));
+            let values = self.views.paper_values(id, with, list);
+            item.fill(out, &|field| field.value(&values));
             // Room for the rest at the first four items' mean length, so
             // that a long list grows (and is copied) once or not at all,
             // where doubling copies it several times.
@@ -752,14 +683,8 @@ impl<'a> Pages<'a> {
 
     /// A paper page's identifiers and links, complete author list, Cite
     /// block, and citation, OpenGraph and JSON-LD metadata: as values, as
-    /// HTML, or both, as `paper.html` mentions them (or all, `all_values`).
-    fn insert_scholarly(
-        &self,
-        context: &mut Context,
-        id: PaperId,
-        description: &str,
-        all_values: bool,
-    ) {
+    /// HTML, or both, as `paper.html` reads them.
+    fn insert_scholarly(&self, context: &mut Context, id: PaperId, description: &str) {
         let site = &self.site;
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
@@ -801,14 +726,15 @@ impl<'a> Pages<'a> {
                 comment: details.comment.as_deref(),
             },
         );
-        if self.scholarly.complete_authors || all_values {
+        let reads = |value| self.templates.reads("paper.html", value);
+        if reads("complete_authors") {
             let complete = details
                 .complete_authors
                 .as_ref()
                 .map(|_| byline(site, paper));
             context.insert("complete_authors", &complete);
         }
-        if self.scholarly.authors_html || all_values {
+        if reads("authors_html") {
             context.insert("authors_html", &self.views.page_authors_html(paper));
         }
         let files = site.config.paper_exports.then(|| {
@@ -832,15 +758,8 @@ impl<'a> Pages<'a> {
         );
         // The tags and the JSON-LD as values, as HTML, or both, as the
         // template mentions them.
-        let Scholarly {
-            html,
-            citation_tags,
-            og_tags,
-            json_ld,
-            ..
-        } = self.scholarly;
         let [html, citation_tags, og_tags, json_ld] =
-            [html, citation_tags, og_tags, json_ld].map(|made| made || all_values);
+            ["scholarly_meta_html", "citation_tags", "og_tags", "json_ld"].map(reads);
         if !(html || citation_tags || og_tags || json_ld) {
             return;
         }
@@ -953,6 +872,39 @@ struct SiteView<'a> {
     feed_url: Option<String>,
 }
 
+impl<'a> SiteView<'a> {
+    fn new(site: &Site<'a>) -> SiteView<'a> {
+        let (config, urls, corpus) = (site.config, site.urls, site.corpus);
+        let static_url = |path: &str| urls.url(&Route::Static { path: path.into() });
+        SiteView {
+            title: &config.title,
+            description: &config.description,
+            base_url: urls.base_url(),
+            base_path: urls.base_path(),
+            language: &config.language,
+            extra: &config.extra,
+            paper_count: corpus.papers.len(),
+            author_count: corpus.authors.len(),
+            year_count: corpus.years.len(),
+            category_count: corpus.categories.len(),
+            urls: SiteUrls {
+                home: urls.url(&Route::Home),
+                authors: urls.url(&Route::AuthorIndex),
+                years: urls.url(&Route::YearIndex),
+                categories: urls.url(&Route::CategoryIndex),
+            },
+            stylesheet: static_url("style.css"),
+            cite_script: static_url("cite.js"),
+            favicon: static_url("favicon.svg"),
+            authors_script: static_url("authors.js"),
+            search_url: config.search.then(|| urls.url(&Route::Search)),
+            search_index: static_url("search/index.json"),
+            search_script: static_url("search-ui.js"),
+            feed_url: config.feeds.then(|| urls.url(&Route::SiteFeed)),
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct SiteUrls {
     home: String,
@@ -962,15 +914,11 @@ struct SiteUrls {
 }
 
 /// One year's run of an author's papers (`groups`): `year` (or
-/// `undated`), `heading`, and the run as `papers` and `papers_html`, each
-/// when the template uses it.
+/// `undated`), `heading`, and the run's items rendered, `papers_html`.
 #[derive(Serialize)]
 struct YearGroup {
     year: Value,
     heading: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    papers: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     papers_html: Option<Value>,
 }
 
@@ -994,10 +942,6 @@ struct InitialLink {
     current: bool,
 }
 
-/// What [`Pages::fill`] gives: the template, the page's title, its own
-/// description, and its list of papers.
-type Filled<'j> = (&'j str, String, Option<String>, Option<PageList<'j>>);
-
 /// A page's rendered lists ([`Pages::insert_list`]).
 #[derive(Default)]
 struct Lists<'p> {
@@ -1019,18 +963,14 @@ enum Spliced<'p> {
 /// A page's list of papers, inserted into its context last
 /// ([`Pages::insert_list`]).
 struct PageList<'p> {
-    shape: Shape,
+    /// The list's name: `recent` on the home page, else `papers`.
+    name: &'static str,
+    /// Whether the page also shows it in runs of one year (`groups`:
+    /// an author's page).
+    by_year: bool,
     ids: std::borrow::Cow<'p, [PaperId]>,
     with: Abstract,
     list: List,
-}
-
-/// How a page's list goes into its context.
-enum Shape {
-    /// One list under its name (`recent`, `papers`).
-    Flat(&'static str),
-    /// `groups`: an author's page, in runs of papers of one year.
-    ByYear,
 }
 
 /// The `page` of a `{{ papers(...) }}` shortcode's list.
@@ -1198,27 +1138,25 @@ impl YearCount {
     }
 }
 
-/// How a page's template uses its counted lists (`coauthors`,
+/// How a page's template reads its counted lists (`coauthors`,
 /// `year_counts`, `category_counts`, `top_authors`): each is made as
 /// values under its name, as the default theme's HTML under its name and
-/// `_html` (`coauthors_html`), or both, as the template mentions them
-/// ([`Templates::mentions`]), or both always (`all_values`).
+/// `_html` (`coauthors_html`), or both, as the template reads them
+/// ([`Templates::reads`]).
 struct CountedLists<'p> {
     templates: &'p Templates,
     template: &'static str,
-    all_values: bool,
 }
 
 impl<'p> CountedLists<'p> {
-    fn new(pages: &'p Pages, template: &'static str, all_values: bool) -> CountedLists<'p> {
+    fn new(pages: &'p Pages, template: &'static str) -> CountedLists<'p> {
         CountedLists {
             templates: &pages.templates,
             template,
-            all_values,
         }
     }
 
-    /// Inserts `items` as the template mentions them: as values under
+    /// Inserts `items` as the template reads them: as values under
     /// `name`, as HTML made item by item with `push` under `html_name`.
     fn insert<T: Serialize>(
         &self,
@@ -1227,11 +1165,11 @@ impl<'p> CountedLists<'p> {
         items: &[T],
         push: fn(&T, &mut String),
     ) {
-        let mentions = |value| self.all_values || self.templates.mentions(self.template, value);
-        if mentions(name) {
+        let reads = |value| self.templates.reads(self.template, value);
+        if reads(name) {
             context.insert(name, items);
         }
-        if mentions(html_name) {
+        if reads(html_name) {
             let mut html = String::new();
             for item in items {
                 push(item, &mut html);

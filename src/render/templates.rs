@@ -6,7 +6,7 @@
 use crate::diagnostics::Diagnostic;
 use crate::input::content::ContentPage;
 use crate::render::items::ItemTemplate;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use tera::{Context, Tera};
@@ -25,21 +25,18 @@ pub struct Templates {
     /// Templates that show the corpus counts of the global `site` value
     /// (`site.paper_count`, …), themselves or through templates they use.
     show_counts: std::collections::BTreeSet<String>,
-    /// Templates that use `initials` (the authors index's letters),
-    /// themselves or through templates they use.
-    use_initials: std::collections::BTreeSet<String>,
     /// Templates that call `get_url`, themselves or through templates
     /// they use.
     use_get_url: std::collections::BTreeSet<String>,
-    /// Each template and each of [`MADE_WHEN_MENTIONED`] its texts name.
-    mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>>,
+    /// Each template's names of its page's values, as tera compiled them
+    /// ([`read_names`]); `None` where any value may be read.
+    reads: BTreeMap<String, Option<BTreeSet<String>>>,
     /// What `get_url` resolves, set after the plan, and its hash.
     get_url: Arc<RwLock<Option<GetUrl>>>,
     get_url_hash: u64,
-    /// What each template uses of its page's list of papers.
-    list_use: BTreeMap<String, ListUse>,
-    /// What each template reads of a value `paper`.
-    paper_fields: BTreeMap<String, FieldsRead>,
+    /// Templates whose lists of rendered items may be spliced in after
+    /// the render ([`lists_spliceable`]).
+    spliceable: BTreeSet<String>,
     /// `partials/paper_item.html`, when it can be filled in without tera.
     paper_item: Option<ItemTemplate>,
     /// Templates that did not load and had no other of their name to
@@ -80,36 +77,33 @@ impl Templates {
                     // Components are global and read their callers'
                     // values: with one, no template's uses are known.
                     let components = by_name.values().any(|(_, text)| defines_component(text));
-                    let facts = template_hashes(&by_name, &uses, components);
-                    let list_use = list_uses(&tera, &by_name, &uses, components);
-                    let paper_fields = by_name
+                    let facts = template_hashes(&by_name, &uses);
+                    let reads = read_names(&tera, &by_name, components);
+                    let spliceable = by_name
                         .keys()
-                        .map(|name| {
+                        .filter(|name| {
                             let texts: Vec<&str> = closure(&uses, name.as_str())
                                 .into_iter()
                                 .map(|used| by_name[used].1.as_str())
                                 .collect();
-                            let fields = match components {
-                                true => FieldsRead::All,
-                                false => fields_read(&texts, "paper"),
-                            };
-                            (name.clone(), fields)
+                            !components
+                                && texts.iter().any(|text| prints_items(text))
+                                && lists_spliceable(&texts)
                         })
+                        .cloned()
                         .collect();
                     let paper_item = by_name
                         .get(PAPER_ITEM)
                         .and_then(|(_, text)| ItemTemplate::compile(text));
                     let templates = Templates {
-                        list_use,
-                        paper_fields,
+                        reads,
+                        spliceable,
                         paper_item,
                         tera,
                         files: file_names,
                         hashes: facts.hashes,
                         show_counts: facts.show_counts,
-                        use_initials: facts.use_initials,
                         use_get_url: facts.use_get_url,
-                        mentioned: facts.mentioned,
                         get_url,
                         get_url_hash: 0,
                         broken,
@@ -154,40 +148,24 @@ impl Templates {
         self.show_counts.contains(name)
     }
 
-    /// Whether template `name`, or one it uses, names `initials`, the
-    /// authors index's letters (an older `authors.html` does not, and
-    /// past [`crate::corpus::AUTHORS_ON_ONE_INDEX`] authors would list
-    /// only the first letter's).
-    pub fn uses_initials(&self, name: &str) -> bool {
-        self.use_initials.contains(name)
+    /// Whether template `name` reads the value `value` of its page: tera
+    /// names it among the variables of the compiled template, of those it
+    /// extends or includes, or of [`PAPER_ITEM`] when it prints a list's
+    /// items. True where any value may be read (a component anywhere, or
+    /// tera's whole context, `__tera_context`) and for a template that
+    /// does not exist. A page makes only the values its template reads.
+    pub fn reads(&self, name: &str, value: &str) -> bool {
+        match self.reads.get(name) {
+            Some(Some(names)) => names.contains(value),
+            _ => true,
+        }
     }
 
-    /// Whether template `name`, or a template it uses, mentions `value`
-    /// (one of [`MADE_WHEN_MENTIONED`]); true for a template that does not
-    /// exist.
-    pub fn mentions(&self, name: &str, value: &'static str) -> bool {
-        !self.hashes.contains_key(name)
-            || (self.mentioned.get(name)).is_some_and(|values| values.contains(value))
-    }
-
-    /// The fields of `paper` that template `name`, with the templates it
-    /// uses, reads; all for a template that does not exist.
-    pub fn paper_fields(&self, name: &str) -> FieldsRead {
-        self.paper_fields
-            .get(name)
-            .cloned()
-            .unwrap_or(FieldsRead::All)
-    }
-
-    /// What template `name`, with the templates it uses, uses of its
-    /// page's list of papers (`recent` on the home page, `papers` on a
-    /// year's or category's, each of `groups` on an author's).
-    pub fn list_use(&self, name: &str) -> ListUse {
-        self.list_use.get(name).copied().unwrap_or(ListUse {
-            values: true,
-            html: true,
-            splice: false,
-        })
+    /// Whether template `name`'s lists of rendered items (`papers_html`,
+    /// `recent_html`, each group's `papers_html`) may be printed as a
+    /// mark and spliced in after the render ([`splice_lists`]).
+    pub fn splices_lists(&self, name: &str) -> bool {
+        self.spliceable.contains(name)
     }
 
     /// `partials/paper_item.html`, when it can be filled in without tera
@@ -357,7 +335,6 @@ impl GetUrl {
 fn template_hashes(
     by_name: &BTreeMap<String, (PathBuf, String)>,
     uses: &BTreeMap<&str, Vec<&str>>,
-    components: bool,
 ) -> Facts {
     // `config` is Zola's name for `site`.
     const COUNTS: [&str; 8] = [
@@ -371,23 +348,7 @@ fn template_hashes(
         "config.category_count",
     ];
     let mut show_counts = std::collections::BTreeSet::new();
-    let mut use_initials = std::collections::BTreeSet::new();
     let mut use_get_url = std::collections::BTreeSet::new();
-    // The values each template's own code names, found once however
-    // many templates use it (`base.html`: all of them).
-    let named: BTreeMap<&str, Vec<&'static str>> = by_name
-        .iter()
-        .map(|(name, (_, text))| {
-            let all = text.contains("__tera_context") || components;
-            let codes: Vec<&str> = tag_code(text).collect();
-            let values = MADE_WHEN_MENTIONED
-                .into_iter()
-                .filter(|value| all || codes.iter().any(|code| names_word(code, value)))
-                .collect();
-            (name.as_str(), values)
-        })
-        .collect();
-    let mut mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>> = BTreeMap::new();
     let hashes = uses
         .keys()
         .map(|&name| {
@@ -398,15 +359,8 @@ fn template_hashes(
                 if COUNTS.iter().any(|count| text.contains(count)) {
                     show_counts.insert(name.to_string());
                 }
-                if text.contains("initials") {
-                    use_initials.insert(name.to_string());
-                }
                 if text.contains("get_url") {
                     use_get_url.insert(name.to_string());
-                }
-                if !named[used].is_empty() {
-                    let values = mentioned.entry(name.to_string()).or_default();
-                    values.extend(named[used].iter().copied());
                 }
                 hasher.update(used.as_bytes());
                 hasher.update(&[0]);
@@ -419,61 +373,63 @@ fn template_hashes(
     Facts {
         hashes,
         show_counts,
-        use_initials,
         use_get_url,
-        mentioned,
     }
 }
 
-/// Values made only for a template whose code, or that of a template it
-/// uses, names them as a word of their own ([`names_word`]: not
-/// `more_coauthors` for `coauthors`, nor HTML text such as
-/// `id="coauthors"`), or reads tera's whole context (`__tera_context`):
-/// a paper page's metadata and byline, the counted
-/// lists of term pages, each as values and as HTML. The default theme
-/// prints the HTML; a theme of its own may loop over the tags, the
-/// names or the counts.
-const MADE_WHEN_MENTIONED: [&str; 14] = [
-    "scholarly_meta_html",
-    "citation_tags",
-    "og_tags",
-    "json_ld",
-    "authors_html",
-    "complete_authors",
-    "coauthors",
-    "coauthors_html",
-    "year_counts",
-    "year_counts_html",
-    "category_counts",
-    "category_counts_html",
-    "top_authors",
-    "top_authors_html",
-];
+/// Each template's [`Templates::reads`]: the names tera finds among the
+/// variables of the compiled template and of those it extends or includes
+/// (`Tera::get_template_variables`), with [`PAPER_ITEM`]'s when it
+/// prints a list's items, which that template renders in the page's
+/// context; `None` (any value) with a component anywhere (its body reads
+/// its callers' values) or a text naming tera's whole context.
+fn read_names(
+    tera: &Tera,
+    by_name: &BTreeMap<String, (PathBuf, String)>,
+    components: bool,
+) -> BTreeMap<String, Option<BTreeSet<String>>> {
+    let any_value = components
+        || by_name
+            .values()
+            .any(|(_, text)| text.contains("__tera_context"));
+    let names = |name: &str| -> Option<BTreeSet<String>> {
+        let variables = tera.get_template_variables(name).ok()?;
+        Some(variables.into_iter().map(String::from).collect())
+    };
+    let item = names(PAPER_ITEM);
+    by_name
+        .keys()
+        .map(|name| {
+            let mut read = names(name).filter(|_| !any_value);
+            if let Some(read) = read.as_mut().filter(|read| prints_items_of(read)) {
+                read.extend(item.iter().flatten().cloned());
+            }
+            (name.clone(), read)
+        })
+        .collect()
+}
+
+/// Whether a template reading `names` prints a list's items rendered.
+fn prints_items_of(names: &BTreeSet<String>) -> bool {
+    ["recent_html", "papers_html", "groups"]
+        .iter()
+        .any(|name| names.contains(*name))
+}
 
 /// The template of one paper in a list.
 pub const PAPER_ITEM: &str = "partials/paper_item.html";
 
-/// The fields of a value (a paper page's `paper`, an author page's
-/// group) that a template reads: all, or those named after `paper.` in
-/// its code and that of the templates it uses ([`fields_read`]).
+/// The fields of a loop's value (an author page's group) that a
+/// template reads: all, or those named after its name in its code and
+/// that of the templates it uses ([`fields_read`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FieldsRead {
+enum FieldsRead {
     /// Every field: the template uses the value otherwise than by a
     /// field's name (`{{ paper }}`, `paper[k]`, `set p = paper`, a filter
     /// or a component's argument, `__tera_context`).
     All,
     /// Only these.
     Only(std::collections::BTreeSet<String>),
-}
-
-impl FieldsRead {
-    /// Whether `field` is read.
-    pub fn reads(&self, field: &str) -> bool {
-        match self {
-            FieldsRead::All => true,
-            FieldsRead::Only(fields) => fields.contains(field),
-        }
-    }
 }
 
 /// The fields of `var` that the code of `texts` reads: each use of the
@@ -509,24 +465,6 @@ fn fields_read(texts: &[&str], var: &str) -> FieldsRead {
         }
     }
     FieldsRead::Only(fields)
-}
-
-/// What a page template uses of its list of papers, itself or through
-/// the templates it uses: the papers' values (`papers`, `recent`, a
-/// group's `papers`), their items rendered (`papers_html`,
-/// `recent_html`), or both. A page makes only what its template uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ListUse {
-    /// The papers' template values.
-    pub values: bool,
-    /// The items rendered, one string.
-    pub html: bool,
-    /// Nothing but a print `{{ … | safe }}` of its own reaches the items
-    /// ([`lists_spliceable`]): tera may print a short mark for them, and
-    /// the items are put in its place after the render
-    /// ([`splice_lists`]), written once into the page where tera would
-    /// copy them three times.
-    pub splice: bool,
 }
 
 /// The noncharacter around the mark of a list's rendered items
@@ -586,50 +524,6 @@ pub fn splice_lists(
         }
         None => page.into_bytes(),
     }
-}
-
-/// Each template's [`ListUse`]: values when tera finds `papers` or
-/// `recent` among its variables, or its text or a used template's
-/// reaches a list inside a value ([`reaches_papers`]); items rendered
-/// when a text names `papers_html` or `recent_html`. Both err towards
-/// more uses, never fewer.
-fn list_uses(
-    tera: &Tera,
-    by_name: &BTreeMap<String, (PathBuf, String)>,
-    uses: &BTreeMap<&str, Vec<&str>>,
-    components: bool,
-) -> BTreeMap<String, ListUse> {
-    by_name
-        .keys()
-        .map(|name| {
-            let texts: Vec<&str> = closure(uses, name.as_str())
-                .into_iter()
-                .map(|used| by_name[used].1.as_str())
-                .collect();
-            let variables = tera.get_template_variables(name);
-            let values = variables.map_or(true, |v| v.contains("papers") || v.contains("recent"))
-                || texts.iter().any(|text| reaches_papers(text));
-            let html = texts.iter().any(|text| prints_items(text));
-            let splice = html && !components && lists_spliceable(&texts);
-            (
-                name.clone(),
-                ListUse {
-                    values,
-                    html,
-                    splice,
-                },
-            )
-        })
-        .collect()
-}
-
-/// Whether a template's code (what its `{{ }}` and `{% %}` tags hold;
-/// its text and comments are not code) may reach the `papers` of a value
-/// (an author page's groups): the word `papers` anywhere in it (as
-/// `.papers`, `"papers"`, a `set`), or a field read by a name given as
-/// data or all of a value's fields ([`reads_any_field`]).
-fn reaches_papers(text: &str) -> bool {
-    tag_code(text).any(|code| names_word(code, "papers") || reads_any_field(code))
 }
 
 /// Whether `code` holds `word` as a word of its own (`papers`, not
@@ -768,7 +662,7 @@ fn string_literals(code: &str) -> Vec<String> {
 }
 
 /// Whether a page whose templates' texts are `texts` may have its rendered
-/// lists spliced in after the render ([`ListUse::splice`]): the items
+/// lists spliced in after the render ([`Templates::splices_lists`]): the items
 /// are reached only by their name and printed alone, marked safe
 /// (`{{ papers_html | safe }}`, `{{ group.papers_html | safe }}`), so
 /// that a mark in their place prints as itself and nothing reads it.
@@ -886,9 +780,7 @@ fn closure<'n>(
 struct Facts {
     hashes: BTreeMap<String, u64>,
     show_counts: std::collections::BTreeSet<String>,
-    use_initials: std::collections::BTreeSet<String>,
     use_get_url: std::collections::BTreeSet<String>,
-    mentioned: BTreeMap<String, std::collections::BTreeSet<&'static str>>,
 }
 
 /// Turns a tera error into `file:line: message`, naming the template file.
@@ -1178,13 +1070,35 @@ pub fn content_template_name(page: &ContentPage) -> &str {
 mod tests {
     use super::*;
 
-    /// The values of [`MADE_WHEN_MENTIONED`] that template `name` makes.
-    fn made_when_mentioned(templates: &Templates, name: &str) -> Vec<&'static str> {
-        MADE_WHEN_MENTIONED
-            .into_iter()
-            .filter(|value| templates.mentions(name, value))
-            .collect()
+    /// Those of `values` that template `name` reads.
+    fn read<'v>(templates: &Templates, name: &str, values: &[&'v str]) -> Vec<&'v str> {
+        let read = values.iter().filter(|value| templates.reads(name, value));
+        read.copied().collect()
     }
+
+    /// The values a page makes only when its template reads them.
+    const PAGE_VALUES: [&str; 20] = [
+        "recent",
+        "recent_html",
+        "papers",
+        "papers_html",
+        "groups",
+        "scholarly_meta_html",
+        "citation_tags",
+        "og_tags",
+        "json_ld",
+        "authors_html",
+        "complete_authors",
+        "coauthors",
+        "coauthors_html",
+        "year_counts",
+        "year_counts_html",
+        "category_counts",
+        "category_counts_html",
+        "top_authors",
+        "top_authors_html",
+        "initials",
+    ];
 
     fn load(files: &[(&str, &str)]) -> Templates {
         let files = files
@@ -1208,81 +1122,59 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let templates = templates.unwrap();
         assert!(templates.paper_item().is_some());
-        // The counted lists are printed as HTML: their values are not made.
-        for page in ["author.html", "year.html", "category.html"] {
-            let made = made_when_mentioned(&templates, page);
-            let html = match page {
-                "author.html" => {
-                    &["coauthors_html", "year_counts_html", "category_counts_html"][..]
-                }
-                "year.html" => &["category_counts_html"],
-                _ => &["top_authors_html"],
-            };
-            assert_eq!(made, html, "{page}");
-        }
-        for page in ["index.html", "author.html", "year.html", "category.html"] {
-            let uses = templates.list_use(page);
+        // The lists are printed as HTML: their values are not made.
+        for (page, html) in [
+            ("index.html", &["recent_html"][..]),
+            (
+                "author.html",
+                &[
+                    "groups",
+                    "coauthors_html",
+                    "year_counts_html",
+                    "category_counts_html",
+                ],
+            ),
+            ("year.html", &["papers_html", "category_counts_html"]),
+            ("category.html", &["papers_html", "top_authors_html"]),
+            ("paper.html", &["scholarly_meta_html", "authors_html"]),
+            ("authors.html", &["initials"]),
+        ] {
+            assert_eq!(read(&templates, page, &PAGE_VALUES), html, "{page}");
             // The home page tests `recent_html` (`{% if %}`): not spliced.
-            let splice = page != "index.html";
-            assert_eq!(
-                (uses.values, uses.html, uses.splice),
-                (false, true, splice),
-                "{page}"
-            );
+            let splice = ["author.html", "year.html", "category.html"].contains(&page);
+            assert_eq!(templates.splices_lists(page), splice, "{page}");
         }
     }
 
     #[test]
-    fn a_page_makes_the_list_its_templates_use() {
-        let item = "<li>{{ paper.title }}</li>";
+    fn a_page_reads_the_values_tera_finds_in_its_templates() {
         let templates = load(&[
             ("base.html", "<main class=\"papers\">{% block content %}{% endblock content %}</main>"),
-            (PAPER_ITEM, item),
+            (PAPER_ITEM, "<li>{{ paper.title }}{{ coauthors | length }}</li>"),
             ("year.html", "{% extends \"base.html\" %}{% block content %}{{ papers_html | safe }}{% endblock content %}"),
             ("category.html", "{% for paper in papers %}{% include \"partials/paper_item.html\" %}{% endfor %}"),
-            ("author.html", "{% for group in groups %}{% for p in group.papers %}{{ p.key }}{% endfor %}{{ group.papers_html | safe }}{% endfor %}"),
+            ("author.html", "{% for group in groups %}{{ group.papers_html | safe }}{% endfor %}{% for y in year_counts %}{% endfor %}"),
             ("index.html", "{% if recent_html %}{{ recent_html | safe }}{% endif %}{% include \"list.html\" %}"),
             ("list.html", "{{ recent | length }}"),
-            ("search.html", "{{ group | get(key=name) }}"),
-            ("404.html", "{% for g in groups %}{{ g[\"papers\"] | length }}{% endfor %}"),
-            ("section.html", "{{ groups | sort(attribute=\"papers\") | length }} {{ x | safe }}"),
-            ("page.html", "<ul class=\"papers\">{{ groups | length }} {{ g.papers_html }}</ul>"),
-            ("redirect.html", "{% for g in groups %}{% if \"papers\" in g %}x{% endif %}{% endfor %}"),
-            ("set.html", "{% for g in groups %}{% set has = \"papers\" in g %}{{ has }}{% endfor %}"),
-            ("key.html", "{% set k = \"pap\" ~ \"ers\" %}{% for g in groups %}{{ g[k] | default(value=[]) | length }}{% endfor %}"),
-            ("pairs.html", "{% for g in groups %}{% for key, value in g %}{{ key }}{% endfor %}{% endfor %}"),
-            ("text.html", "<p class=\"papers\">papers {# group.papers #}{{ groups[0].year }} {{ group[\"year\"] }}</p>"),
-            ("authors.html", "{{ __tera_context }}"),
+            // HTML text, comments, other names and fields name nothing.
+            ("page.html", "<h2 id=\"coauthors\">papers</h2>{# top_authors #}{{ my_papers }}{{ g.papers }}{{ coauthors_htmlx }}"),
         ]);
-        let uses = |values, html, splice| ListUse {
-            values,
-            html,
-            splice,
-        };
-        assert_eq!(templates.list_use("year.html"), uses(false, true, true));
+        let values = |name| read(&templates, name, &PAGE_VALUES);
+        // The item template, which renders the items in the page's
+        // context, reads `coauthors`.
+        assert_eq!(values("year.html"), ["papers_html", "coauthors"]);
+        assert_eq!(values("category.html"), ["papers", "coauthors"]);
         assert_eq!(
-            templates.list_use("category.html"),
-            uses(true, false, false)
+            values("author.html"),
+            ["groups", "coauthors", "year_counts"]
         );
-        assert_eq!(templates.list_use("author.html"), uses(true, true, true));
+        assert_eq!(values("index.html"), ["recent", "recent_html", "coauthors"]);
+        assert_eq!(values("page.html"), [] as [&str; 0]);
+        assert_eq!(values("missing.html"), PAGE_VALUES);
+        assert!(templates.splices_lists("year.html"));
+        assert!(templates.splices_lists("author.html"));
         // `{% if recent_html %}` tests the items: a mark would not do.
-        assert_eq!(templates.list_use("index.html"), uses(true, true, false));
-        assert_eq!(templates.list_use("search.html"), uses(true, false, false));
-        assert_eq!(templates.list_use("404.html"), uses(true, false, false));
-        assert_eq!(templates.list_use("section.html"), uses(true, false, false));
-        // Printed escaped: a mark would be spliced unescaped.
-        assert_eq!(templates.list_use("page.html"), uses(false, true, false));
-        assert_eq!(
-            templates.list_use("redirect.html"),
-            uses(true, false, false)
-        );
-        assert_eq!(templates.list_use("authors.html"), uses(true, false, false));
-        for name in ["set.html", "key.html", "pairs.html"] {
-            assert_eq!(templates.list_use(name), uses(true, false, false), "{name}");
-        }
-        assert_eq!(templates.list_use("text.html"), uses(false, false, false));
-        assert_eq!(templates.list_use("missing.html"), uses(true, true, false));
-        assert!(templates.paper_item().is_some());
+        assert!(!templates.splices_lists("index.html"));
 
         // A page printing rendered items changes with the item template,
         // so that `serve` renders it again.
@@ -1294,6 +1186,13 @@ mod tests {
         ]);
         assert_ne!(edited.hash("year.html"), year);
         assert_eq!(edited.hash("base.html"), templates.hash("base.html"));
+
+        // Tera's whole context reads every value.
+        let whole = load(&[
+            ("index.html", "{{ __tera_context }}"),
+            ("year.html", "{{ x }}"),
+        ]);
+        assert_eq!(read(&whole, "year.html", &PAGE_VALUES), PAGE_VALUES);
     }
 
     #[test]
@@ -1376,36 +1275,17 @@ mod tests {
     }
 
     #[test]
-    fn a_paper_page_makes_the_metadata_its_templates_mention() {
+    fn a_paper_page_reads_the_metadata_of_the_templates_it_extends_and_includes() {
         let templates = load(&[
             ("base.html", "<head>{% for tag in og_tags %}{{ tag.name }}{% endfor %}{% block head %}{% endblock head %}</head>"),
             ("paper.html", "{% extends \"base.html\" %}{% block head %}{{ scholarly_meta_html | safe }}{% endblock head %}"),
             ("page.html", "{% include \"ld.html\" %}"),
             ("ld.html", "{{ json_ld | safe }}"),
-            ("404.html", "{{ __tera_context }}"),
         ]);
-        let mentioned = |name| made_when_mentioned(&templates, name);
-        assert_eq!(mentioned("paper.html"), ["scholarly_meta_html", "og_tags"]);
-        assert_eq!(mentioned("base.html"), ["og_tags"]);
-        assert_eq!(mentioned("page.html"), ["json_ld"]);
-        assert_eq!(mentioned("404.html"), MADE_WHEN_MENTIONED);
-        assert_eq!(mentioned("missing.html"), MADE_WHEN_MENTIONED);
-    }
-
-    #[test]
-    fn a_counted_list_is_named_only_by_its_whole_name() {
-        let templates = load(&[
-            ("author.html", "{{ coauthors_html | safe }}{{ more_coauthors }}{{ coauthors_partial }}{% for y in year_counts %}{% endfor %}"),
-            ("year.html", "{% if category_counts %}{{ category_counts[0].name }}{% endif %}"),
-            ("category.html", "{{ my_top_authors_html }}{{ top_authors_htmlx }}"),
-            // HTML text and comments name nothing.
-            ("base.html", "<h2 id=\"coauthors\">Co-authors</h2>{# top_authors #}{{ x }}"),
-        ]);
-        let mentioned = |name| made_when_mentioned(&templates, name);
-        assert_eq!(mentioned("author.html"), ["coauthors_html", "year_counts"]);
-        assert_eq!(mentioned("year.html"), ["category_counts"]);
-        assert_eq!(mentioned("category.html"), [] as [&str; 0]);
-        assert_eq!(mentioned("base.html"), [] as [&str; 0]);
+        let read = |name| read(&templates, name, &PAGE_VALUES);
+        assert_eq!(read("paper.html"), ["scholarly_meta_html", "og_tags"]);
+        assert_eq!(read("base.html"), ["og_tags"]);
+        assert_eq!(read("page.html"), ["json_ld"]);
     }
 
     #[test]
@@ -1446,22 +1326,17 @@ mod tests {
             ("partials/year.html", "{{ paper.year }}"),
         ];
         let templates = load(&plain);
-        assert!(templates.list_use("year.html").splice);
-        // An include named in backticks counts as a use.
+        assert!(templates.splices_lists("year.html"));
         assert_eq!(
-            templates.paper_fields("paper.html"),
-            FieldsRead::Only(["year".to_string()].into())
+            read(&templates, "paper.html", &PAGE_VALUES),
+            [] as [&str; 0]
         );
-        assert!(!templates.mentions("paper.html", "og_tags"));
 
         let mut with_component = plain.to_vec();
         with_component.push(("partials/og.html", "{% component Og(@og_tags) %}{% for t in og_tags %}{{ t.name }}{% endfor %}{% endcomponent %}"));
         let templates = load(&with_component);
-        assert!(!templates.list_use("year.html").splice);
-        assert_eq!(templates.paper_fields("paper.html"), FieldsRead::All);
-        for value in MADE_WHEN_MENTIONED {
-            assert!(templates.mentions("paper.html", value), "{value}");
-        }
+        assert!(!templates.splices_lists("year.html"));
+        assert_eq!(read(&templates, "paper.html", &PAGE_VALUES), PAGE_VALUES);
     }
 
     #[test]
@@ -1491,6 +1366,6 @@ mod tests {
             ("partials/count.html", "{{ papers_html | length }}"),
             (PAPER_ITEM, "<li>{{ paper.title }}</li>"),
         ]);
-        assert!(!templates.list_use("year.html").splice);
+        assert!(!templates.splices_lists("year.html"));
     }
 }

@@ -5,13 +5,12 @@
 use crate::corpus::{AuthorId, CategoryId, Paper, PaperId};
 use crate::permalink::Route;
 use crate::render::exports::Abstract;
-use crate::render::items::{Field, Scalar};
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
-use crate::render::templates::FieldsRead;
 use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use tera::Value;
 
 /// A link to an author's page.
@@ -31,132 +30,313 @@ pub struct CategoryLink<'a> {
     url: String,
 }
 
-/// A paper's template value. Its parts shared with other papers (author
-/// and category links, the year's URL) are values made once: serde hands a
-/// [`Value`] field to tera as it is, a clone of its `Arc`. Each field is
-/// `None`, and left out, where the template does not read it
-/// ([`FieldsRead`]).
-#[derive(Serialize)]
-struct PaperView<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    slug: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    selected: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    venue: Option<Option<&'a str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title_html: Option<&'a str>,
-    /// Inside, `None` for an undated paper.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    year: Option<Option<u16>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    year_url: Option<Value>,
-    /// The listed authors' links (`{name, url}`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    authors: Option<Vec<Value>>,
-    /// The byline as lists show it: the first [`LIST_AUTHORS`] names and
-    /// the listing owners named later (`{name, url}`, the URL none for a
-    /// name without a listing), then `more_authors` left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    byline: Option<Vec<Value>>,
-    /// `byline` and `more_authors` as the default theme shows them, made
-    /// here rather than by a template loop, which took about a third of
-    /// a list's render: names linked to their pages, the page's own
-    /// author in `<strong>`, then `, <a class="more-authors" …>+N more</a>`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    byline_html: Option<String>,
-    /// `venue`, `year` and `categories` as the default theme's lists and
-    /// paper page show them, made here rather than by template loops (over
-    /// half of a list item's template work): the venue (unless empty) in
-    /// `<span class="venue">`, then links to the year's and each
-    /// category's page, leaving out the list's own year or category.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meta_html: Option<String>,
-    /// `links` as the default theme shows them: `<a href="…">arXiv</a>`
-    /// and so on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    links_html: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    more_authors: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    authors_complete: Option<bool>,
-    /// `{code, name, url}` of each category.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    categories: Option<Vec<Value>>,
-    /// arXiv, PDF and DOI, where known (al-folio's small links).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    links: Option<Vec<LinkView>>,
-    /// Inside, the paper's BibTeX file, when per-paper exports are written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bib_url: Option<Option<String>>,
-    /// Inside, the abstract's HTML, in lists asked for with
-    /// [`Abstract::Included`] (author pages and the home page) when the
-    /// paper has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    abstract_html: Option<Option<Cow<'a, str>>>,
-    /// `categories` as the default theme's paper page lists them, made
-    /// here rather than by a template loop (0.4% fewer render
-    /// instructions): `<a href="…">name</a> (code)` each, joined by `; `.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    categories_html: Option<String>,
-    /// How many `categories` there are.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    category_count: Option<usize>,
+/// One field of a paper's template value: its name, its type as
+/// docs/templates.md's paper table gives it, and how it is made.
+/// [`PAPER_FIELDS`] is the one list of them: the tera value
+/// ([`Views::paper`]), the list items filled in without tera
+/// ([`crate::render::items`]) and the docs' test all read it, so a new
+/// field is one entry there.
+pub struct Field {
+    /// The field's name in templates (`paper.title_html`).
+    pub name: &'static str,
+    /// Its type, as docs/templates.md writes it: `string`, `integer or
+    /// none`, `array of {label, url}`, …
+    pub kind: &'static str,
+    value: for<'p, 'v> fn(&'p PaperValues<'v>) -> FieldValue<'p>,
 }
 
-/// A paper's fields in a list, except its lists ([`Views::item`]),
-/// named and documented as in [`PaperView`].
-pub struct PaperItem<'v> {
-    slug: &'v str,
-    key: &'v str,
-    selected: bool,
-    venue: Option<&'v str>,
-    url: String,
-    title: &'v str,
-    title_html: &'v str,
-    year: Option<u16>,
-    year_url: Option<&'v str>,
-    byline_html: String,
-    meta_html: String,
-    links_html: String,
-    more_authors: usize,
-    authors_complete: bool,
-    bib_url: Option<String>,
-    abstract_html: Option<Cow<'v, str>>,
+impl Field {
+    /// Whether the field is a list (an `array`), which only tera prints.
+    pub fn is_list(&self) -> bool {
+        self.kind.starts_with("array")
+    }
+
+    /// The field's value for one paper.
+    pub fn value<'p>(&self, paper: &'p PaperValues<'_>) -> FieldValue<'p> {
+        (self.value)(paper)
+    }
 }
 
-/// A string field's value, none when absent.
-fn string_field(s: Option<&str>) -> Scalar<'_> {
-    s.map_or(Scalar::None, Scalar::Str)
+/// Every field of a paper's template value, in the order the value's
+/// map holds them (`{% for name, value in paper %}`).
+pub const PAPER_FIELDS: [Field; 22] = [
+    Field {
+        name: "slug",
+        kind: "string",
+        value: |p| FieldValue::Str(&p.paper.slug),
+    },
+    Field {
+        name: "key",
+        kind: "string",
+        value: |p| FieldValue::Str(&p.paper.key),
+    },
+    Field {
+        name: "selected",
+        kind: "bool",
+        value: |p| FieldValue::Bool(p.paper.details.selected),
+    },
+    Field {
+        name: "venue",
+        kind: "string or none",
+        value: |p| FieldValue::from(p.paper.details.venue.as_deref()),
+    },
+    Field {
+        name: "url",
+        kind: "string",
+        value: |p| FieldValue::Str(p.url()),
+    },
+    Field {
+        name: "title",
+        kind: "string",
+        value: |p| FieldValue::Str(p.paper.title.plain()),
+    },
+    Field {
+        name: "title_html",
+        kind: "string (HTML)",
+        value: |p| FieldValue::Str(p.paper.title.html()),
+    },
+    Field {
+        name: "year",
+        kind: "integer or none",
+        value: |p| match p.paper.known_year() {
+            Some(year) => FieldValue::Num(year.into()),
+            None => FieldValue::None,
+        },
+    },
+    Field {
+        name: "year_url",
+        kind: "string or none",
+        value: |p| FieldValue::from(p.year_link().and_then(|(url, _)| url.as_str())),
+    },
+    Field {
+        name: "authors",
+        kind: "array of person links",
+        value: |p| FieldValue::List(p.authors()),
+    },
+    Field {
+        name: "byline",
+        kind: "array of `{name, url}`",
+        value: |p| FieldValue::List(p.byline()),
+    },
+    Field {
+        name: "byline_html",
+        kind: "string (HTML)",
+        value: |p| FieldValue::Str(&p.byline_html().0),
+    },
+    Field {
+        name: "meta_html",
+        kind: "string (HTML)",
+        value: |p| FieldValue::Str(p.meta_html()),
+    },
+    Field {
+        name: "links_html",
+        kind: "string (HTML)",
+        value: |p| FieldValue::Str(p.links_html()),
+    },
+    Field {
+        name: "more_authors",
+        kind: "integer",
+        value: |p| FieldValue::Num(p.byline_html().1 as u64),
+    },
+    Field {
+        name: "authors_complete",
+        kind: "bool",
+        value: |p| FieldValue::Bool(p.paper.details.complete_authors.is_some()),
+    },
+    Field {
+        name: "categories",
+        kind: "array of category links",
+        value: |p| FieldValue::List(p.categories()),
+    },
+    Field {
+        name: "links",
+        kind: "array of `{label, url}`",
+        value: |p| FieldValue::List(Value::from_serializable(p.links())),
+    },
+    Field {
+        name: "bib_url",
+        kind: "string or none",
+        value: |p| FieldValue::from(p.bib_url()),
+    },
+    Field {
+        name: "abstract_html",
+        kind: "string (HTML) or none",
+        value: |p| FieldValue::from(p.abstract_html()),
+    },
+    Field {
+        name: "categories_html",
+        kind: "string (HTML)",
+        value: |p| FieldValue::Str(p.categories_html()),
+    },
+    Field {
+        name: "category_count",
+        kind: "integer",
+        value: |p| FieldValue::Num(p.paper.categories.len() as u64),
+    },
+];
+
+/// A field's value, as tera holds it.
+pub enum FieldValue<'a> {
+    /// A string, escaped when printed unless `| safe`.
+    Str(&'a str),
+    /// A count or a year.
+    Num(u64),
+    /// A flag, printed `true` or `false`.
+    Bool(bool),
+    /// A field without a value (tera's `none`): prints nothing, is false.
+    None,
+    /// A list, made as tera's value.
+    List(Value),
 }
 
-impl PaperItem<'_> {
-    /// The value of `field`, as the paper's template value holds it.
-    pub fn get(&self, field: Field) -> Scalar<'_> {
-        match field {
-            Field::Slug => Scalar::Str(self.slug),
-            Field::Key => Scalar::Str(self.key),
-            Field::Selected => Scalar::Bool(self.selected),
-            Field::Venue => string_field(self.venue),
-            Field::Url => Scalar::Str(&self.url),
-            Field::Title => Scalar::Str(self.title),
-            Field::TitleHtml => Scalar::Str(self.title_html),
-            Field::Year => self.year.map_or(Scalar::None, |y| Scalar::Num(y.into())),
-            Field::YearUrl => string_field(self.year_url),
-            Field::BylineHtml => Scalar::Str(&self.byline_html),
-            Field::MetaHtml => Scalar::Str(&self.meta_html),
-            Field::LinksHtml => Scalar::Str(&self.links_html),
-            Field::MoreAuthors => Scalar::Num(self.more_authors as u64),
-            Field::AuthorsComplete => Scalar::Bool(self.authors_complete),
-            Field::BibUrl => string_field(self.bib_url.as_deref()),
-            Field::AbstractHtml => string_field(self.abstract_html.as_deref()),
+impl<'a> From<Option<&'a str>> for FieldValue<'a> {
+    fn from(s: Option<&'a str>) -> FieldValue<'a> {
+        s.map_or(FieldValue::None, FieldValue::Str)
+    }
+}
+
+impl FieldValue<'_> {
+    /// Tera's truthiness: a non-empty string or list, a non-zero number,
+    /// `true`.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            FieldValue::Str(s) => !s.is_empty(),
+            FieldValue::Num(n) => *n != 0,
+            FieldValue::Bool(b) => *b,
+            FieldValue::None => false,
+            FieldValue::List(list) => list.is_truthy(),
         }
+    }
+
+    /// The field as tera's value.
+    fn into_value(self) -> Value {
+        match self {
+            FieldValue::Str(s) => Value::from(s),
+            FieldValue::Num(n) => Value::from(n),
+            FieldValue::Bool(b) => Value::from(b),
+            FieldValue::None => Value::none(),
+            FieldValue::List(list) => list,
+        }
+    }
+}
+
+/// What a paper's fields are made from: the paper, the list it is shown
+/// in and whether with its abstract; each part that fields share (the
+/// URL, the byline, the links) made when first read.
+pub struct PaperValues<'v> {
+    views: &'v Views<'v>,
+    id: PaperId,
+    paper: &'v Paper,
+    with: Abstract,
+    list: List,
+    url: OnceCell<String>,
+    byline_html: OnceCell<(String, usize)>,
+    meta_html: OnceCell<String>,
+    links: OnceCell<Vec<LinkView>>,
+    links_html: OnceCell<String>,
+    bib_url: OnceCell<Option<String>>,
+    categories_html: OnceCell<String>,
+    abstract_html: OnceCell<Option<Cow<'v, str>>>,
+}
+
+impl<'v> PaperValues<'v> {
+    /// The URL of the paper's page.
+    fn url(&self) -> &str {
+        self.url.get_or_init(|| self.views.paper_url(self.paper))
+    }
+
+    /// The paper's year's URL and its link as `meta_html` shows it.
+    fn year_link(&self) -> Option<&'v (Value, Box<str>)> {
+        let year = self.paper.known_year()?;
+        self.views.year_links.get(&year)
+    }
+
+    /// `byline_html` and `more_authors`.
+    fn byline_html(&self) -> &(String, usize) {
+        self.byline_html.get_or_init(|| {
+            self.views
+                .byline_html(self.paper, self.list.focus(), self.url())
+        })
+    }
+
+    fn meta_html(&self) -> &str {
+        self.meta_html
+            .get_or_init(|| self.views.meta_html(self.paper, self.list))
+    }
+
+    fn links(&self) -> &[LinkView] {
+        self.links.get_or_init(|| paper_links(self.paper))
+    }
+
+    fn links_html(&self) -> &str {
+        self.links_html.get_or_init(|| links_html(self.links()))
+    }
+
+    fn bib_url(&self) -> Option<&str> {
+        self.bib_url
+            .get_or_init(|| self.views.bib_url(self.id))
+            .as_deref()
+    }
+
+    /// The abstract's HTML, in lists asked for with
+    /// [`Abstract::Included`] (author pages and the home page), when the
+    /// paper has one.
+    fn abstract_html(&self) -> Option<&str> {
+        self.abstract_html
+            .get_or_init(|| {
+                let text = &self.paper.abstract_text;
+                (self.with == Abstract::Included && !text.is_empty()).then(|| text.html())
+            })
+            .as_deref()
+    }
+
+    fn categories_html(&self) -> &str {
+        self.categories_html.get_or_init(|| {
+            let categories = self.paper.categories.iter();
+            let facts = categories.map(|&c| &*self.views.category_html[c].fact);
+            facts.collect::<Vec<_>>().join("; ")
+        })
+    }
+
+    /// The listed authors' links (`{name, url}`).
+    fn authors(&self) -> Value {
+        let authors = self.paper.authors.iter();
+        Value::from(
+            authors
+                .map(|&a| self.views.author_link(a).clone())
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// The byline as lists show it ([`shown_in_list`]), `{name, url}`
+    /// each, the URL none for a name without a listing.
+    fn byline(&self) -> Value {
+        let views = self.views;
+        let corpus = views.site.corpus;
+        let names = shown_names(corpus, self.paper, self.list.focus()).map(|(name, owner)| {
+            match owner.filter(|&a| corpus.authors[a].name == name) {
+                // The author's own link, shared, when the name is
+                // written as their listing writes it.
+                Some(a) => views.author_link(a).clone(),
+                None => Value::from_serializable(&BylineName {
+                    name,
+                    url: owner
+                        .and_then(|a| views.author_link(a).get_from_path("url").cloned())
+                        .unwrap_or_else(Value::none),
+                }),
+            }
+        });
+        Value::from(names.collect::<Vec<_>>())
+    }
+
+    /// `{code, name, url}` of each category.
+    fn categories(&self) -> Value {
+        let categories = self.paper.categories.iter();
+        Value::from(
+            categories
+                .map(|&c| self.views.category_links[c].clone())
+                .collect::<Vec<_>>(),
+        )
     }
 }
 
@@ -516,116 +696,35 @@ impl<'a> Views<'a> {
             .as_deref()
     }
 
-    /// The template value of paper `id` in `list`, with its abstract when
-    /// `with` is [`Abstract::Included`]: the `fields` a template reads.
-    pub fn paper(&self, id: PaperId, with: Abstract, list: List, fields: &FieldsRead) -> Value {
-        let corpus = self.site.corpus;
-        let paper = &corpus.papers[id];
-        let read = |field| fields.reads(field);
-        let url = (read("url") || read("byline_html")).then(|| self.paper_url(paper));
-        let byline_html = (read("byline_html") || read("more_authors"))
-            .then(|| self.byline_html(paper, list.focus(), url.as_deref().unwrap_or("")));
-        let links = (read("links") || read("links_html")).then(|| paper_links(paper));
-        let year = paper.known_year();
-        let byline = read("byline").then(|| {
-            shown_names(corpus, paper, list.focus())
-                .map(|(name, owner)| {
-                    match owner.filter(|&a| corpus.authors[a].name == name) {
-                        // The author's own link, shared, when the name is
-                        // written as their listing writes it.
-                        Some(a) => self.author_link(a).clone(),
-                        None => Value::from_serializable(&BylineName {
-                            name,
-                            url: owner
-                                .and_then(|a| self.author_link(a).get_from_path("url").cloned())
-                                .unwrap_or_else(Value::none),
-                        }),
-                    }
-                })
-                .collect()
-        });
-        Value::from_serializable(&PaperView {
-            slug: read("slug").then_some(paper.slug.as_str()),
-            key: read("key").then_some(paper.key.as_str()),
-            selected: read("selected").then_some(paper.details.selected),
-            venue: read("venue").then_some(paper.details.venue.as_deref()),
-            title: read("title").then(|| paper.title.plain()),
-            title_html: read("title_html").then(|| paper.title.html()),
-            year: read("year").then_some(year),
-            year_url: read("year_url").then(|| {
-                year.and_then(|year| self.year_links.get(&year))
-                    .map_or_else(Value::none, |(url, _)| url.clone())
-            }),
-            more_authors: byline_html
-                .as_ref()
-                .filter(|_| read("more_authors"))
-                .map(|b| b.1),
-            byline_html: byline_html.filter(|_| read("byline_html")).map(|b| b.0),
-            url: url.filter(|_| read("url")),
-            authors: read("authors").then(|| {
-                paper
-                    .authors
-                    .iter()
-                    .map(|&a| self.author_link(a).clone())
-                    .collect()
-            }),
-            byline,
-            meta_html: read("meta_html").then(|| self.meta_html(paper, list)),
-            links_html: links
-                .as_deref()
-                .filter(|_| read("links_html"))
-                .map(links_html),
-            links: links.filter(|_| read("links")),
-            authors_complete: read("authors_complete")
-                .then_some(paper.details.complete_authors.is_some()),
-            categories: read("categories").then(|| {
-                paper
-                    .categories
-                    .iter()
-                    .map(|&c| self.category_links[c].clone())
-                    .collect()
-            }),
-            bib_url: read("bib_url").then(|| self.bib_url(id)),
-            abstract_html: read("abstract_html").then(|| abstract_html(paper, with)),
-            categories_html: read("categories_html").then(|| {
-                let facts = paper
-                    .categories
-                    .iter()
-                    .map(|&c| &*self.category_html[c].fact);
-                facts.collect::<Vec<_>>().join("; ")
-            }),
-            category_count: read("category_count").then_some(paper.categories.len()),
-        })
+    /// What paper `id`'s fields are made from in `list`, with its
+    /// abstract when `with` is [`Abstract::Included`].
+    pub fn paper_values(&self, id: PaperId, with: Abstract, list: List) -> PaperValues<'_> {
+        PaperValues {
+            views: self,
+            id,
+            paper: &self.site.corpus.papers[id],
+            with,
+            list,
+            url: OnceCell::new(),
+            byline_html: OnceCell::new(),
+            meta_html: OnceCell::new(),
+            links: OnceCell::new(),
+            links_html: OnceCell::new(),
+            bib_url: OnceCell::new(),
+            categories_html: OnceCell::new(),
+            abstract_html: OnceCell::new(),
+        }
     }
 
-    /// Paper `id`'s fields in `list`, except its lists (authors, byline,
-    /// categories, links): what a list item filled in without tera
-    /// prints ([`crate::render::items`]), and the rest of its value.
-    pub fn item(&self, id: PaperId, with: Abstract, list: List) -> PaperItem<'_> {
-        let paper = &self.site.corpus.papers[id];
-        let url = self.paper_url(paper);
-        let (byline_html, more_authors) = self.byline_html(paper, list.focus(), &url);
-        PaperItem {
-            slug: &paper.slug,
-            key: &paper.key,
-            selected: paper.details.selected,
-            venue: paper.details.venue.as_deref(),
-            title: paper.title.plain(),
-            title_html: paper.title.html(),
-            year: paper.known_year(),
-            year_url: paper
-                .known_year()
-                .and_then(|year| self.year_links.get(&year))
-                .and_then(|(url, _)| url.as_str()),
-            byline_html,
-            meta_html: self.meta_html(paper, list),
-            links_html: links_html(&paper_links(paper)),
-            more_authors,
-            authors_complete: paper.details.complete_authors.is_some(),
-            bib_url: self.bib_url(id),
-            abstract_html: abstract_html(paper, with),
-            url,
+    /// The template value of paper `id` in `list`, with its abstract when
+    /// `with` is [`Abstract::Included`]: every field of [`PAPER_FIELDS`].
+    pub fn paper(&self, id: PaperId, with: Abstract, list: List) -> Value {
+        let values = self.paper_values(id, with, list);
+        let mut map = tera::Map::with_capacity(PAPER_FIELDS.len());
+        for field in &PAPER_FIELDS {
+            map.insert(field.name.into(), field.value(&values).into_value());
         }
+        Value::from(map)
     }
 
     /// The URL of a paper's page.
@@ -723,7 +822,7 @@ impl<'a> Views<'a> {
     pub fn papers(&self, ids: &[PaperId], with: Abstract, list: List) -> Value {
         Value::from(
             ids.iter()
-                .map(|&id| self.paper(id, with, list, &FieldsRead::All))
+                .map(|&id| self.paper(id, with, list))
                 .collect::<Vec<_>>(),
         )
     }
@@ -769,13 +868,6 @@ fn links_html(links: &[LinkView]) -> String {
         push_link(&mut html, &link.url, None, link.label);
     }
     html
-}
-
-/// A paper's abstract as HTML, in lists asked for with
-/// [`Abstract::Included`], when it has one.
-fn abstract_html(paper: &Paper, with: Abstract) -> Option<Cow<'_, str>> {
-    (with == Abstract::Included && !paper.abstract_text.is_empty())
-        .then(|| paper.abstract_text.html())
 }
 
 /// Appends `<a href="url" title="title">text</a>`, each part escaped, the
