@@ -23,9 +23,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Asks Linux to back this process with 4 KiB pages only; returns
 /// whether it agreed (kernels since 3.15). mimalloc asks for huge pages
 /// (`MADV_HUGEPAGE`), and memory it took again was faulted in as whole
-/// 2 MiB pages, zeroed: at 100,000 papers up to a fifth of the build's
-/// CPU time, mostly while the listings were parsed (docs/performance.md,
-/// issue 25, session 29). mimalloc's own `allow_thp = 0` does the same
+/// 2 MiB pages, zeroed: CPU time spent mostly while the listings were
+/// parsed (measured in 1b7254f). mimalloc's own `allow_thp = 0` does the same
 /// at its start, from the environment; this also covers a system whose
 /// huge pages are always on.
 fn disable_transparent_huge_pages() -> bool {
@@ -215,12 +214,10 @@ fn main() -> ExitCode {
         }
         Command::Serve(mut args) => {
             args.root = root;
-            // Each rebuild frees and allocates again hundreds of megabytes
-            // at 100,000 papers. Returned to the system after mimalloc's
-            // default second, they were faulted in again by the next
-            // rebuild, which cost about 80 ms of 300 at 100,000 papers
-            // (docs/performance.md, session 11);
-            // kept, they are reused.
+            // Each rebuild frees and allocates again most of its memory.
+            // Returned to the system after mimalloc's default second, it
+            // was faulted in again by the next rebuild (measured in
+            // c3990d9); kept, it is reused.
             // SAFETY: sets one documented option; no other thread exists yet.
             unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
             let output_dir = args.output_dir.map(|dir| args.root.join(dir));

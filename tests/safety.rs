@@ -885,12 +885,12 @@ fn dot_files_in_static_are_copied_and_symlinks_followed_inside_the_site_or_repor
     assert!(!site_out.contains_key("style.css~"));
 }
 
-/// Finding: a title of many `$x$` spans took time quadratic in its length
-/// (1 MB: 12.6 to 20 s), and `$\\text{` 10^6 times, `x`, `}$` 10^6 times
-/// did not finish in 60 s. A guard against hangs only (the figures are
+/// Finding: a title of many `$x$` spans took time quadratic in its length,
+/// and `$\\text{` 10^6 times, `x`, `}$` 10^6 times did not finish
+/// (measured in ea71704). A guard against hangs only (the shapes are
 /// `bench/worst_case.py`'s): each shape, 0.8 to 1.8 MB, must build within
-/// 10 s (it takes under 1 s; the quadratic code took 36 s for the four);
-/// deep nesting must not overflow the stack.
+/// 10 s, far longer than linear code takes; deep nesting must not overflow
+/// the stack.
 fn worst_shapes_of_title_build_in_bounded_time() {
     let n = 200_000;
     let shapes = [

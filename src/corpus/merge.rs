@@ -37,8 +37,7 @@ impl Corpus {
     /// serve`'s cache) loses the title, abstract and categories of every
     /// record that is not its paper's chosen one as soon as the records are
     /// compared, so the corpus's texts reuse that memory instead of adding
-    /// to it (at 100,000 papers, three records a paper, the build's peak
-    /// RSS fell by about 320 MB). Each chosen record also gives up its
+    /// to it (measured in 013bcdd). Each chosen record also gives up its
     /// abstract's paragraphs as the abstract is made.
     pub fn build(
         mut listings: Vec<ParsedListing>,
@@ -98,8 +97,8 @@ impl Merge {
     /// patch copies it only while a build still holds it), and whether it
     /// was patched. Cost of a patch: its papers' conversion, the window of
     /// ids its moved papers span, plus passes over every paper that only
-    /// compare hashes or count terms (at 100,000 papers about 15 to 25 ms,
-    /// against about 450 ms for a merge in `vellum serve`).
+    /// compare hashes or count terms, far less than a merge (measured in
+    /// 0659961).
     pub fn corpus(
         &mut self,
         mut listings: Vec<ParsedListing>,
@@ -563,12 +562,10 @@ impl Merged {
 /// The listed abstracts' bytes from which a build packs them
 /// ([`packed`]): about 380,000 `gen-corpus` papers (849 of their
 /// abstracts average 1,414 bytes). Packing pays only where
-/// memory is at stake: at 1,000,000 papers it lowered the build's peak from
-/// 4,131 to 3,464 MiB (CPU time 248 s before it and 277 s after it, in two
-/// sittings, not side by side); at 100,000 papers, side by side, it would
-/// save 40 MiB of a 436 MiB peak for 42% more CPU (every page that shows
-/// an abstract decompresses it, about 1.5 µs each, and the listing pages
-/// show it).
+/// memory is at stake: it lowers the build's peak but costs CPU, since
+/// every page that shows an abstract decompresses it, and the listing
+/// pages show it; in a smaller build the memory saved is not worth that
+/// (measured in 1dd5710 and 9580b01).
 const PACK_FROM: usize = 512 << 20;
 
 /// A dictionary for the chosen records' abstracts ([`packed::Dictionary`])
@@ -787,12 +784,12 @@ fn merge(
     drop(paper_of_record);
     // Only a kept merge reads the listings and drafts again: without
     // `keep` they are freed here, before the papers move into their Arcs,
-    // where the stage's memory peaked (massif, 100,000 papers: about a
-    // quarter of its 401 MB was what the listings still held).
+    // where the stage's memory peaked while the listings were still held
+    // (measured in 2af6c2e).
     let kept_inputs = keep.then_some((listings, drafts, paper_of_draft));
     // Collected into new vectors: `into_iter().map(Arc::new).collect()`
     // would reuse the papers' allocation in place, holding 200 bytes a
-    // paper for its 8-byte pointer (massif, 100,000 papers: 20 MB).
+    // paper for its 8-byte pointer (measured in 7b66138).
     let authors: Vec<Arc<Author>> = in_arcs(authors);
     let mut papers: Vec<Arc<Paper>> = in_arcs(papers);
     let listed_keys: Vec<String> = papers

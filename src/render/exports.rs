@@ -38,8 +38,8 @@ pub fn paper_export(
 
 /// Each listed author's name split ([`NameParts`]) for the exports, made
 /// when first used: split once a build, not once for each of the
-/// author's papers (a paper page's BibTeX entry spent a fifth of its
-/// time splitting names at 100,000 papers, perf).
+/// author's papers, on every paper page's BibTeX entry (measured in
+/// ad6202e).
 pub struct AuthorParts {
     parts: Vec<std::sync::OnceLock<NameParts>>,
 }
@@ -94,8 +94,8 @@ fn author_file_entry(site: &Site, names: &AuthorParts, id: PaperId) -> String {
 /// then joined, so the runs are held beside the file while it is joined
 /// (twice its size at the peak: the most prolific author's file is 28 MB
 /// at 100,000 papers). One thread writing the whole file was most of a
-/// reload of that author's listing in `vellum serve` (224 ms of 315,
-/// perf).
+/// reload of that author's listing in `vellum serve` (measured in
+/// be590f9).
 pub fn author_bib(site: &Site, names: &AuthorParts, id: AuthorId) -> String {
     let runs: Vec<String> = site.corpus.authors[id]
         .papers
@@ -242,9 +242,9 @@ const CORPUS_JSON_BATCH: usize = 8192;
 
 /// Writes `corpus.json` ([`corpus_json`]) to `out` as it is made. Papers
 /// are serialised `CORPUS_JSON_BATCH` at a time, so the file is never
-/// held whole (at 1,000,000 papers it is 2 GB). (`vellum serve` kept
-/// each paper's entry between builds until measured: at 100,000 papers
-/// the entries held 200 MB and saved no time.) Errors: those of `out`.
+/// held whole (at 1,000,000 papers it is 2 GB). (`vellum serve` does not
+/// keep each paper's entry between builds: the entries' memory saved no
+/// time, measured in 3e12f6c.) Errors: those of `out`.
 pub fn write_corpus_json(site: &Site, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let corpus = site.corpus;
     let urls = site.urls;

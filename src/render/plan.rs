@@ -223,9 +223,8 @@ pub fn plan(
     };
     // Five index pages, at most 26 letter pages, `corpus.json`, search,
     // `robots.txt` and the sitemap; the aliases are reserved once known.
-    // Sized so, the vectors and the map are never grown by doubling
-    // (massif, 100,000 papers: the jobs vector grown by pushes held
-    // 20 MB).
+    // Sized so, the vectors and the map are never grown by doubling,
+    // which leaves up to half a vector unused (measured in 7ed13a0).
     let feeds = if site.config.feeds {
         1 + corpus.authors.len() + corpus.categories.len()
     } else {

@@ -73,8 +73,8 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// its own: NFKD's canonical reordering moves only characters of a
 /// nonzero combining class, which are all marks and dropped, so this is
 /// `text.nfkd()` without them, and ASCII (most of any text) is copied
-/// instead of going through the normaliser's buffer (about 6% of the
-/// search stage at 1,000,000 papers).
+/// instead of going through the normaliser's buffer (measured in
+/// c75377c).
 fn strip_marks(text: &str) -> String {
     let mut stripped = String::with_capacity(text.len());
     for c in text.chars() {
@@ -314,8 +314,8 @@ pub struct AnalysisCache {
 /// dictionary number with its counts per field (title bigrams counted in
 /// the title), by number, written as [`CountedPostings`] writes a term's
 /// documents (LEB128), and the field lengths. No term is kept as text:
-/// at 10,000 papers (massif) the analyses took 71 MB with their terms,
-/// 35 MB as numbers and counts of 20 bytes a term.
+/// a document's terms are one allocation of numbers and counts, not a
+/// string a term (measured in 6d9daff).
 #[derive(Debug)]
 struct Numbered {
     terms: Box<[u8]>,
@@ -370,8 +370,8 @@ impl AnalysisCache {
         let found: Vec<Option<Arc<Numbered>>> =
             keyed.iter().map(|key| cached.get(key).cloned()).collect();
         // Each analysis is numbered as soon as it is made, so only the
-        // numbered ones are held together (with the terms packed, this took
-        // `serve`'s first build at 100,000 papers from 2.23 to 1.67 GB).
+        // numbered ones are held together, never every document's terms as
+        // text (measured in 6d9daff).
         // Terms are numbered in whatever
         // order the threads meet them: the index sorts them by text.
         let numbered: Vec<Arc<Numbered>> = documents
@@ -691,10 +691,10 @@ fn is_bigram(term: &str) -> bool {
     term.contains(' ')
 }
 
-/// zlib's level for the index's streams: at 100,000 papers the index is
-/// 0.19% larger than at the default level 6 (the best compresses these
-/// streams no smaller), and weighing and compressing the postings take
-/// half the time (1.0 against 2.0 s).
+/// zlib's level for the index's streams: the index is barely larger
+/// than at the default level 6 (the best compresses these streams no
+/// smaller), and weighing and compressing the postings take much less
+/// time (measured in c75377c).
 const ZLIB_LEVEL: u32 = 2;
 
 /// `bytes` as a zlib stream at [`ZLIB_LEVEL`].
@@ -840,8 +840,9 @@ pub fn build_index(
             // (an index map keeps them in a vector) and handed on one by
             // one, never copied. Fx hashing: the keys are short terms,
             // hashed once per posting.
-            // A batch's postings are added (one thread; 47% of this loop
-            // at 100,000 papers) while the next batch is analysed.
+            // A batch's postings are added (on one thread, a large part of
+            // this loop) while the next batch is analysed (measured in
+            // c75377c).
             let mut counted = Postings::<CountedPostings>::default();
             let mut lengths: Vec<[usize; 4]> = Vec::with_capacity(documents.len());
             let mut add = |analyses: Vec<Analysis>| {

@@ -116,8 +116,8 @@ pub struct RebuildCache {
     entries: Mutex<HashMap<Arc<Path>, CachedListing>>,
     /// The abstracts of the cached listings by their source hash
     /// ([`crate::corpus::listings::RecordKeys::abstract_hash`]): the
-    /// records of a paper listed by several of its authors share one copy
-    /// (at 100,000 papers, three records a paper, about 350 MB less).
+    /// records of a paper listed by several of its authors share one copy,
+    /// not one each (measured in 7a9876a).
     abstracts: Mutex<rustc_hash::FxHashMap<u64, Arc<[String]>>>,
     /// The abstract hashes of the listings the cache let go since the last
     /// merge, to be forgotten once no listing holds them.

@@ -117,9 +117,8 @@ const MAX_ACCENT_DEPTH: usize = 4;
 const MAX_ARGUMENT_LEN: usize = 1000;
 
 /// Bytes that end a run of ordinary text in the scanner: a set of bits
-/// ([`crate::text::ascii_set`]). As a `match` this test was 2.5% of a
-/// like-with-like build's CPU at 100,000 papers (perf); as a set, that
-/// build's CPU fell from 9.23 to 8.91 s (medians of 5).
+/// ([`crate::text::ascii_set`]), one test for every byte of every title
+/// and abstract, cheaper than a `match` (measured in 74281d6).
 fn is_special(b: u8) -> bool {
     const SPECIAL: u128 = crate::text::ascii_set(b"\\{}$~`'-^_");
     crate::text::in_ascii_set(SPECIAL, b)
