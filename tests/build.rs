@@ -573,8 +573,8 @@ fn rendered_lists_are_the_items_however_a_template_prints_them() {
     );
 }
 
-/// A paper page's `paper` holds the fields its template reads, whichever
-/// they are.
+/// A paper page's `paper` holds every field, whichever its template
+/// reads.
 fn a_paper_page_gets_every_field_its_template_reads() {
     let dir = olumide_site();
     let root = dir.path();
@@ -587,6 +587,18 @@ fn a_paper_page_gets_every_field_its_template_reads() {
         between(&site, file, "<p id=\"f\">", "</p>"),
         "adeyemi2021routing|/papers/routing-tokens-in-mixture-of-experts/|2021|0|Olumide Adeyemi|cs.LG cs.DC stat.ML |<a href=\"/authors/olumide-adeyemi/\">Olumide Adeyemi</a>|false"
     );
+    // Every field, whichever the template reads, in the value's order.
+    write(
+        root,
+        "templates/paper.html",
+        b"<p id=\"f\">{% for name, value in paper %}{{ name }} {% endfor %}</p>",
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        between(&site, file, "<p id=\"f\">", "</p>"),
+        "slug key selected venue url title title_html year year_url authors byline byline_html meta_html links_html more_authors authors_complete categories links bib_url abstract_html categories_html category_count "
+    );
     // A template reading one field, and testing one no paper has.
     write(
         root,
@@ -596,6 +608,42 @@ fn a_paper_page_gets_every_field_its_template_reads() {
     let (report, site) = build_memory(root, None);
     assert!(!report.failed(), "{:?}", report.diagnostics);
     assert_eq!(page(&site, file), "Routing Tokens in Mixture-of-Experts");
+}
+
+/// An author page's papers come as values (`papers`), which a template
+/// groups by year itself, and rendered (`papers_html`, each group's
+/// `papers_html`); a group has no `papers` of its own, and a template
+/// reading a value its page does not have fails at its line, once,
+/// rather than being rendered again with more values.
+fn an_author_page_gives_its_papers_as_values_and_a_missing_value_fails_at_its_line() {
+    let dir = olumide_site();
+    let root = dir.path();
+    let file = "authors/olumide-adeyemi/index.html";
+    write(
+        root,
+        "templates/author.html",
+        b"{% for year, run in papers | group_by(attribute=\"year\") %}<p class=\"y\">{{ year }}:{% for p in run %} {{ p.key }}{% endfor %}</p>{% endfor %}<ul>{{ papers_html | safe }}</ul>",
+    );
+    let (report, site) = build_memory(root, None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    assert_eq!(
+        between(&site, file, "<p class=\"y\">", "</p>"),
+        "2021: adeyemi2021routing"
+    );
+    let items = between(&site, file, "<ul>", "</ul>");
+    assert_eq!(items.matches("<li class=\"paper\">").count(), 1, "{items}");
+    write(
+        root,
+        "templates/author.html",
+        b"{% for group in groups %}\n<h2>{{ group.heading }}</h2>\n{% for p in group.papers %}{{ p.key }}{% endfor %}{% endfor %}",
+    );
+    let (report, _) = build_memory(root, None);
+    let errors = messages(&report, vellum::diagnostics::Severity::Error);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors[0],
+        "templates/author.html:3: error: expected a valid template, found Iteration not possible on type `undefined` (page kind: author; 1 page, first authors/olumide-adeyemi/index.html)"
+    );
 }
 
 fn content_pages_sections_drafts_and_profiles() {
@@ -926,5 +974,5 @@ fn a_huge_page_number_is_one_short_warning() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, maps_are_iterated_in_the_same_order_on_every_build, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, maps_are_iterated_in_the_same_order_on_every_build, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, an_author_page_gives_its_papers_as_values_and_a_missing_value_fails_at_its_line, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
 }

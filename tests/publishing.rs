@@ -663,7 +663,7 @@ fn check_reports_every_problem_with_file_and_line_and_writes_nothing() {
         "seeds/b.txt:9: error:",
         "site.toml:2: error: expected `paginate_by` to be a whole number of at least 1, found integer `0`",
         "templates/page.html:2: error: expected `{% endif %}` to close the `{% if %}` of line 2, found `{% endblock %}` at line 2; add `{% endif %}` where the block ends",
-        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: category_counts, category_counts_html, config, page, paginator, papers, papers_html, site, year; did you mean `year`? (page kind: year; 1 page, first years/2021/index.html)",
+        "templates/year.html:2: error: expected a valid template, found Variable `yaer` is not defined. Available variables: config, page, paginator, site, year; did you mean `year`? (page kind: year; 1 page, first years/2021/index.html)",
     ];
     assert_eq!(errors.len(), expected.len(), "{stderr}");
     for (error, expected) in errors.iter().zip(expected) {
@@ -855,7 +855,7 @@ fn a_template_error_is_reported_once_without_false_link_errors() {
     assert_eq!(errors.len(), 1, "{stderr}");
     assert_eq!(
         errors[0],
-        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, authors_html, citation_tags, cite, complete_authors, config, details, json_ld, og_tags, page, paper, scholarly_meta_html, site (page kind: paper; 1 page, first papers/routing-tokens-in-mixture-of-experts/index.html)",
+        "templates/paper.html:3: error: expected a valid template, found Variable `nosuchvar` is not defined. Available variables: abstract_html, cite, config, details, page, paper, site (page kind: paper; 1 page, first papers/routing-tokens-in-mixture-of-experts/index.html)",
         "{stderr}"
     );
     // Each template mistake below: the exact message, at the line to

@@ -226,9 +226,9 @@ impl Templates {
     }
 
     /// Renders template `name` as bytes: as [`Templates::render`], without
-    /// checking again that tera's output is UTF-8 (it writes only `str`s);
-    /// 0.9% fewer instructions in a 10,000-paper build ([`splice_lists`]
-    /// checks a page that holds list marks, whose lists it writes in). `inserted` is the
+    /// checking again that tera's output is UTF-8 (it writes only `str`s;
+    /// [`splice_lists`] checks a page that holds list marks, whose lists
+    /// it writes in). `inserted` is the
     /// length of the rendered lists in `context`: room is made for them
     /// and 16 KB more at the start, so that a page rarely grows (each
     /// growth copies it). The spare capacity is left: every sink writes,

@@ -441,8 +441,8 @@ struct TermView<'a> {
 /// Template values of corpus items: a year's and category's made once
 /// and shared by every page listing it; an author's and a paper's made
 /// each time a page shows them, so a rebuild that renders a few pages
-/// makes only their values. Papers are not kept (at 100,000 papers their
-/// values held about 480 MB); what a paper's value shares with others (its
+/// makes only their values. Papers' values are not kept (their memory
+/// would grow with the corpus); what a paper's value shares with others (its
 /// authors' and categories' links, its year's URL) is made once and
 /// shared, so making it again is a map of the paper's own strings.
 pub struct Views<'a> {
@@ -573,9 +573,8 @@ impl<'a> Views<'a> {
     }
 
     /// The template value of author `id`, made each time: it is used on
-    /// the author's own pages and one page of the authors index, and
-    /// kept for the whole render it held about 1 KB an author (massif,
-    /// 100,000 papers: 22 MB).
+    /// the author's own pages and one page of the authors index, too few
+    /// to be worth keeping for the whole render.
     pub fn author(&self, id: AuthorId) -> Value {
         let site = &self.site;
         let urls = site.urls;
@@ -626,8 +625,8 @@ impl<'a> Views<'a> {
     }
 
     /// A paper page's byline as the default theme shows it
-    /// (`authors_html`), in one string where its loop over the names was
-    /// 4% of the render: the complete author list when one is known,
+    /// (`authors_html`), in one string rather than a template loop over
+    /// the names: the complete author list when one is known,
     /// linked where a name has a listing, the names past the
     /// [`PAGE_AUTHORS_SHOWN`]th behind "+N more"; else "Listed by" the
     /// listing authors, linked, and a note that co-authors are not listed.
@@ -948,4 +947,48 @@ pub struct PersonView<'a> {
     pub name: &'a str,
     /// Their page's URL, when they have a listing.
     pub url: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/templates.md's table of a paper value's fields: (name, type)
+    /// of each row naming a field itself (not `authors[].name`).
+    fn documented_fields() -> Vec<(String, String)> {
+        let docs = include_str!("../../docs/templates.md");
+        let table = docs
+            .split("### Paper value")
+            .nth(1)
+            .and_then(|section| section.split("\n### ").next())
+            .expect("docs/templates.md has a section \"### Paper value\"");
+        table
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.split(" | ").collect();
+                let name = cells.first()?.strip_prefix("| `")?.strip_suffix('`')?;
+                let kind = cells.get(1)?;
+                (!name.contains('.')).then(|| (name.to_string(), kind.to_string()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_docs_list_every_paper_field_with_its_type() {
+        let mut documented = documented_fields();
+        documented.sort();
+        let mut defined: Vec<(String, String)> = PAPER_FIELDS
+            .iter()
+            .map(|field| (field.name.to_string(), field.kind.to_string()))
+            .collect();
+        defined.sort();
+        assert_eq!(documented, defined);
+        assert_eq!(defined.len(), 22);
+        let lists: Vec<&str> = PAPER_FIELDS
+            .iter()
+            .filter(|field| field.is_list())
+            .map(|field| field.name)
+            .collect();
+        assert_eq!(lists, ["authors", "byline", "categories", "links"]);
+    }
 }
