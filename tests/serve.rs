@@ -777,6 +777,35 @@ fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
     );
 }
 
+/// The search page's description counts the papers ("Search 2
+/// papers."): a listing added renders it again, as a full build does,
+/// though its template shows no count of its own.
+fn a_paper_added_renders_the_search_page_again() {
+    let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
+    let root = site.path();
+    write(
+        root,
+        "templates/search.html",
+        b"{% extends \"base.html\" %}{% block content %}<h1>Search</h1>{% endblock content %}",
+    );
+    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &cache, &mut sink);
+    let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
+    write(root, "seeds/mei.txt", other);
+    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    assert!(
+        rendered.contains(&"search/index.html".to_string()),
+        "{rendered:?}"
+    );
+    let search = sink
+        .site
+        .get("search/index.html")
+        .and_then(|file| file.bytes());
+    let search = String::from_utf8(search.expect("the search page")).unwrap();
+    assert!(search.contains("Search 2 papers."), "{search}");
+}
+
 fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     let site = temp_site(
@@ -1624,5 +1653,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, a_paper_added_renders_the_search_page_again, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

@@ -407,17 +407,21 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     if let (Some(templates), true) = (templates, render) {
         match sink.begin() {
             Ok(()) => {
-                (report.unrendered, corpus_json_left, snapshot) = render_site(
-                    &site,
-                    &corpus,
-                    only_listings,
+                let files = SiteFiles {
                     templates,
-                    inputs.statics,
+                    statics: inputs.statics,
+                    only_listings,
+                };
+                let stages = Stages {
                     options,
                     sink,
-                    &mut timings,
-                    &diagnostics,
-                )
+                    timings: &mut timings,
+                    diagnostics: &diagnostics,
+                };
+                let rendered = render_site(&site, &corpus, files, stages);
+                report.unrendered = rendered.unrendered;
+                corpus_json_left = rendered.corpus_json_left;
+                snapshot = rendered.snapshot;
             }
             Err(e) => diagnostics.push(Diagnostic::error(
                 "output",
@@ -460,37 +464,53 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     report
 }
 
-/// Plans and renders every page and hands it, with the static files and
-/// the search index, to `sink`, advancing `options.progress` and asking
-/// `options.incremental` which pages to render. Errors go to
-/// `diagnostics`. Returns the output files of the pages that failed to
-/// render (`None` when the plan failed), whether `corpus.json` was
-/// left out ([`BuildOptions::defer_exports`]), and with
-/// [`BuildOptions::snapshot`], what renders the pages again. `corpus` is
-/// the site's; `only_listings`: only listings changed since the last build
-/// with [`BuildOptions::incremental`].
-#[allow(clippy::too_many_arguments)]
-fn render_site(
-    site: &Site,
-    corpus: &Arc<Corpus>,
-    only_listings: bool,
-    mut templates: Templates,
+/// What [`render_site`] renders besides the site: its templates and static
+/// files, and whether only listings changed since the last build with
+/// [`BuildOptions::incremental`] (its plan may then be patched).
+struct SiteFiles {
+    templates: Templates,
     statics: Vec<InputFile>,
-    options: &BuildOptions,
-    sink: &dyn Sink,
-    timings: &mut Timings,
-    diagnostics: &Diagnostics,
-) -> (Option<Vec<String>>, bool, Option<Snapshot>) {
+    only_listings: bool,
+}
+
+/// What the stages after the merge share: the build's options, its sink,
+/// its stage timings and its problems.
+struct Stages<'b> {
+    options: &'b BuildOptions,
+    sink: &'b dyn Sink,
+    timings: &'b mut Timings,
+    diagnostics: &'b Diagnostics,
+}
+
+/// What [`render_site`] hands back.
+#[derive(Default)]
+struct Rendered {
+    /// The output files of the pages that failed to render; `None` when
+    /// the plan failed and nothing was rendered.
+    unrendered: Option<Vec<String>>,
+    /// Whether `corpus.json` was left out ([`BuildOptions::defer_exports`]).
+    corpus_json_left: bool,
+    /// With [`BuildOptions::snapshot`], what renders the pages again.
+    snapshot: Option<Snapshot>,
+}
+
+/// Plans and renders every page and hands it, with the static files and
+/// the search index, to the sink, advancing the progress bar and asking
+/// [`BuildOptions::incremental`] which pages to render. `corpus` is the
+/// site's. Errors go to the diagnostics.
+fn render_site(site: &Site, corpus: &Arc<Corpus>, files: SiteFiles, stages: Stages) -> Rendered {
+    let SiteFiles {
+        mut templates,
+        statics,
+        only_listings,
+    } = files;
+    let (options, sink, diagnostics) = (stages.options, stages.sink, stages.diagnostics);
     let incremental = options.incremental.as_deref();
     let static_files: rustc_hash::FxHashSet<String> = statics
         .iter()
-        .map(|(relative, _, _)| {
-            site.urls.output_file(&Route::Static {
-                path: relative.clone(),
-            })
-        })
+        .map(|(relative, _, _)| static_file(site, relative))
         .collect();
-    let plan = timings.time("plan", || match incremental {
+    let plan = stages.timings.time("plan", || match incremental {
         Some(incremental) => incremental.plan(site, corpus, &static_files, only_listings),
         None => plan::plan(site, &static_files).map(Arc::new),
     });
@@ -498,7 +518,7 @@ fn render_site(
         Ok(plan) => plan,
         Err(errors) => {
             errors.into_iter().for_each(|d| diagnostics.push(d));
-            return (None, false, None);
+            return Rendered::default();
         }
     };
     // Markdown links resolved against the site's files, now known.
@@ -509,23 +529,21 @@ fn render_site(
         Some(content) => Site { content, ..*site },
         None => Site { ..*site },
     };
+    let static_hashes = statics.iter().map(|(relative, _, bytes)| {
+        (
+            static_file(site, relative),
+            xxhash_rust::xxh3::xxh3_64(bytes),
+        )
+    });
     templates.add_get_url(
         site.urls.base_url(),
         crate::render::links::page_permalinks(site.content, site.urls),
-        statics
-            .iter()
-            .map(|(relative, _, bytes)| {
-                let file = site.urls.output_file(&Route::Static {
-                    path: relative.clone(),
-                });
-                (file, xxhash_rust::xxh3::xxh3_64(bytes))
-            })
-            .collect(),
+        static_hashes.collect(),
     );
     let static_paths = stage_statics(site, &plan, statics, sink, diagnostics);
     let search_staged = site.config.search && !options.defer_exports;
     let selected: Vec<usize> = match incremental {
-        Some(incremental) => timings.time("select", || {
+        Some(incremental) => stages.timings.time("select", || {
             incremental.select(site, &templates, &plan, &static_paths, search_staged, sink)
         }),
         None => (0..plan.jobs.len()).collect(),
@@ -535,56 +553,15 @@ fn render_site(
         plan.drop_paths();
     }
     let jobs = &plan.jobs;
-    let mut selected: Vec<&Job> = selected.into_iter().map(|i| &jobs[i]).collect();
+    let (selected, corpus_json_left) = jobs_to_render(site, jobs, selected, options, sink);
     let snapshot_templates = snapshot_of.as_ref().map(|_| templates.clone());
-    let corpus_json_left =
-        options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
-    if options.defer_exports {
-        selected.retain(|job| !matches!(job, Job::CorpusJson));
-    }
-    // `vellum check`'s sink needs only the names of the corpus's data
-    // files (at 1,000,000 papers its authors' BibTeX files and the 2 GB
-    // `corpus.json`): it scans pages, and these cannot fail.
-    if sink.names_data_files() {
-        selected.retain(|job| {
-            let data = job.is_corpus_data();
-            if data {
-                sink.name(&site.urls.output_file(&site.route(job)));
-            }
-            !data
-        });
-    }
     // The search index before the pages: its term map, the search
     // stage's peak, is gone before the render, and before `vellum
     // check`'s link index grows with every page (measured in 3c14a84).
     if search_staged {
-        let failed = timings.time("search", || match incremental {
-            Some(incremental) => incremental.stage_search_index(site, sink),
-            None => {
-                let mut failed = Vec::new();
-                search::build_index(
-                    site.corpus,
-                    site.config,
-                    site.urls,
-                    None,
-                    &mut |file, bytes| {
-                        if let Err(e) = sink.put(&file, bytes) {
-                            failed.push((file, e));
-                        }
-                    },
-                );
-                failed
-            }
-        });
-        for (file, e) in failed {
-            diagnostics.push(Diagnostic::error(
-                "output",
-                0,
-                format!("expected to stage {file}, found {e}"),
-            ));
-        }
+        stage_search_index(site, sink, incremental, stages.timings, diagnostics);
     }
-    let rendered = timings.time("render", || {
+    let rendered = stages.timings.time("render", || {
         let views = Views::new(site);
         let progress = options.progress.as_ref();
         if let Some(bar) = progress {
@@ -597,12 +574,95 @@ fn render_site(
             let snapshot = snapshot_of.zip(snapshot_templates);
             let snapshot =
                 snapshot.map(|(corpus, templates)| Snapshot::new(site, corpus, templates, plan));
-            (Some(Vec::new()), corpus_json_left, snapshot)
+            Rendered {
+                unrendered: Some(Vec::new()),
+                corpus_json_left,
+                snapshot,
+            }
         }
         Err(failure) => {
             failure.errors.into_iter().for_each(|d| diagnostics.push(d));
-            (Some(failure.files), corpus_json_left, None)
+            Rendered {
+                unrendered: Some(failure.files),
+                corpus_json_left,
+                snapshot: None,
+            }
         }
+    }
+}
+
+/// The output file of static file `relative` (its path under `static/`).
+fn static_file(site: &Site, relative: &str) -> String {
+    site.urls.output_file(&Route::Static {
+        path: relative.to_string(),
+    })
+}
+
+/// The jobs of `selected` (indices into `jobs`) to render, and whether
+/// `corpus.json` was among those left out: with
+/// [`BuildOptions::defer_exports`] it is made after the build; a sink that
+/// names the corpus's data files ([`Sink::names_data_files`], `vellum
+/// check`'s, which scans pages and needs only their names; they cannot
+/// fail) is given their names instead.
+fn jobs_to_render<'j>(
+    site: &Site,
+    jobs: &'j [Job],
+    selected: Vec<usize>,
+    options: &BuildOptions,
+    sink: &dyn Sink,
+) -> (Vec<&'j Job>, bool) {
+    let mut selected: Vec<&Job> = selected.into_iter().map(|i| &jobs[i]).collect();
+    let corpus_json_left =
+        options.defer_exports && selected.iter().any(|job| matches!(job, Job::CorpusJson));
+    if options.defer_exports {
+        selected.retain(|job| !matches!(job, Job::CorpusJson));
+    }
+    if sink.names_data_files() {
+        selected.retain(|job| {
+            let data = job.is_corpus_data();
+            if data {
+                sink.name(&site.urls.output_file(&site.route(job)));
+            }
+            !data
+        });
+    }
+    (selected, corpus_json_left)
+}
+
+/// Stages the search index of `site` in `sink` (the last one from
+/// `incremental` when its inputs did not change), timed as `search`; a
+/// file not staged is an error.
+fn stage_search_index(
+    site: &Site,
+    sink: &dyn Sink,
+    incremental: Option<&dyn Incremental>,
+    timings: &mut Timings,
+    diagnostics: &Diagnostics,
+) {
+    let failed = timings.time("search", || match incremental {
+        Some(incremental) => incremental.stage_search_index(site, sink),
+        None => {
+            let mut failed = Vec::new();
+            search::build_index(
+                site.corpus,
+                site.config,
+                site.urls,
+                None,
+                &mut |file, bytes| {
+                    if let Err(e) = sink.put(&file, bytes) {
+                        failed.push((file, e));
+                    }
+                },
+            );
+            failed
+        }
+    });
+    for (file, e) in failed {
+        diagnostics.push(Diagnostic::error(
+            "output",
+            0,
+            format!("expected to stage {file}, found {e}"),
+        ));
     }
 }
 

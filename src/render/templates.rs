@@ -8,7 +8,6 @@ use crate::input::content::ContentPage;
 use crate::render::items::ItemTemplate;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
 use tera::{Context, Tera};
 
 /// Loaded templates: the theme's, overridden file by file by the site's own.
@@ -31,8 +30,8 @@ pub struct Templates {
     /// Each template's names of its page's values, as tera compiled them
     /// ([`read_names`]); `None` where any value may be read.
     reads: BTreeMap<String, Option<BTreeSet<String>>>,
-    /// What `get_url` resolves, set after the plan, and its hash.
-    get_url: Arc<RwLock<Option<GetUrl>>>,
+    /// The hash of what `get_url` resolves, given after the plan
+    /// ([`Templates::add_get_url`]).
     get_url_hash: u64,
     /// Templates whose lists of rendered items may be spliced in after
     /// the render ([`lists_spliceable`]).
@@ -64,14 +63,13 @@ impl Templates {
         }
         let mut errors = Vec::new();
         let mut broken = std::collections::BTreeSet::new();
-        let get_url: Arc<RwLock<Option<GetUrl>>> = Arc::default();
         // At most one attempt per template: each failure takes one away.
         for _ in 0..=by_name.len() {
             let file_names: BTreeMap<String, PathBuf> = by_name
                 .iter()
                 .map(|(name, (path, _))| (name.clone(), path.clone()))
                 .collect();
-            let error = match new_tera(&by_name, &get_url) {
+            let error = match new_tera(&by_name) {
                 Ok(tera) => {
                     let uses = uses_of(&by_name);
                     // Components are global and read their callers'
@@ -104,7 +102,6 @@ impl Templates {
                         hashes: facts.hashes,
                         show_counts: facts.show_counts,
                         use_get_url: facts.use_get_url,
-                        get_url,
                         get_url_hash: 0,
                         broken,
                     };
@@ -209,7 +206,15 @@ impl Templates {
             pages,
             statics,
         };
-        *self.get_url.write().unwrap_or_else(|e| e.into_inner()) = Some(site);
+        self.tera.register_function(
+            "get_url",
+            move |kwargs: tera::Kwargs, _: &tera::State| -> tera::TeraResult<String> {
+                site.url(
+                    kwargs.must_get("path")?,
+                    kwargs.get("cachebust")?.unwrap_or(false),
+                )
+            },
+        );
     }
 
     /// Sets the global value `name` that every template sees.
@@ -265,28 +270,19 @@ impl Templates {
 }
 
 /// A tera instance holding the templates `by_name`, autoescaping HTML and
-/// XML, with Zola's `get_url`, whose values `get_url` is given after the
-/// plan ([`Templates::add_get_url`]).
-fn new_tera(
-    by_name: &BTreeMap<String, (PathBuf, String)>,
-    get_url: &Arc<RwLock<Option<GetUrl>>>,
-) -> Result<Tera, tera::Error> {
+/// XML. Zola's `get_url` is registered, so that templates calling it load;
+/// what it resolves is known once the site is planned, and
+/// [`Templates::add_get_url`] registers the function that resolves it
+/// before any page is rendered.
+fn new_tera(by_name: &BTreeMap<String, (PathBuf, String)>) -> Result<Tera, tera::Error> {
     let mut tera = Tera::new();
     tera.autoescape_on(vec![".html", ".xml"]);
-    let resolver = Arc::clone(get_url);
     tera.register_function(
         "get_url",
-        move |kwargs: tera::Kwargs, _: &tera::State| -> tera::TeraResult<String> {
-            let guard = resolver.read().unwrap_or_else(|e| e.into_inner());
-            let Some(site) = guard.as_ref() else {
-                return Err(tera::Error::message(
-                    "get_url: the site's URLs are not known yet",
-                ));
-            };
-            site.url(
-                kwargs.must_get("path")?,
-                kwargs.get("cachebust")?.unwrap_or(false),
-            )
+        |_: tera::Kwargs, _: &tera::State| -> tera::TeraResult<String> {
+            Err(tera::Error::message(
+                "get_url: the site's URLs are not known yet",
+            ))
         },
     );
     tera.add_raw_templates(

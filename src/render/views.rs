@@ -207,16 +207,31 @@ impl FieldValue<'_> {
             FieldValue::List(list) => list.is_truthy(),
         }
     }
+}
 
-    /// The field as tera's value.
-    fn into_value(self) -> Value {
+impl Serialize for FieldValue<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            FieldValue::Str(s) => Value::from(s),
-            FieldValue::Num(n) => Value::from(n),
-            FieldValue::Bool(b) => Value::from(b),
-            FieldValue::None => Value::none(),
-            FieldValue::List(list) => list,
+            FieldValue::Str(s) => serializer.serialize_str(s),
+            FieldValue::Num(n) => serializer.serialize_u64(*n),
+            FieldValue::Bool(b) => serializer.serialize_bool(*b),
+            FieldValue::None => serializer.serialize_none(),
+            // A tera value is handed to tera as it is (its `Arc` cloned).
+            FieldValue::List(list) => list.serialize(serializer),
         }
+    }
+}
+
+/// A paper's tera value: a map of every field of [`PAPER_FIELDS`], in
+/// their order.
+impl Serialize for PaperValues<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut map = serializer.serialize_struct("paper", PAPER_FIELDS.len())?;
+        for field in &PAPER_FIELDS {
+            map.serialize_field(field.name, &field.value(self))?;
+        }
+        map.end()
     }
 }
 
@@ -719,11 +734,9 @@ impl<'a> Views<'a> {
     /// `with` is [`Abstract::Included`]: every field of [`PAPER_FIELDS`].
     pub fn paper(&self, id: PaperId, with: Abstract, list: List) -> Value {
         let values = self.paper_values(id, with, list);
-        let mut map = tera::Map::with_capacity(PAPER_FIELDS.len());
-        for field in &PAPER_FIELDS {
-            map.insert(field.name.into(), field.value(&values).into_value());
-        }
-        Value::from(map)
+        // Serialised as a struct, each field inserted once into the map
+        // tera keeps (a map made here would be copied into another).
+        Value::from_serializable(&values)
     }
 
     /// The URL of a paper's page.

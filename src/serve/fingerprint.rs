@@ -72,14 +72,22 @@ fn hash_of(value: impl Hash) -> u64 {
     hasher.finish()
 }
 
-/// XXH3-64 of `words` in one call: cheaper than a streaming hash for the
-/// few hashes that make up one job's fingerprint.
-fn combine<const N: usize>(words: [u64; N]) -> u64 {
+/// XXH3-64 of `words`, each as its eight little-endian bytes: in one call
+/// for the few hashes that make up one job's fingerprint (cheaper than a
+/// streaming hash), streamed past eight.
+fn combine(words: &[u64]) -> u64 {
     let mut bytes = [0u8; 64];
+    if words.len() > bytes.len() / 8 {
+        let mut hasher = Xxh3::new();
+        words
+            .iter()
+            .for_each(|word| hasher.update(&word.to_le_bytes()));
+        return hasher.digest();
+    }
     for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
         chunk.copy_from_slice(&word.to_le_bytes());
     }
-    xxhash_rust::xxh3::xxh3_64(&bytes[..8 * N.min(8)])
+    xxhash_rust::xxh3::xxh3_64(&bytes[..8 * words.len()])
 }
 
 impl<'a> Fingerprints<'a> {
@@ -313,7 +321,8 @@ impl<'a> Fingerprints<'a> {
                 )
             }
             Job::NotFound => (Some("404.html"), 0),
-            Job::Search => (Some("search.html"), 0),
+            // Its description counts the papers.
+            Job::Search => (Some("search.html"), hash_of(corpus.papers.len())),
             Job::Alias(path, target) => (Some("redirect.html"), hash_of((path, target))),
             // The site's own `robots.txt` template, if any (its hash is 0
             // when there is none).
@@ -354,6 +363,31 @@ impl<'a> Fingerprints<'a> {
             }
             Some(name) => (self.templates.hash(name), 1),
         };
-        combine([self.base, kind.finish(), template_hash, counts, own])
+        combine(&[self.base, kind.finish(), template_hash, counts, own])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combine_hashes_every_word_however_many() {
+        let words: Vec<u64> = (1..=12).collect();
+        for n in 1..=words.len() {
+            let mut bytes = Vec::new();
+            words[..n]
+                .iter()
+                .for_each(|word| bytes.extend(word.to_le_bytes()));
+            assert_eq!(
+                combine(&words[..n]),
+                xxhash_rust::xxh3::xxh3_64(&bytes),
+                "{n}"
+            );
+            // The last word counts: nothing past the eighth is dropped.
+            let mut changed = words[..n].to_vec();
+            changed[n - 1] += 100;
+            assert_ne!(combine(&changed), combine(&words[..n]), "{n}");
+        }
     }
 }
