@@ -13,7 +13,7 @@ use crate::render::items::ItemTemplate;
 use crate::render::jobs::{Export, Job};
 use crate::render::site::Site;
 use crate::render::templates::{
-    content_template_name, list_mark, splice_lists, Templates, PAPER_ITEM,
+    content_template_name, list_mark, splice_lists, Reads, Templates, PAPER_ITEM,
 };
 use crate::render::views::{byline, push_link, List, Views};
 use crate::text::push_escaped_html;
@@ -500,6 +500,7 @@ impl<'a> Pages<'a> {
         lists: &mut Lists<'j>,
     ) -> Result<(), Diagnostic> {
         let templates = &self.templates;
+        let reads = templates.reads_of(template);
         let splice = templates.splices_lists(template);
         let corpus = self.site.corpus;
         let (ids, with, kind) = (&list.ids[..], list.with, list.list);
@@ -521,15 +522,15 @@ impl<'a> Pages<'a> {
                 lists.spliced.push(spliced);
                 Ok::<Value, Diagnostic>(Value::from(list_mark(lists.spliced.len() - 1)))
             };
-        if templates.reads(template, list.name) {
+        if reads.value(list.name) {
             context.insert_value(list.name, self.views.papers(ids, with, kind));
         }
         let html_name = format!("{}_html", list.name);
-        if templates.reads(template, &html_name) {
+        if reads.value(&html_name) {
             let html = items(0..ids.len(), context, None)?;
             context.insert_value(html_name, html);
         }
-        if !list.by_year || !templates.reads(template, "groups") {
+        if !list.by_year || !reads.value("groups") {
             return Ok(());
         }
         let mut groups: Vec<Value> = Vec::new();
@@ -726,7 +727,8 @@ impl<'a> Pages<'a> {
                 comment: details.comment.as_deref(),
             },
         );
-        let reads = |value| self.templates.reads("paper.html", value);
+        let read = self.templates.reads_of("paper.html");
+        let reads = |value| read.value(value);
         if reads("complete_authors") {
             let complete = details
                 .complete_authors
@@ -1144,15 +1146,13 @@ impl YearCount {
 /// `_html` (`coauthors_html`), or both, as the template reads them
 /// ([`Templates::reads`]).
 struct CountedLists<'p> {
-    templates: &'p Templates,
-    template: &'static str,
+    reads: Reads<'p>,
 }
 
 impl<'p> CountedLists<'p> {
     fn new(pages: &'p Pages, template: &'static str) -> CountedLists<'p> {
         CountedLists {
-            templates: &pages.templates,
-            template,
+            reads: pages.templates.reads_of(template),
         }
     }
 
@@ -1165,7 +1165,7 @@ impl<'p> CountedLists<'p> {
         items: &[T],
         push: fn(&T, &mut String),
     ) {
-        let reads = |value| self.templates.reads(self.template, value);
+        let reads = |value| self.reads.value(value);
         if reads(name) {
             context.insert(name, items);
         }

@@ -6,6 +6,7 @@
 use crate::diagnostics::Diagnostic;
 use crate::input::content::ContentPage;
 use crate::render::items::ItemTemplate;
+use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use tera::{Context, Tera};
@@ -29,7 +30,7 @@ pub struct Templates {
     use_get_url: std::collections::BTreeSet<String>,
     /// Each template's names of its page's values, as tera compiled them
     /// ([`read_names`]); `None` where any value may be read.
-    reads: BTreeMap<String, Option<BTreeSet<String>>>,
+    reads: BTreeMap<String, Option<FxHashSet<String>>>,
     /// The hash of what `get_url` resolves, given after the plan
     /// ([`Templates::add_get_url`]).
     get_url_hash: u64,
@@ -152,10 +153,13 @@ impl Templates {
     /// tera's whole context, `__tera_context`) and for a template that
     /// does not exist. A page makes only the values its template reads.
     pub fn reads(&self, name: &str, value: &str) -> bool {
-        match self.reads.get(name) {
-            Some(Some(names)) => names.contains(value),
-            _ => true,
-        }
+        self.reads_of(name).value(value)
+    }
+
+    /// What template `name` reads ([`Templates::reads`]), found once for
+    /// the several values a page asks about.
+    pub fn reads_of(&self, name: &str) -> Reads<'_> {
+        Reads(self.reads.get(name).and_then(Option::as_ref))
     }
 
     /// Whether template `name`'s lists of rendered items (`papers_html`,
@@ -383,12 +387,12 @@ fn read_names(
     tera: &Tera,
     by_name: &BTreeMap<String, (PathBuf, String)>,
     components: bool,
-) -> BTreeMap<String, Option<BTreeSet<String>>> {
+) -> BTreeMap<String, Option<FxHashSet<String>>> {
     let any_value = components
         || by_name
             .values()
             .any(|(_, text)| text.contains("__tera_context"));
-    let names = |name: &str| -> Option<BTreeSet<String>> {
+    let names = |name: &str| -> Option<FxHashSet<String>> {
         let variables = tera.get_template_variables(name).ok()?;
         Some(variables.into_iter().map(String::from).collect())
     };
@@ -405,8 +409,20 @@ fn read_names(
         .collect()
 }
 
+/// The values one template reads ([`Templates::reads_of`]); every value
+/// when it may read any.
+#[derive(Clone, Copy)]
+pub struct Reads<'t>(Option<&'t FxHashSet<String>>);
+
+impl Reads<'_> {
+    /// Whether the template reads `value`.
+    pub fn value(&self, value: &str) -> bool {
+        self.0.is_none_or(|names| names.contains(value))
+    }
+}
+
 /// Whether a template reading `names` prints a list's items rendered.
-fn prints_items_of(names: &BTreeSet<String>) -> bool {
+fn prints_items_of(names: &FxHashSet<String>) -> bool {
     ["recent_html", "papers_html", "groups"]
         .iter()
         .any(|name| names.contains(*name))
