@@ -65,6 +65,26 @@ struct Filed {
     records: Vec<(Record, Arc<str>)>,
 }
 
+impl Filed {
+    /// The listing of these records, whose author is their owner.
+    fn into_listing(self) -> ParsedListing {
+        let Filed {
+            file,
+            owner,
+            records,
+        } = self;
+        let (records, identities): (Vec<Record>, Vec<Arc<str>>) = records.into_iter().unzip();
+        let listing = Listing {
+            author: owner,
+            author_line: 0,
+            count: None,
+            records,
+            forbidden: Vec::new(),
+        };
+        ParsedListing::with_identities(file, Arc::new(listing), identities)
+    }
+}
+
 /// Who of an entry's authors has an author page, and under which name
 /// their records are filed (a listing owner's as listed).
 struct PageAuthors {
@@ -84,6 +104,38 @@ struct PageAuthors {
 }
 
 impl PageAuthors {
+    /// The authors with pages: the owners of `listings`, the name
+    /// `variants`, the authors with a profile (`profiles`, their slugs)
+    /// and, with [`AuthorPages::All`], every author.
+    fn new(
+        listings: &[ParsedListing],
+        variants: &[NameVariant],
+        profiles: impl Iterator<Item = String>,
+        pages: AuthorPages,
+    ) -> PageAuthors {
+        let mut authors = PageAuthors {
+            names: listings
+                .iter()
+                .map(|l| (slugify(&l.listing.author), l.listing.author.clone()))
+                .collect(),
+            profiles: profiles.collect(),
+            variants: variants
+                .iter()
+                .map(|v| (fold(&v.variant), v.variant.clone()))
+                .collect(),
+            all: pages == AuthorPages::All,
+            owners: FxHashMap::default(),
+        };
+        for parsed in listings {
+            let owner = &parsed.listing.author;
+            let same = authors.owners.entry(family_key(owner)).or_default();
+            if !same.contains(owner) {
+                same.push(owner.clone());
+            }
+        }
+        authors
+    }
+
     /// The name to file `name`'s records under, or `None` when `name` has
     /// no author page.
     fn owner(&mut self, name: &str) -> Option<String> {
@@ -155,36 +207,66 @@ pub fn listings(
     if files.is_empty() {
         return (Vec::new(), BibPapers::default());
     }
-    let mut authors = PageAuthors {
-        names: listings
-            .iter()
-            .map(|l| (slugify(&l.listing.author), l.listing.author.clone()))
-            .collect(),
-        profiles: profiles.collect(),
-        variants: variants
-            .iter()
-            .map(|v| (fold(&v.variant), v.variant.clone()))
-            .collect(),
-        all: pages == AuthorPages::All,
-        owners: FxHashMap::default(),
+    let mut filing = Filing {
+        authors: PageAuthors::new(listings, variants, profiles, pages),
+        work_of: FxHashMap::default(),
+        papers: BibPapers::default(),
     };
-    for parsed in listings {
-        let owner = &parsed.listing.author;
-        let same = authors.owners.entry(family_key(owner)).or_default();
-        if !same.contains(owner) {
-            same.push(owner.clone());
-        }
-    }
-    // The title identity of the first entry with each arXiv id and DOI.
-    let mut work_of: FxHashMap<String, Arc<str>> = FxHashMap::default();
-    let mut papers = BibPapers::default();
     // In the merge's order.
     let mut made: Vec<Filed> = Vec::new();
     for file in files {
-        // Owner (empty: none) → records and their identities, in file order.
-        let mut by_owner: BTreeMap<String, Vec<(Record, Arc<str>)>> = BTreeMap::new();
         let count = file.entries.len();
-        for entry in file.entries {
+        let by_owner = filing.by_owner(file.entries, &file.file);
+        if count > 0 && by_owner.keys().all(String::is_empty) {
+            diagnostics.push(Diagnostic::warning(
+                &file.file,
+                0,
+                format!(
+                    "expected an author with an author page among the file's {}, found none, so they are on no author's page; \
+                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml",
+                    crate::diagnostics::counted(count, "entry", "entries")
+                ),
+            ));
+        }
+        for (owner, records) in by_owner {
+            made.push(Filed {
+                file: file.file.clone(),
+                owner,
+                records,
+            });
+        }
+    }
+    keep_first_abstracts(&mut made);
+    let made = made.into_iter().map(Filed::into_listing).collect();
+    (made, filing.papers)
+}
+
+/// What filing the entries of every file builds up.
+struct Filing {
+    authors: PageAuthors,
+    /// The title identity of the first entry with each arXiv id and DOI.
+    work_of: FxHashMap<String, Arc<str>>,
+    /// What each paper's first entry gives it.
+    papers: BibPapers,
+}
+
+impl Filing {
+    /// The records of one file's `entries` (of `file`) by owner (empty:
+    /// none), each with its paper's identity, in file order: an entry is
+    /// filed under each of its authors who has a page, only the first of
+    /// its records holding its abstract.
+    fn by_owner(
+        &mut self,
+        entries: Vec<BibEntry>,
+        file: &std::path::Path,
+    ) -> BTreeMap<String, Vec<(Record, Arc<str>)>> {
+        let Filing {
+            authors,
+            work_of,
+            papers,
+        } = self;
+        let mut by_owner: BTreeMap<String, Vec<(Record, Arc<str>)>> = BTreeMap::new();
+        for entry in entries {
             let ids = [
                 entry
                     .arxiv
@@ -206,7 +288,7 @@ pub fn listings(
             }
             papers
                 .entry(Arc::clone(&identity))
-                .or_insert_with(|| bib_paper(&file.file, &entry));
+                .or_insert_with(|| bib_paper(file, &entry));
             let mut owners: Vec<String> = entry
                 .authors
                 .iter()
@@ -234,48 +316,8 @@ pub fn listings(
                 records.push((copy, Arc::clone(&identity)));
             }
         }
-        if count > 0 && by_owner.keys().all(String::is_empty) {
-            diagnostics.push(Diagnostic::warning(
-                &file.file,
-                0,
-                format!(
-                    "expected an author with an author page among the file's {}, found none, so they are on no author's page; \
-                     add a listing or a profile content/authors/<slug>.md for the site's authors, or set `author_pages = \"all\"` in site.toml",
-                    crate::diagnostics::counted(count, "entry", "entries")
-                ),
-            ));
-        }
-        for (owner, records) in by_owner {
-            made.push(Filed {
-                file: file.file.clone(),
-                owner,
-                records,
-            });
-        }
+        by_owner
     }
-    keep_first_abstracts(&mut made);
-    let made = made
-        .into_iter()
-        .map(
-            |Filed {
-                 file,
-                 owner,
-                 records,
-             }| {
-                let (records, identities): (Vec<Record>, Vec<Arc<str>>) =
-                    records.into_iter().unzip();
-                let listing = Listing {
-                    author: owner,
-                    author_line: 0,
-                    count: None,
-                    records,
-                    forbidden: Vec::new(),
-                };
-                ParsedListing::with_identities(file, Arc::new(listing), identities)
-            },
-        )
-        .collect();
-    (made, papers)
 }
 
 /// Leaves each paper's abstract in its first record only, moving the first

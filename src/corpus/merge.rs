@@ -46,15 +46,10 @@ impl Corpus {
         diagnostics: &Diagnostics,
     ) -> Corpus {
         sort_listings(&mut listings);
-        let (corpus, _) = merge(
-            listings,
-            taxonomy,
-            variants,
-            None,
-            false,
-            PACK_FROM,
-            diagnostics,
-        );
+        let mode = Mode::Build {
+            pack_from: PACK_FROM,
+        };
+        let (corpus, _) = merge(listings, taxonomy, variants, mode, diagnostics);
         // Held nowhere else: not copied.
         Arc::unwrap_or_clone(corpus)
     }
@@ -125,15 +120,8 @@ impl Merge {
         }
         self.last = None;
         sort_listings(&mut listings);
-        let (corpus, kept) = merge(
-            listings,
-            taxonomy,
-            variants,
-            Some(texts),
-            true,
-            usize::MAX,
-            diagnostics,
-        );
+        let mode = Mode::Serve { texts };
+        let (corpus, kept) = merge(listings, taxonomy, variants, mode, diagnostics);
         self.last = kept;
         (corpus, false)
     }
@@ -238,8 +226,68 @@ impl Merged {
     /// author's pages and papers, the category and year terms are made
     /// again.
     fn patch(&mut self, index: usize, new: ParsedListing, taxonomy: &Taxonomy, texts: &TextMemo) {
+        let (mut replaced, drafts) = self.regroup(index, new);
+        let incoming = self.remade(&drafts, &replaced, taxonomy, texts);
         // Copied only while a build still holds the last corpus.
         let corpus = Arc::make_mut(&mut self.corpus);
+        // The unchanged papers keep their order (and their corpus's
+        // category ids until reordered); the incoming ones, with the
+        // table's category ids, are merged in.
+        let table_id: Vec<usize> = corpus
+            .categories
+            .iter()
+            .map(|c| self.categories.by_code[&c.code])
+            .collect();
+        let (stayed, moving) = stay_in_place(
+            &mut corpus.papers,
+            &mut self.bases,
+            &replaced,
+            incoming.papers,
+        );
+        replaced.retain(|(_, id)| stayed.binary_search(id).is_err());
+        let old_len = corpus.papers.len();
+        let window = move_window(
+            &mut corpus.papers,
+            &mut self.bases,
+            &replaced,
+            moving,
+            drafts.len(),
+        );
+        let mut papers = std::mem::take(&mut corpus.papers);
+        let shifts = papers.len() != old_len;
+        let mut moves = window.moves;
+        renumber_kept(&mut self.papers, &papers, &mut moves, &replaced, shifts);
+        // The papers made again, whose category ids are the table's.
+        let mut made_again: Vec<PaperId> = stayed.iter().map(|&id| moves.new_id(id)).collect();
+        made_again.extend(window.placed.iter().map(|&(_, id)| id));
+        made_again.sort_unstable();
+        let is_incoming = |id: PaperId| made_again.binary_search(&id).is_ok();
+        reassign_slugs_and_keys(
+            &mut papers,
+            &self.bases,
+            &incoming.moved_slugs,
+            &incoming.moved_keys,
+        );
+        corpus.categories =
+            self.categories
+                .order(&mut papers, |paper, id| match is_incoming(paper) {
+                    true => id,
+                    false => table_id[id],
+                });
+        corpus.years = years_of(&papers);
+        corpus.papers = papers;
+        self.renumber_authors(index, &moves, window.renumbered, shifts);
+    }
+
+    /// Replaces listing `index` with `new` and regroups the records of the
+    /// papers it held or holds. Returns those that were papers before,
+    /// with their old ids, and a draft of each that still has records (one
+    /// left with none is forgotten).
+    fn regroup(
+        &mut self,
+        index: usize,
+        new: ParsedListing,
+    ) -> (Vec<(Arc<str>, PaperId)>, Vec<Draft>) {
         let old = std::mem::replace(&mut self.listings[index], new);
         let new_keys = Arc::clone(&self.listings[index].keys);
         // The papers whose records change, each once, with their old ids.
@@ -284,7 +332,20 @@ impl Merged {
                 });
             }
         }
+        (replaced, drafts)
+    }
 
+    /// The papers of `drafts` made again, their category codes interned
+    /// in the table, their authors filled in and their warnings kept;
+    /// with the base slugs and keys that may change, those of these
+    /// papers and of the ones they replace (`replaced`).
+    fn remade(
+        &mut self,
+        drafts: &[Draft],
+        replaced: &[(Arc<str>, PaperId)],
+        taxonomy: &Taxonomy,
+        texts: &TextMemo,
+    ) -> Incoming {
         let listings = &self.listings;
         let made: Vec<_> = drafts
             .par_iter()
@@ -308,7 +369,7 @@ impl Merged {
             .map(|&(_, id)| self.bases[id].key.clone())
             .collect();
         let mut incoming: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(made.len());
-        for ((mut paper, key, codes, warnings), draft) in made.into_iter().zip(&drafts) {
+        for ((mut paper, key, codes, warnings), draft) in made.into_iter().zip(drafts) {
             for code in codes {
                 let id = self.categories.intern(taxonomy, code);
                 if !paper.categories.contains(&id) {
@@ -329,7 +390,7 @@ impl Merged {
             let bases = PaperBases::new(
                 key,
                 texts.slug(paper.title.plain()),
-                listed_key(&paper, &corpus.authors, &Default::default()),
+                listed_key(&paper, &self.corpus.authors, &Default::default()),
             );
             moved_slugs.insert(Arc::clone(&bases.slug));
             moved_keys.insert(bases.key.clone());
@@ -337,169 +398,26 @@ impl Merged {
         }
         incoming
             .sort_unstable_by(|a, b| global_order((&a.0, &a.1.sort_key), (&b.0, &b.1.sort_key)));
+        Incoming {
+            papers: incoming,
+            moved_slugs,
+            moved_keys,
+        }
+    }
 
-        // The unchanged papers keep their order (and their corpus's
-        // category ids until reordered); the incoming ones, with the
-        // table's category ids, are merged in.
-        let table_id: Vec<usize> = corpus
-            .categories
-            .iter()
-            .map(|c| self.categories.by_code[&c.code])
-            .collect();
-        // A paper made again where it was in the global order (the same
-        // year, sort key and title) takes its old one's place and id.
-        let old_id_of: FxHashMap<&str, PaperId> = replaced
-            .iter()
-            .map(|(identity, id)| (&**identity, *id))
-            .collect();
-        let mut stayed: Vec<PaperId> = Vec::new();
-        let mut moving: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(incoming.len());
-        for (paper, bases) in incoming {
-            let old = old_id_of.get(&*paper.identity).copied().filter(|&id| {
-                let old = (&*corpus.papers[id], &*self.bases[id].sort_key);
-                global_order((&paper, &bases.sort_key), old) == std::cmp::Ordering::Equal
-            });
-            match old {
-                Some(id) => {
-                    corpus.papers[id] = paper;
-                    self.bases[id] = bases;
-                    stayed.push(id);
-                }
-                None => moving.push((paper, bases)),
-            }
-        }
-        drop(old_id_of);
-        stayed.sort_unstable();
-        let incoming = moving;
-        replaced.retain(|(_, id)| stayed.binary_search(id).is_err());
-        // Only the window of ids from the first paper gone or placed to
-        // the last one moves: the papers before it keep their ids, those
-        // after it shift by as many as the change adds.
-        let old_len = corpus.papers.len();
-        let mut gone_ids: Vec<PaperId> = replaced.iter().map(|&(_, id)| id).collect();
-        gone_ids.sort_unstable();
-        // Where the merge places an incoming paper: after every old one
-        // that does not sort after it.
-        let place_of = |next: &(Arc<Paper>, PaperBases)| {
-            let (mut low, mut high) = (0, old_len);
-            while low < high {
-                let mid = (low + high) / 2;
-                let old = (&*corpus.papers[mid], &*self.bases[mid].sort_key);
-                match global_order((&next.0, &next.1.sort_key), old) {
-                    std::cmp::Ordering::Less => high = mid,
-                    _ => low = mid + 1,
-                }
-            }
-            low
-        };
-        let places: Vec<usize> = incoming.iter().map(place_of).collect();
-        let start = gone_ids.first().into_iter().chain(&places).min().copied();
-        let end = gone_ids
-            .last()
-            .map(|&id| id + 1)
-            .into_iter()
-            .chain(places.iter().copied())
-            .max();
-        let (start, end) = start.zip(end).unwrap_or((0, 0));
-        let (added, removed) = (incoming.len(), replaced.len());
-        let shift = move |old_id: PaperId| old_id + added - removed;
-        // The window's papers in the new order, and the new id of each
-        // old one in it (`PaperId::MAX` for those gone).
-        let mut window: Vec<(Arc<Paper>, PaperBases)> =
-            Vec::with_capacity(end - start - replaced.len() + incoming.len());
-        let mut window_id = vec![PaperId::MAX; end - start];
-        // Incoming papers as they are placed: (identity, new id).
-        let mut placed: Vec<(Arc<str>, PaperId)> = Vec::with_capacity(drafts.len());
-        let mut place = |next: (Arc<Paper>, PaperBases), window: &mut Vec<_>| {
-            placed.push((Arc::clone(&next.0.identity), start + window.len()));
-            window.push(next);
-        };
-        let mut incoming = incoming.into_iter().peekable();
-        let old_window: Vec<(Arc<Paper>, PaperBases)> = corpus
-            .papers
-            .drain(start..end)
-            .zip(self.bases.drain(start..end))
-            .collect();
-        // The authors whose lists name a paper of the window.
-        let mut renumbered: Vec<AuthorId> = old_window
-            .iter()
-            .flat_map(|(paper, _)| paper.authors.iter().copied())
-            .collect();
-        for (at, (paper, bases)) in old_window.into_iter().enumerate() {
-            if gone_ids.binary_search(&(start + at)).is_ok() {
-                continue;
-            }
-            while let Some((next, next_bases)) = incoming.peek() {
-                let order = global_order((next, &next_bases.sort_key), (&paper, &bases.sort_key));
-                if order != std::cmp::Ordering::Less {
-                    break;
-                }
-                place(incoming.next().expect("peeked"), &mut window);
-            }
-            window_id[at] = start + window.len();
-            window.push((paper, bases));
-        }
-        incoming.for_each(|next| place(next, &mut window));
-        let window_len = window.len();
-        let (window_papers, window_bases): (Vec<Arc<Paper>>, Vec<PaperBases>) =
-            window.into_iter().unzip();
-        let mut papers = std::mem::take(&mut corpus.papers);
-        papers.splice(start..start, window_papers);
-        self.bases.splice(start..start, window_bases);
-        let bases = &self.bases;
-        let shifts = papers.len() != old_len;
-        if shifts {
-            for kept in self.papers.values_mut() {
-                if kept.id != PaperId::MAX && kept.id >= end {
-                    kept.id = shift(kept.id);
-                }
-            }
-        }
-        for (id, paper) in papers.iter().enumerate().skip(start).take(window_len) {
-            if let Some(kept) = self.papers.get_mut(&paper.identity) {
-                kept.id = id;
-            }
-        }
-        // Other authors' lists name a changed paper by its old id.
-        for (identity, old_id) in &replaced {
-            if let Some(kept) = self.papers.get(identity) {
-                window_id[*old_id - start] = kept.id;
-            }
-        }
-        let new_id = |old_id: PaperId| match old_id {
-            _ if old_id < start => old_id,
-            _ if old_id >= end => shift(old_id),
-            _ => window_id[old_id - start],
-        };
-        // The papers made again, whose category ids are the table's.
-        let mut made_again: Vec<PaperId> = stayed.iter().map(|&id| new_id(id)).collect();
-        made_again.extend(placed.iter().map(|&(_, id)| id));
-        made_again.sort_unstable();
-        let is_incoming = |id: PaperId| made_again.binary_search(&id).is_ok();
-
-        // Slugs: only papers sharing a base slug with a moved one can
-        // change ([`assign_unique_slugs`] looks only at colliding titles).
-        let members = sharing_a_base(bases, moved_slugs.iter().map(|s| &**s), |b| {
-            (&b.slug, b.slug_hash)
-        });
-        let items = members
-            .iter()
-            .map(|&id| (papers[id].title.source(), bases[id].slug.to_string()))
-            .collect();
-        for (&id, slug) in members.iter().zip(assign_unique_slugs(items)) {
-            if papers[id].slug != slug {
-                Arc::make_mut(&mut papers[id]).slug = slug;
-            }
-        }
-        // Keys likewise: a repeated key's letters follow paper order, which
-        // only a moved paper changes.
-        let members = sharing_a_base(bases, moved_keys.iter().map(String::as_str), |b| {
-            (&b.key, b.key_hash)
-        });
-        assign_keys(&mut papers, |id| &bases[id].key, |_| false, &members);
-
-        // The author of the listing: its pages and papers again; the
-        // others' papers renumbered.
+    /// The author of listing `index`: its pages and papers again; the
+    /// others whose lists name a paper of the window (`renumbered`), or
+    /// every other author when the ids after it `shifts`, have their
+    /// papers renumbered by `moves`.
+    fn renumber_authors(
+        &mut self,
+        index: usize,
+        moves: &Moves,
+        mut renumbered: Vec<AuthorId>,
+        shifts: bool,
+    ) {
+        // Made unique by the patch: not copied again.
+        let corpus = Arc::make_mut(&mut self.corpus);
         let owner = self.author_of_listing[index];
         if shifts {
             renumbered = (0..corpus.authors.len()).collect();
@@ -510,9 +428,12 @@ impl Merged {
         for author_id in renumbered {
             let author = &mut corpus.authors[author_id];
             // Copied (the served corpus shares it) only when an id moved.
-            if author_id != owner && author.papers.iter().any(|&id| new_id(id) != id) {
+            if author_id != owner && author.papers.iter().any(|&id| moves.new_id(id) != id) {
                 let author = Arc::make_mut(author);
-                author.papers.iter_mut().for_each(|id| *id = new_id(*id));
+                author
+                    .papers
+                    .iter_mut()
+                    .for_each(|id| *id = moves.new_id(*id));
             }
         }
         if owner != NO_AUTHOR {
@@ -534,15 +455,6 @@ impl Merged {
             author.papers = own;
             self.author_warnings[owner] = warnings;
         }
-
-        corpus.categories =
-            self.categories
-                .order(&mut papers, |paper, id| match is_incoming(paper) {
-                    true => id,
-                    false => table_id[id],
-                });
-        corpus.years = years_of(&papers);
-        corpus.papers = papers;
     }
 
     /// Hands every warning of the merge to `diagnostics`.
@@ -557,6 +469,266 @@ impl Merged {
             diagnostics.push(warning.clone());
         }
     }
+}
+
+/// The papers a patch made again, in [`global_order`], each with what
+/// orders it and what its slug and key are made of; and the base slugs
+/// and keys whose papers' slugs and keys may change: theirs and those of
+/// the papers they replace.
+struct Incoming {
+    papers: Vec<(Arc<Paper>, PaperBases)>,
+    moved_slugs: FxHashSet<Arc<str>>,
+    moved_keys: FxHashSet<String>,
+}
+
+/// Puts each of `incoming` (in global order) whose place in the global
+/// order is its old paper's (in `replaced`; the same year, sort key and
+/// title) in that place of `papers` and `bases`, with its id. Returns
+/// those ids, sorted, and the other incoming papers, which move.
+fn stay_in_place(
+    papers: &mut [Arc<Paper>],
+    bases: &mut [PaperBases],
+    replaced: &[(Arc<str>, PaperId)],
+    incoming: Vec<(Arc<Paper>, PaperBases)>,
+) -> (Vec<PaperId>, Vec<(Arc<Paper>, PaperBases)>) {
+    // A paper made again where it was in the global order (the same
+    // year, sort key and title) takes its old one's place and id.
+    let old_id_of: FxHashMap<&str, PaperId> = replaced
+        .iter()
+        .map(|(identity, id)| (&**identity, *id))
+        .collect();
+    let mut stayed: Vec<PaperId> = Vec::new();
+    let mut moving: Vec<(Arc<Paper>, PaperBases)> = Vec::with_capacity(incoming.len());
+    for (paper, paper_bases) in incoming {
+        let old = old_id_of.get(&*paper.identity).copied().filter(|&id| {
+            let old = (&*papers[id], &*bases[id].sort_key);
+            global_order((&paper, &paper_bases.sort_key), old) == std::cmp::Ordering::Equal
+        });
+        match old {
+            Some(id) => {
+                papers[id] = paper;
+                bases[id] = paper_bases;
+                stayed.push(id);
+            }
+            None => moving.push((paper, paper_bases)),
+        }
+    }
+    drop(old_id_of);
+    stayed.sort_unstable();
+    (stayed, moving)
+}
+
+/// How a patch renumbers papers: only the window of old ids from the
+/// first paper gone or placed to the last one (`start..end`) moves; the
+/// papers before it keep their ids, those after it shift by as many as
+/// the change adds.
+struct Moves {
+    start: PaperId,
+    end: PaperId,
+    /// Papers placed in the window and papers gone from it.
+    added: usize,
+    removed: usize,
+    /// The new id of each old paper in the window (`PaperId::MAX` for one
+    /// gone until [`renumber_kept`] gives it its paper's new id).
+    window_id: Vec<PaperId>,
+    /// How many papers the window holds now, from `start`.
+    window_len: usize,
+}
+
+impl Moves {
+    /// The new id of a paper after the window.
+    fn shift(&self, old_id: PaperId) -> PaperId {
+        old_id + self.added - self.removed
+    }
+
+    /// The new id of the paper whose id was `old_id`.
+    fn new_id(&self, old_id: PaperId) -> PaperId {
+        match old_id {
+            _ if old_id < self.start => old_id,
+            _ if old_id >= self.end => self.shift(old_id),
+            _ => self.window_id[old_id - self.start],
+        }
+    }
+}
+
+/// What [`move_window`] did: the ids' moves, the incoming papers as they
+/// were placed (identity, new id) and the authors whose lists name a
+/// paper of the window.
+struct Window {
+    moves: Moves,
+    placed: Vec<(Arc<str>, PaperId)>,
+    renumbered: Vec<AuthorId>,
+}
+
+/// Merges `incoming` (in global order) into `papers` and `bases` in place
+/// of the papers `replaced`, which are gone: only the window the two span
+/// is rebuilt, then spliced back. `placed` is how many papers at most are
+/// placed.
+fn move_window(
+    papers: &mut Vec<Arc<Paper>>,
+    bases: &mut Vec<PaperBases>,
+    replaced: &[(Arc<str>, PaperId)],
+    incoming: Vec<(Arc<Paper>, PaperBases)>,
+    placed: usize,
+) -> Window {
+    let mut gone_ids: Vec<PaperId> = replaced.iter().map(|&(_, id)| id).collect();
+    gone_ids.sort_unstable();
+    let (start, end) = window_of(papers, bases, &gone_ids, &incoming);
+    let (added, removed) = (incoming.len(), replaced.len());
+    // The window's papers in the new order, and the new id of each
+    // old one in it (`PaperId::MAX` for those gone).
+    let mut window: Vec<(Arc<Paper>, PaperBases)> =
+        Vec::with_capacity(end - start - replaced.len() + incoming.len());
+    let mut window_id = vec![PaperId::MAX; end - start];
+    // Incoming papers as they are placed: (identity, new id).
+    let mut placed: Vec<(Arc<str>, PaperId)> = Vec::with_capacity(placed);
+    let mut place = |next: (Arc<Paper>, PaperBases), window: &mut Vec<_>| {
+        placed.push((Arc::clone(&next.0.identity), start + window.len()));
+        window.push(next);
+    };
+    let mut incoming = incoming.into_iter().peekable();
+    let old_window: Vec<(Arc<Paper>, PaperBases)> = papers
+        .drain(start..end)
+        .zip(bases.drain(start..end))
+        .collect();
+    // The authors whose lists name a paper of the window.
+    let renumbered: Vec<AuthorId> = old_window
+        .iter()
+        .flat_map(|(paper, _)| paper.authors.iter().copied())
+        .collect();
+    for (at, (paper, paper_bases)) in old_window.into_iter().enumerate() {
+        if gone_ids.binary_search(&(start + at)).is_ok() {
+            continue;
+        }
+        while let Some((next, next_bases)) = incoming.peek() {
+            let order = global_order(
+                (next, &next_bases.sort_key),
+                (&paper, &paper_bases.sort_key),
+            );
+            if order != std::cmp::Ordering::Less {
+                break;
+            }
+            place(incoming.next().expect("peeked"), &mut window);
+        }
+        window_id[at] = start + window.len();
+        window.push((paper, paper_bases));
+    }
+    incoming.for_each(|next| place(next, &mut window));
+    let window_len = window.len();
+    let (window_papers, window_bases): (Vec<Arc<Paper>>, Vec<PaperBases>) =
+        window.into_iter().unzip();
+    papers.splice(start..start, window_papers);
+    bases.splice(start..start, window_bases);
+    let moves = Moves {
+        start,
+        end,
+        added,
+        removed,
+        window_id,
+        window_len,
+    };
+    Window {
+        moves,
+        placed,
+        renumbered,
+    }
+}
+
+/// The window of old ids a patch rebuilds, `start..end`: from the first
+/// of the papers gone (`gone_ids`, sorted) or of the places where
+/// `incoming` go to the last; empty when there are none.
+fn window_of(
+    papers: &[Arc<Paper>],
+    bases: &[PaperBases],
+    gone_ids: &[PaperId],
+    incoming: &[(Arc<Paper>, PaperBases)],
+) -> (PaperId, PaperId) {
+    // Where the merge places an incoming paper: after every old one
+    // that does not sort after it.
+    let place_of = |next: &(Arc<Paper>, PaperBases)| {
+        let (mut low, mut high) = (0, papers.len());
+        while low < high {
+            let mid = (low + high) / 2;
+            let old = (&*papers[mid], &*bases[mid].sort_key);
+            match global_order((&next.0, &next.1.sort_key), old) {
+                std::cmp::Ordering::Less => high = mid,
+                _ => low = mid + 1,
+            }
+        }
+        low
+    };
+    let places: Vec<usize> = incoming.iter().map(place_of).collect();
+    let start = gone_ids.first().into_iter().chain(&places).min().copied();
+    let end = gone_ids
+        .last()
+        .map(|&id| id + 1)
+        .into_iter()
+        .chain(places.iter().copied())
+        .max();
+    start.zip(end).unwrap_or((0, 0))
+}
+
+/// Gives each kept paper its new id after a patch: those after the
+/// window shift when the count changed (`shifts`), those in it take
+/// their place in `papers`; and records in `moves` the new id of each
+/// paper `replaced` by one that moved, by which other authors' lists
+/// still name it.
+fn renumber_kept(
+    kept_papers: &mut FxHashMap<Arc<str>, KeptPaper>,
+    papers: &[Arc<Paper>],
+    moves: &mut Moves,
+    replaced: &[(Arc<str>, PaperId)],
+    shifts: bool,
+) {
+    if shifts {
+        for kept in kept_papers.values_mut() {
+            if kept.id != PaperId::MAX && kept.id >= moves.end {
+                kept.id = moves.shift(kept.id);
+            }
+        }
+    }
+    let window = papers.iter().enumerate().skip(moves.start);
+    for (id, paper) in window.take(moves.window_len) {
+        if let Some(kept) = kept_papers.get_mut(&paper.identity) {
+            kept.id = id;
+        }
+    }
+    // Other authors' lists name a changed paper by its old id.
+    for (identity, old_id) in replaced {
+        if let Some(kept) = kept_papers.get(identity) {
+            moves.window_id[*old_id - moves.start] = kept.id;
+        }
+    }
+}
+
+/// Makes again the slugs and keys of `papers` that share a base with a
+/// paper that moved (`moved_slugs`, `moved_keys`).
+fn reassign_slugs_and_keys(
+    papers: &mut [Arc<Paper>],
+    bases: &[PaperBases],
+    moved_slugs: &FxHashSet<Arc<str>>,
+    moved_keys: &FxHashSet<String>,
+) {
+    // Slugs: only papers sharing a base slug with a moved one can
+    // change ([`assign_unique_slugs`] looks only at colliding titles).
+    let members = sharing_a_base(bases, moved_slugs.iter().map(|s| &**s), |b| {
+        (&b.slug, b.slug_hash)
+    });
+    let items = members
+        .iter()
+        .map(|&id| (papers[id].title.source(), bases[id].slug.to_string()))
+        .collect();
+    for (&id, slug) in members.iter().zip(assign_unique_slugs(items)) {
+        if papers[id].slug != slug {
+            Arc::make_mut(&mut papers[id]).slug = slug;
+        }
+    }
+    // Keys likewise: a repeated key's letters follow paper order, which
+    // only a moved paper changes.
+    let members = sharing_a_base(bases, moved_keys.iter().map(String::as_str), |b| {
+        (&b.key, b.key_hash)
+    });
+    assign_keys(papers, |id| &bases[id].key, |_| false, &members);
 }
 
 /// The listed abstracts' bytes from which a build packs them
@@ -608,172 +780,64 @@ fn train_dictionary(
     packed::Dictionary::train(&sample)
 }
 
-/// [`Corpus::build`] of `listings`, sorted by path; with `keep`, also what
-/// [`Merge::corpus`] needs to patch the result later, and every record's
-/// texts are left in place. Without `keep` and `texts`, abstracts are
-/// packed when their listed paragraphs take at least `pack_from` bytes
-/// ([`PACK_FROM`]).
+/// How a merge is made, by the two that ask for one.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    /// A build's ([`Corpus::build`]): nothing is kept, the texts of the
+    /// records not chosen are dropped, and the chosen records' abstracts
+    /// are made ahead, packed when their listed paragraphs take at least
+    /// `pack_from` bytes ([`PACK_FROM`]).
+    Build { pack_from: usize },
+    /// `vellum serve`'s ([`Merge::corpus`]): what a patch needs is kept,
+    /// every record's texts left in place, and titles and abstracts are
+    /// converted through `texts`, never packed.
+    Serve { texts: &'a TextMemo },
+}
+
+impl<'a> Mode<'a> {
+    /// `vellum serve`'s text memo; `None` in a build.
+    fn texts(self) -> Option<&'a TextMemo> {
+        match self {
+            Mode::Build { .. } => None,
+            Mode::Serve { texts } => Some(texts),
+        }
+    }
+}
+
+/// [`Corpus::build`] of `listings`, sorted by path, made as `mode` says;
+/// in [`Mode::Serve`], also what [`Merge::corpus`] needs to patch the
+/// result later.
 fn merge(
     mut listings: Vec<ParsedListing>,
     taxonomy: &Taxonomy,
     variants: &[NameVariant],
-    texts: Option<&TextMemo>,
-    keep: bool,
-    pack_from: usize,
+    mode: Mode,
     diagnostics: &Diagnostics,
 ) -> (Arc<Corpus>, Option<Merged>) {
-    // Authors first: each author's listings, in author order.
-    let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    // A listing with no author holds BibTeX entries none of whose authors
-    // has a page ([`crate::corpus::bibliography`]).
-    for (index, parsed) in listings.iter().enumerate() {
-        if parsed.listing.author.is_empty() {
-            continue;
-        }
-        by_name
-            .entry(author_sort_key(&parsed.listing.author))
-            .or_default()
-            .push(index);
-    }
-    let variant_warnings = merge_variants(&mut by_name, &listings, variants);
-    let author_pages: Vec<Vec<usize>> = by_name.into_values().collect();
-
-    // Papers by identity, records in (file, position) order.
-    let records: usize = listings.iter().map(|parsed| parsed.keys.len()).sum();
-    let mut drafts: Vec<Draft> = Vec::with_capacity(records);
-    let mut by_identity: FxHashMap<&str, usize> =
-        FxHashMap::with_capacity_and_hasher(records, Default::default());
-    let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
-    for (listing, parsed) in listings.iter().enumerate() {
-        let mut drafts_here = Vec::with_capacity(parsed.keys.len());
-        for (record, keys) in parsed.keys.iter().enumerate() {
-            let index = *by_identity.entry(&keys.identity).or_insert_with(|| {
-                drafts.push(Draft {
-                    identity: Arc::clone(&keys.identity),
-                    records: Vec::new(),
-                });
-                drafts.len() - 1
-            });
-            drafts[index].records.push((listing, record));
-            drafts_here.push(index);
-        }
-        draft_of_record.push(drafts_here);
-    }
-    drop(by_identity);
-
+    let (author_pages, variant_warnings) = group_authors(&listings, variants);
+    let (drafts, draft_of_record) = group_records(&listings);
     let mut warnings: Vec<Vec<Diagnostic>> = drafts
         .par_iter()
         .map(|draft| check_records(draft, &listings, taxonomy))
         .collect();
-    let chosen = |listing: usize, record: usize| {
-        drafts[draft_of_record[listing][record]].records[0] == (listing, record)
+    let abstracts = match mode {
+        Mode::Build { pack_from } => {
+            let (drafts, of_record) = (&drafts, &draft_of_record);
+            made_ahead(&mut listings, drafts, of_record, pack_from, diagnostics)
+        }
+        // A patch reads every record's texts again.
+        Mode::Serve { .. } => Vec::new(),
     };
-    // Only the chosen records' texts are read from here on: a listing
-    // nothing else holds gives up the others', and (without a text
-    // memo) the chosen records' abstracts are made here, each giving
-    // up its listed paragraphs as it is made (see Memory above), and in
-    // a large build packed with a dictionary trained on a sample of them.
-    let dictionary = match (keep, texts) {
-        (false, None) => train_dictionary(&drafts, &listings, pack_from),
-        _ => None,
+    let inputs = PaperInputs {
+        listings: &listings,
+        abstracts: &abstracts,
+        texts: mode.texts(),
     };
-    let abstracts: Vec<Vec<Option<Arc<Abstract>>>> = listings
-        .par_iter_mut()
-        .enumerate()
-        .map(|(index, parsed)| {
-            let Some(listing) = Arc::get_mut(&mut parsed.listing).filter(|_| !keep) else {
-                return Vec::new();
-            };
-            let (file, keys) = (&parsed.file, &parsed.keys);
-            let records = listing.records.iter_mut().enumerate();
-            records
-                .map(|(position, record)| {
-                    if !chosen(index, position) {
-                        record.title = String::new();
-                        record.abstract_paragraphs = Vec::new().into();
-                        record.categories = Vec::new();
-                        return None;
-                    }
-                    if texts.is_some() {
-                        return None;
-                    }
-                    let paragraphs =
-                        std::mem::replace(&mut record.abstract_paragraphs, Vec::new().into());
-                    let hash = keys[position].abstract_hash;
-                    let mut problems = Vec::new();
-                    let mut made = Abstract::with_hash(&paragraphs, hash, &mut problems);
-                    if let Some(dictionary) = &dictionary {
-                        made = made.packed(dictionary);
-                    }
-                    for warning in text_warnings(problems, file, record.abstract_line) {
-                        diagnostics.push(warning);
-                    }
-                    Some(Arc::new(made))
-                })
-                .collect()
-        })
-        .collect();
-
-    let made: Vec<(Paper, Arc<str>, &[String])> = drafts
-        .par_iter()
-        .zip(warnings.par_iter_mut())
-        .map(|(draft, warnings)| {
-            let paper = PaperInputs {
-                listings: &listings,
-                abstracts: &abstracts,
-                texts,
-            };
-            make_paper(draft, paper, warnings)
-        })
-        .collect();
+    let (made, categories) = make_papers(&drafts, inputs, taxonomy, &mut warnings);
     drop(abstracts);
-    let mut categories = CategoryTable::default();
-    let mut made: Vec<(Paper, Arc<str>, usize)> = made
-        .into_iter()
-        .enumerate()
-        .map(|(draft, (mut paper, key, codes))| {
-            for code in codes {
-                let id = categories.intern(taxonomy, code);
-                if !paper.categories.contains(&id) {
-                    paper.categories.push(id);
-                }
-            }
-            (paper, key, draft)
-        })
-        .collect();
-
-    // Global order: year descending, folded title, exact title. No two
-    // papers have the same title, so the order is total; the papers
-    // are sorted where they are, never copied.
-    made.par_sort_unstable_by(|(pa, ka, _), (pb, kb, _)| global_order((pa, ka), (pb, kb)));
-    let mut paper_of_draft = vec![0; made.len()];
-    for (id, (_, _, draft)) in made.iter().enumerate() {
-        paper_of_draft[*draft] = id;
-    }
-    let mut sort_keys: Vec<Arc<str>> = Vec::new();
-    let mut papers: Vec<Paper> = made
-        .into_iter()
-        .map(|(paper, key, _)| {
-            if keep {
-                sort_keys.push(key);
-            }
-            paper
-        })
-        .collect();
-    let titles: Vec<(&str, String)> = papers
-        .par_iter()
-        .map(|p| {
-            let slug = match texts {
-                Some(memo) => memo.slug(p.title.plain()).to_string(),
-                None => slugify(p.title.plain()),
-            };
-            (p.title.source(), slug)
-        })
-        .collect();
-    let slugs = assign_unique_slugs(titles);
-    for (paper, slug) in papers.iter_mut().zip(slugs) {
-        paper.slug = slug;
-    }
+    let keep = matches!(mode, Mode::Serve { .. });
+    let (mut papers, sort_keys, paper_of_draft) = in_global_order(made, keep);
+    assign_slugs(&mut papers, mode.texts());
 
     let paper_of_record: Vec<Vec<PaperId>> = draft_of_record
         .into_iter()
@@ -815,53 +879,262 @@ fn merge(
     for warning in all_warnings {
         diagnostics.push(warning.clone());
     }
-    let kept = kept_inputs.map(|(listings, drafts, paper_of_draft)| {
-        let mut author_of_listing = vec![NO_AUTHOR; listings.len()];
-        for (author, indexes) in author_pages.iter().enumerate() {
-            for &index in indexes {
-                author_of_listing[index] = author;
-            }
-        }
-        let papers = drafts
-            .into_iter()
-            .zip(warnings)
-            .enumerate()
-            .map(|(index, (draft, warnings))| {
-                let kept = KeptPaper {
-                    records: draft.records,
-                    id: paper_of_draft[index],
-                    warnings,
-                };
-                (draft.identity, kept)
-            })
-            .collect();
-        let bases = corpus
-            .papers
-            .iter()
-            .zip(sort_keys)
-            .zip(listed_keys)
-            .map(|((paper, sort_key), key)| {
-                let slug = match texts {
-                    Some(memo) => memo.slug(paper.title.plain()),
-                    None => slugify(paper.title.plain()).into(),
-                };
-                PaperBases::new(sort_key, slug, key)
-            })
-            .collect();
-        Merged {
-            listings,
-            variants: variants.to_vec(),
-            author_of_listing,
-            author_pages,
-            papers,
-            bases,
-            categories,
-            author_warnings,
-            variant_warnings,
-            corpus: Arc::clone(&corpus),
-        }
+    let kept = kept_inputs.map(|(listings, drafts, paper_of_draft)| Merged {
+        author_of_listing: author_of_listing(&author_pages, listings.len()),
+        papers: kept_papers(drafts, warnings, &paper_of_draft),
+        bases: bases_of(&corpus.papers, sort_keys, listed_keys, mode.texts()),
+        listings,
+        variants: variants.to_vec(),
+        author_pages,
+        categories,
+        author_warnings,
+        variant_warnings,
+        corpus: Arc::clone(&corpus),
     });
     (corpus, kept)
+}
+
+/// Groups the listings by author, in author order, listings of a name
+/// variant with their canonical author's ([`merge_variants`]); returns
+/// each group's listing indexes and the warnings about name variants. A
+/// listing with no author is in no group.
+fn group_authors(
+    listings: &[ParsedListing],
+    variants: &[NameVariant],
+) -> (Vec<Vec<usize>>, Vec<Diagnostic>) {
+    let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    // A listing with no author holds BibTeX entries none of whose authors
+    // has a page ([`crate::corpus::bibliography`]).
+    for (index, parsed) in listings.iter().enumerate() {
+        if parsed.listing.author.is_empty() {
+            continue;
+        }
+        by_name
+            .entry(author_sort_key(&parsed.listing.author))
+            .or_default()
+            .push(index);
+    }
+    let variant_warnings = merge_variants(&mut by_name, listings, variants);
+    (by_name.into_values().collect(), variant_warnings)
+}
+
+/// Groups the records by paper identity: returns a draft of each paper,
+/// its records in (file, position) order, and per listing, per record,
+/// the index of its paper's draft.
+fn group_records(listings: &[ParsedListing]) -> (Vec<Draft>, Vec<Vec<usize>>) {
+    let records: usize = listings.iter().map(|parsed| parsed.keys.len()).sum();
+    let mut drafts: Vec<Draft> = Vec::with_capacity(records);
+    let mut by_identity: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(records, Default::default());
+    let mut draft_of_record: Vec<Vec<usize>> = Vec::with_capacity(listings.len());
+    for (listing, parsed) in listings.iter().enumerate() {
+        let mut drafts_here = Vec::with_capacity(parsed.keys.len());
+        for (record, keys) in parsed.keys.iter().enumerate() {
+            let index = *by_identity.entry(&keys.identity).or_insert_with(|| {
+                drafts.push(Draft {
+                    identity: Arc::clone(&keys.identity),
+                    records: Vec::new(),
+                });
+                drafts.len() - 1
+            });
+            drafts[index].records.push((listing, record));
+            drafts_here.push(index);
+        }
+        draft_of_record.push(drafts_here);
+    }
+    drop(by_identity);
+    (drafts, draft_of_record)
+}
+
+/// A build's abstracts, made ahead: per listing, per record, the chosen
+/// records' abstracts, packed with a dictionary ([`train_dictionary`])
+/// when their listed paragraphs take at least `pack_from` bytes; the
+/// warnings about them go to `diagnostics`. A listing nothing else holds
+/// gives up the texts of its records not chosen, and each chosen one its
+/// listed paragraphs as its abstract is made (see Memory in
+/// [`Corpus::build`]); a listing held elsewhere has none made ahead.
+fn made_ahead(
+    listings: &mut [ParsedListing],
+    drafts: &[Draft],
+    draft_of_record: &[Vec<usize>],
+    pack_from: usize,
+    diagnostics: &Diagnostics,
+) -> Vec<Vec<Option<Arc<Abstract>>>> {
+    let chosen = |listing: usize, record: usize| {
+        drafts[draft_of_record[listing][record]].records[0] == (listing, record)
+    };
+    // Only the chosen records' texts are read from here on, and in a
+    // large build their abstracts are packed with a dictionary trained
+    // on a sample of them.
+    let dictionary = train_dictionary(drafts, listings, pack_from);
+    listings
+        .par_iter_mut()
+        .enumerate()
+        .map(|(index, parsed)| {
+            let Some(listing) = Arc::get_mut(&mut parsed.listing) else {
+                return Vec::new();
+            };
+            let (file, keys) = (&parsed.file, &parsed.keys);
+            let records = listing.records.iter_mut().enumerate();
+            records
+                .map(|(position, record)| {
+                    if !chosen(index, position) {
+                        record.title = String::new();
+                        record.abstract_paragraphs = Vec::new().into();
+                        record.categories = Vec::new();
+                        return None;
+                    }
+                    let paragraphs =
+                        std::mem::replace(&mut record.abstract_paragraphs, Vec::new().into());
+                    let hash = keys[position].abstract_hash;
+                    let mut problems = Vec::new();
+                    let mut made = Abstract::with_hash(&paragraphs, hash, &mut problems);
+                    if let Some(dictionary) = &dictionary {
+                        made = made.packed(dictionary);
+                    }
+                    for warning in text_warnings(problems, file, record.abstract_line) {
+                        diagnostics.push(warning);
+                    }
+                    Some(Arc::new(made))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Makes the paper of each of `drafts` ([`make_paper`]), adding the
+/// warnings about its texts to its `warnings`, and interns the chosen
+/// records' category codes in a new table. Returns each paper with its
+/// title sort key and its draft's index, and the table.
+fn make_papers(
+    drafts: &[Draft],
+    inputs: PaperInputs,
+    taxonomy: &Taxonomy,
+    warnings: &mut [Vec<Diagnostic>],
+) -> (Vec<(Paper, Arc<str>, usize)>, CategoryTable) {
+    let made: Vec<(Paper, Arc<str>, &[String])> = drafts
+        .par_iter()
+        .zip(warnings.par_iter_mut())
+        .map(|(draft, warnings)| make_paper(draft, inputs, warnings))
+        .collect();
+    let mut categories = CategoryTable::default();
+    let made: Vec<(Paper, Arc<str>, usize)> = made
+        .into_iter()
+        .enumerate()
+        .map(|(draft, (mut paper, key, codes))| {
+            for code in codes {
+                let id = categories.intern(taxonomy, code);
+                if !paper.categories.contains(&id) {
+                    paper.categories.push(id);
+                }
+            }
+            (paper, key, draft)
+        })
+        .collect();
+    (made, categories)
+}
+
+/// The papers `made` (each with its title sort key and draft index) in
+/// the global order; with their sort keys in that order when a patch
+/// will need them (`keep`), else none; and the paper id of each draft.
+fn in_global_order(
+    mut made: Vec<(Paper, Arc<str>, usize)>,
+    keep: bool,
+) -> (Vec<Paper>, Vec<Arc<str>>, Vec<PaperId>) {
+    // Global order: year descending, folded title, exact title. No two
+    // papers have the same title, so the order is total; the papers
+    // are sorted where they are, never copied.
+    made.par_sort_unstable_by(|(pa, ka, _), (pb, kb, _)| global_order((pa, ka), (pb, kb)));
+    let mut paper_of_draft = vec![0; made.len()];
+    for (id, (_, _, draft)) in made.iter().enumerate() {
+        paper_of_draft[*draft] = id;
+    }
+    let mut sort_keys: Vec<Arc<str>> = Vec::new();
+    let papers: Vec<Paper> = made
+        .into_iter()
+        .map(|(paper, key, _)| {
+            if keep {
+                sort_keys.push(key);
+            }
+            paper
+        })
+        .collect();
+    (papers, sort_keys, paper_of_draft)
+}
+
+/// Gives each of `papers` (in global order) its unique slug, through
+/// `vellum serve`'s text memo when there is one.
+fn assign_slugs(papers: &mut [Paper], texts: Option<&TextMemo>) {
+    let titles: Vec<(&str, String)> = papers
+        .par_iter()
+        .map(|p| {
+            let slug = match texts {
+                Some(memo) => memo.slug(p.title.plain()).to_string(),
+                None => slugify(p.title.plain()),
+            };
+            (p.title.source(), slug)
+        })
+        .collect();
+    let slugs = assign_unique_slugs(titles);
+    for (paper, slug) in papers.iter_mut().zip(slugs) {
+        paper.slug = slug;
+    }
+}
+
+/// Listing index → its author ([`NO_AUTHOR`] for none), from each
+/// author's listing indexes.
+fn author_of_listing(author_pages: &[Vec<usize>], listings: usize) -> Vec<AuthorId> {
+    let mut author_of_listing = vec![NO_AUTHOR; listings];
+    for (author, indexes) in author_pages.iter().enumerate() {
+        for &index in indexes {
+            author_of_listing[index] = author;
+        }
+    }
+    author_of_listing
+}
+
+/// What a [`Merged`] keeps of each paper, by identity: its draft's
+/// records, its id (`paper_of_draft`) and its warnings.
+fn kept_papers(
+    drafts: Vec<Draft>,
+    warnings: Vec<Vec<Diagnostic>>,
+    paper_of_draft: &[PaperId],
+) -> FxHashMap<Arc<str>, KeptPaper> {
+    drafts
+        .into_iter()
+        .zip(warnings)
+        .enumerate()
+        .map(|(index, (draft, warnings))| {
+            let kept = KeptPaper {
+                records: draft.records,
+                id: paper_of_draft[index],
+                warnings,
+            };
+            (draft.identity, kept)
+        })
+        .collect()
+}
+
+/// The [`PaperBases`] of `papers`, from their sort keys and listed keys
+/// (each in paper order) and their titles' slugs.
+fn bases_of(
+    papers: &[Arc<Paper>],
+    sort_keys: Vec<Arc<str>>,
+    listed_keys: Vec<String>,
+    texts: Option<&TextMemo>,
+) -> Vec<PaperBases> {
+    papers
+        .iter()
+        .zip(sort_keys)
+        .zip(listed_keys)
+        .map(|((paper, sort_key), key)| {
+            let slug = match texts {
+                Some(memo) => memo.slug(paper.title.plain()),
+                None => slugify(paper.title.plain()).into(),
+            };
+            PaperBases::new(sort_key, slug, key)
+        })
+        .collect()
 }
 
 /// The ids of the papers whose base (`base`: the text and its hash,
@@ -1411,10 +1684,9 @@ impl CategoryTable {
 mod tests {
     use super::*;
 
-    /// The merge of the bundled site's two real listings, its abstracts
-    /// packed from `pack_from` listed bytes; with `texts`, as `vellum
-    /// serve` merges.
-    fn seeds_merged(pack_from: usize, texts: Option<&TextMemo>) -> Arc<Corpus> {
+    /// The merge of the bundled site's two real listings, made as `mode`
+    /// says.
+    fn seeds_merged(mode: Mode) -> Arc<Corpus> {
         let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds");
         let mut listings = Vec::new();
         for name in ["000_a6125076a0f68246.txt", "002_6e23376fd8dff3a4.txt"] {
@@ -1423,23 +1695,16 @@ mod tests {
         }
         let diagnostics = Diagnostics::new();
         let taxonomy = Taxonomy::arxiv();
-        let keep = texts.is_some();
-        let (corpus, _) = merge(
-            listings,
-            taxonomy,
-            &[],
-            texts,
-            keep,
-            pack_from,
-            &diagnostics,
-        );
+        let (corpus, _) = merge(listings, taxonomy, &[], mode, &diagnostics);
         corpus
     }
 
     #[test]
     fn packed_abstracts_read_as_the_abstracts_made() {
-        let (packed, unpacked) = (seeds_merged(0, None), seeds_merged(PACK_FROM, None));
-        let served = seeds_merged(0, Some(&TextMemo::default()));
+        let build = |pack_from| seeds_merged(Mode::Build { pack_from });
+        let (packed, unpacked) = (build(0), build(PACK_FROM));
+        let texts = TextMemo::default();
+        let served = seeds_merged(Mode::Serve { texts: &texts });
         assert_eq!(packed.papers.len(), 36);
         let count = |corpus: &Corpus| {
             let abstracts = corpus.papers.iter().map(|paper| &paper.abstract_text);

@@ -22,7 +22,7 @@
 
 use crate::corpus::bibliography::{BibPaper, BibPapers};
 use crate::corpus::keys::{assign_keys, citation_key, listed_key};
-use crate::corpus::{AuthorId, Corpus, PaperDetails, PaperId};
+use crate::corpus::{AuthorId, Corpus, Paper, PaperDetails, PaperId};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::input::content::{AuthorProfile, PaperOverride};
 use crate::input::records::{PaperRecord, Records, RECORDS_FILE};
@@ -53,19 +53,80 @@ pub fn apply(
     let mut corpus = Arc::unwrap_or_clone(corpus);
     corpus.family_names = family_names(&corpus, profiles, records, bib, diagnostics);
     reorder_authors(&mut corpus);
-    let by_slug: FxHashMap<&str, PaperId> = corpus
-        .papers
-        .iter()
-        .enumerate()
-        .map(|(id, p)| (p.slug.as_str(), id))
+    let slugs = PaperSlugs::new(&corpus);
+    let changes = overridden(&slugs, overrides, diagnostics);
+    let matched = recorded(&slugs, records, overrides, diagnostics);
+    // A BibTeX entry's citation key is kept.
+    let mut pinned: Vec<Option<String>> = vec![None; corpus.papers.len()];
+    for (id, paper) in corpus.papers.iter_mut().enumerate() {
+        if let Some(entry) = bib.get(&paper.identity) {
+            Arc::make_mut(paper).details = Arc::new(bib_details(entry, PaperDetails::default()));
+            pinned[id] = Some(entry.key.clone());
+        }
+    }
+    for (id, record) in matched {
+        let paper = &mut corpus.papers[id];
+        if same_arxiv(paper.details.arxiv_id.as_deref(), record) {
+            let details = Arc::new(record_details(record, (*paper.details).clone()));
+            Arc::make_mut(paper).details = details;
+        }
+    }
+    let mut hidden = vec![false; corpus.papers.len()];
+    for (id, found) in changes {
+        let front = &found.front;
+        override_paper(
+            Arc::make_mut(&mut corpus.papers[id]),
+            found,
+            records,
+            bib,
+            diagnostics,
+        );
+        if front.key.is_some() {
+            pinned[id] = front.key.clone();
+        }
+        hidden[id] = front.hidden;
+    }
+    if hidden.contains(&true) {
+        remove_papers(&mut corpus, &hidden);
+    }
+    let pinned = (0..hidden.len())
+        .filter(|&id| !hidden[id])
+        .map(|id| pinned[id].clone())
         .collect();
-    // Papers by the slug they had before slugs named the letters of math,
-    // for files named by it; made only when a file names no paper.
-    let formers: std::cell::OnceCell<FxHashMap<String, PaperId>> = std::cell::OnceCell::new();
-    let former = |slug: &str| {
-        formers
+    make_keys(&mut corpus, pinned);
+    find_complete_owners(&mut corpus);
+    Arc::new(corpus)
+}
+
+/// The papers of a corpus by slug, and by the slug they had before slugs
+/// named the letters of math, for files named by it.
+struct PaperSlugs<'a> {
+    corpus: &'a Corpus,
+    by_slug: FxHashMap<&'a str, PaperId>,
+    /// Made only when a file names no paper.
+    formers: std::cell::OnceCell<FxHashMap<String, PaperId>>,
+}
+
+impl<'a> PaperSlugs<'a> {
+    fn new(corpus: &'a Corpus) -> PaperSlugs<'a> {
+        let by_slug = corpus
+            .papers
+            .iter()
+            .enumerate()
+            .map(|(id, p)| (p.slug.as_str(), id))
+            .collect();
+        PaperSlugs {
+            corpus,
+            by_slug,
+            formers: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The paper whose former slug is `slug`.
+    fn former(&self, slug: &str) -> Option<PaperId> {
+        self.formers
             .get_or_init(|| {
-                corpus
+                self.corpus
                     .former_slugs()
                     .found
                     .into_iter()
@@ -74,27 +135,37 @@ pub fn apply(
             })
             .get(slug)
             .copied()
-    };
+    }
+}
+
+/// The paper each of `overrides` names, by its slug or, with a warning,
+/// its former slug; a warning for each that names no paper.
+fn overridden<'o>(
+    slugs: &PaperSlugs,
+    overrides: &'o BTreeMap<String, PaperOverride>,
+    diagnostics: &Diagnostics,
+) -> Vec<(PaperId, &'o PaperOverride)> {
+    let papers = &slugs.corpus.papers;
     let mut changes: Vec<(PaperId, &PaperOverride)> = Vec::new();
     let mut suggested = 0;
     for (slug, found) in overrides {
-        match by_slug.get(slug.as_str()) {
+        match slugs.by_slug.get(slug.as_str()) {
             Some(&id) => changes.push((id, found)),
-            None if let Some(id) = former(slug) => {
+            None if let Some(id) = slugs.former(slug) => {
                 diagnostics.push(Diagnostic::warning(
                     &found.file,
                     1,
                     format!(
                         "expected the file name to be the paper's slug `{}`, found its former slug `{slug}`; \
                          it is applied: rename the file to content/papers/{}.md",
-                        corpus.papers[id].slug, corpus.papers[id].slug
+                        papers[id].slug, papers[id].slug
                     ),
                 ));
                 changes.push((id, found));
             }
             None => {
                 let hint = match suggested < crate::diagnostics::SUGGESTIONS {
-                    true => crate::diagnostics::did_you_mean(slug, by_slug.keys().copied()),
+                    true => crate::diagnostics::did_you_mean(slug, slugs.by_slug.keys().copied()),
                     false => String::new(),
                 };
                 suggested += 1;
@@ -106,20 +177,31 @@ pub fn apply(
             }
         }
     }
-    // Papers with a record and no override.
+    changes
+}
+
+/// The papers with a record of `records` and no override, each with its
+/// record; a warning for each record named by a former slug or by none.
+fn recorded<'r>(
+    slugs: &PaperSlugs,
+    records: &'r Records,
+    overrides: &BTreeMap<String, PaperOverride>,
+    diagnostics: &Diagnostics,
+) -> Vec<(PaperId, &'r PaperRecord)> {
+    let papers = &slugs.corpus.papers;
     let mut matched: Vec<(PaperId, &PaperRecord)> = Vec::new();
     for (slug, record) in &records.papers {
         let line = records.lines.get(slug).copied().unwrap_or(0);
-        let id = match by_slug.get(slug.as_str()) {
+        let id = match slugs.by_slug.get(slug.as_str()) {
             Some(&id) => Some(id),
-            None => former(slug).inspect(|&id| {
+            None => slugs.former(slug).inspect(|&id| {
                 diagnostics.push(Diagnostic::warning(
                     RECORDS_FILE,
                     line,
                     format!(
                         "expected a paper's slug, found `{slug}`, the former slug of `{}`; it is applied: \
                          rename the table to [papers.{}]",
-                        corpus.papers[id].slug, corpus.papers[id].slug
+                        papers[id].slug, papers[id].slug
                     ),
                 ));
             }),
@@ -135,86 +217,73 @@ pub fn apply(
             ));
             continue;
         };
-        if !overrides.contains_key(&corpus.papers[id].slug) && !overrides.contains_key(slug) {
+        if !overrides.contains_key(&papers[id].slug) && !overrides.contains_key(slug) {
             matched.push((id, record));
         }
     }
-    // A BibTeX entry's citation key is kept.
-    let mut pinned: Vec<Option<String>> = vec![None; corpus.papers.len()];
-    let entry_of = |paper: &crate::corpus::Paper| bib.get(&paper.identity);
-    for (id, paper) in corpus.papers.iter_mut().enumerate() {
-        if let Some(entry) = entry_of(paper) {
-            Arc::make_mut(paper).details = Arc::new(bib_details(entry, PaperDetails::default()));
-            pinned[id] = Some(entry.key.clone());
-        }
-    }
-    for (id, record) in matched {
-        let paper = &mut corpus.papers[id];
-        if same_arxiv(paper.details.arxiv_id.as_deref(), record) {
-            let details = Arc::new(record_details(record, (*paper.details).clone()));
-            Arc::make_mut(paper).details = details;
-        }
-    }
-    let mut hidden = vec![false; corpus.papers.len()];
-    for (id, found) in changes {
-        let front = &found.front;
-        let paper = Arc::make_mut(&mut corpus.papers[id]);
-        if let Some(title) = &front.title {
-            let mut problems = Vec::new();
-            paper.title = std::sync::Arc::new(Text::inline(title, &mut problems));
-            for problem in problems {
-                diagnostics.push(Diagnostic::warning(
-                    &found.file,
-                    found.title_line,
-                    format!("{problem}; it is shown as written"),
-                ));
-            }
-        }
-        if front.authors.as_ref().is_some_and(Vec::is_empty) {
+    matched
+}
+
+/// Applies the override `found` to `paper`: its title, and its details
+/// from the override, then its BibTeX entry in `bib`, then its record in
+/// `records` unless the override stops it. Warnings: the title's
+/// problems, an empty `authors` list.
+fn override_paper(
+    paper: &mut Paper,
+    found: &PaperOverride,
+    records: &Records,
+    bib: &BibPapers,
+    diagnostics: &Diagnostics,
+) {
+    let front = &found.front;
+    if let Some(title) = &front.title {
+        let mut problems = Vec::new();
+        paper.title = std::sync::Arc::new(Text::inline(title, &mut problems));
+        for problem in problems {
             diagnostics.push(Diagnostic::warning(
                 &found.file,
-                found.authors_line,
-                "expected `authors` to list the complete author list, found an empty list; it is ignored",
+                found.title_line,
+                format!("{problem}; it is shown as written"),
             ));
         }
-        let details = PaperDetails {
-            arxiv_id: front.arxiv.clone(),
-            doi: front.doi.clone(),
-            url: front.url.clone(),
-            pdf: front.pdf.clone(),
-            code: front.code.clone(),
-            venue: front.venue.clone(),
-            complete_authors: front.authors.clone().filter(|a| !a.is_empty()),
-            selected: front.selected,
-            note_html: found.note_html.clone(),
-            ..PaperDetails::default()
-        };
-        let details = match entry_of(paper) {
-            Some(entry) => bib_details(entry, details),
-            None => details,
-        };
-        let stopped = front.enrich == Some(false);
-        let record = records
-            .papers
-            .get(&paper.slug)
-            .filter(|record| !stopped && same_arxiv(details.arxiv_id.as_deref(), record));
-        paper.details = Arc::new(match record {
-            Some(record) => record_details(record, details),
-            None => details,
-        });
-        if front.key.is_some() {
-            pinned[id] = front.key.clone();
-        }
-        hidden[id] = front.hidden;
     }
-    if hidden.contains(&true) {
-        remove_papers(&mut corpus, &hidden);
+    if front.authors.as_ref().is_some_and(Vec::is_empty) {
+        diagnostics.push(Diagnostic::warning(
+            &found.file,
+            found.authors_line,
+            "expected `authors` to list the complete author list, found an empty list; it is ignored",
+        ));
     }
-    let pinned = (0..hidden.len())
-        .filter(|&id| !hidden[id])
-        .map(|id| pinned[id].clone())
-        .collect();
-    make_keys(&mut corpus, pinned);
+    let details = PaperDetails {
+        arxiv_id: front.arxiv.clone(),
+        doi: front.doi.clone(),
+        url: front.url.clone(),
+        pdf: front.pdf.clone(),
+        code: front.code.clone(),
+        venue: front.venue.clone(),
+        complete_authors: front.authors.clone().filter(|a| !a.is_empty()),
+        selected: front.selected,
+        note_html: found.note_html.clone(),
+        ..PaperDetails::default()
+    };
+    let details = match bib.get(&paper.identity) {
+        Some(entry) => bib_details(entry, details),
+        None => details,
+    };
+    let stopped = front.enrich == Some(false);
+    let record = records
+        .papers
+        .get(&paper.slug)
+        .filter(|record| !stopped && same_arxiv(details.arxiv_id.as_deref(), record));
+    paper.details = Arc::new(match record {
+        Some(record) => record_details(record, details),
+        None => details,
+    });
+}
+
+/// Gives each paper with a complete author list the listed author of each
+/// name on it ([`Corpus::listed_authors`]).
+fn find_complete_owners(corpus: &mut Corpus) {
     let owners: Vec<Vec<Option<AuthorId>>> = corpus
         .papers
         .par_iter()
@@ -228,7 +297,6 @@ pub fn apply(
             Arc::make_mut(paper).complete_owners = owners;
         }
     }
-    Arc::new(corpus)
 }
 
 /// Gives the authors whose family name is pinned their sort name, and

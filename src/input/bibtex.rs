@@ -638,6 +638,71 @@ fn work(
         .map(latex_source)
         .filter(|t| !t.trim().is_empty())
         .ok_or("expected a `title` field, found none")?;
+    let authors = authors(entry)?;
+    let year = year(entry);
+    let written = entry.get("year").or_else(|| entry.get("date"));
+    if let (None, Some(written)) = (year, written) {
+        warnings.push(Diagnostic::warning(
+            file,
+            line,
+            format!(
+                "expected `year` or `date` of `{}` to hold a year from {} to {}, found `{}`; the paper is undated",
+                entry.key,
+                YEARS.start(),
+                YEARS.end(),
+                written.format_verbatim()
+            ),
+        ));
+    }
+    let links = links(entry, line, file, warnings);
+    let venue = ["journal", "journaltitle", "booktitle"]
+        .iter()
+        .find_map(|name| entry.get(name).map(latex_source))
+        .map(|v| {
+            crate::text::Text::inline(&v, &mut Vec::new())
+                .plain()
+                .to_string()
+        })
+        .filter(|v| !v.is_empty());
+    let abstract_paragraphs = entry
+        .get("abstract")
+        .map(latex_source)
+        .map(|text| {
+            text.split("\n\n")
+                .map(|text| one_line(text).into_owned())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(BibEntry {
+        key: entry.key.clone(),
+        line,
+        title: fold_whitespace(title),
+        authors: authors.names,
+        families: authors.families,
+        more_authors: authors.more,
+        year,
+        abstract_paragraphs,
+        doi: links.doi,
+        url: links.url,
+        arxiv: links.arxiv,
+        primary_class: links.primary_class,
+        venue,
+    })
+}
+
+/// The people a [`BibEntry`] lists.
+struct Authors {
+    names: Vec<String>,
+    /// See [`BibEntry::families`].
+    families: Vec<Option<String>>,
+    /// Whether the list ends in `and others`.
+    more: bool,
+}
+
+/// The authors of `entry` (its editors when it has no author), or why it
+/// names no one.
+fn authors(entry: &biblatex::Entry) -> Result<Authors, String> {
     let (people, field) = match entry.author() {
         Ok(people) if !people.is_empty() => (people, "author"),
         _ => match entry.editors() {
@@ -677,21 +742,29 @@ fn work(
             }
         ));
     }
-    let year = year(entry);
-    let written = entry.get("year").or_else(|| entry.get("date"));
-    if let (None, Some(written)) = (year, written) {
-        warnings.push(Diagnostic::warning(
-            file,
-            line,
-            format!(
-                "expected `year` or `date` of `{}` to hold a year from {} to {}, found `{}`; the paper is undated",
-                entry.key,
-                YEARS.start(),
-                YEARS.end(),
-                written.format_verbatim()
-            ),
-        ));
-    }
+    Ok(Authors {
+        names: authors,
+        families,
+        more: more_authors,
+    })
+}
+
+/// The links and identifiers of a [`BibEntry`].
+struct Links {
+    doi: Option<String>,
+    url: Option<String>,
+    arxiv: Option<String>,
+    primary_class: Option<String>,
+}
+
+/// The DOI, URL, arXiv identifier and arXiv category of `entry` (at
+/// `line`); each field that cannot be one is dropped with a warning.
+fn links(
+    entry: &biblatex::Entry,
+    line: usize,
+    file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> Links {
     let mut dropped = |field: &str, value: &str, expected: &str| {
         warnings.push(Diagnostic::warning(
             file,
@@ -742,40 +815,12 @@ fn work(
         .as_ref()
         .and_then(|_| verbatim("primaryclass").or_else(|| verbatim("eprintclass")))
         .filter(|c| !c.contains(char::is_whitespace));
-    let venue = ["journal", "journaltitle", "booktitle"]
-        .iter()
-        .find_map(|name| entry.get(name).map(latex_source))
-        .map(|v| {
-            crate::text::Text::inline(&v, &mut Vec::new())
-                .plain()
-                .to_string()
-        })
-        .filter(|v| !v.is_empty());
-    let abstract_paragraphs = entry
-        .get("abstract")
-        .map(latex_source)
-        .map(|text| {
-            text.split("\n\n")
-                .map(|text| one_line(text).into_owned())
-                .filter(|p| !p.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(BibEntry {
-        key: entry.key.clone(),
-        line,
-        title: fold_whitespace(title),
-        authors,
-        families,
-        more_authors,
-        year,
-        abstract_paragraphs,
+    Links {
         doi,
         url,
         arxiv,
         primary_class,
-        venue,
-    })
+    }
 }
 
 /// The year of `date` (or `year`), within [`YEARS`]; a range gives its

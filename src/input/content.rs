@@ -471,40 +471,11 @@ pub fn load(
         let text = &*replace_forbidden_in_page(&text, display, diagnostics);
         if let Some(rest) = relative.strip_prefix("papers/") {
             match rest.strip_suffix(".md").filter(|s| !s.contains('/')) {
-                Some(stem) => match split_front_matter::<PaperFrontMatter>(text, display, diagnostics) {
-                    Ok((mut front, body)) => {
-                        let page = (text, body);
-                        for (key, url) in [
-                            ("url", &mut front.url),
-                            ("pdf", &mut front.pdf),
-                            ("code", &mut front.code),
-                        ] {
-                            check_field(key, url, unsafe_url, page, display, diagnostics);
-                        }
-                        front.arxiv = front.arxiv.as_deref().map(normalise_arxiv_id);
-                        front.doi = front.doi.as_deref().map(normalise_doi);
-                        let arxiv = not_an("an arXiv identifier such as `2405.01234` or `cs/0112017`", is_arxiv_id);
-                        check_field("arxiv", &mut front.arxiv, arxiv, page, display, diagnostics);
-                        let doi = not_an("a DOI such as `10.1145/3600006.3613139`", is_doi);
-                        check_field("doi", &mut front.doi, doi, page, display, diagnostics);
-                        let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-                        no_shortcodes(body, body_line, display, diagnostics);
-                        let (note_html, note_links) = render_markdown(body, body_line);
-                        content.overrides.insert(
-                            stem.to_string(),
-                            PaperOverride {
-                                file: display.clone(),
-                                front,
-                                aliases_line: key_line(text, body, "aliases"),
-                                authors_line: key_line(text, body, "authors"),
-                                title_line: key_line(text, body, "title"),
-                                note_html,
-                                note_links,
-                            },
-                        );
+                Some(stem) => {
+                    if let Some(found) = paper_override(text, display, diagnostics) {
+                        content.overrides.insert(stem.to_string(), found);
                     }
-                    Err(d) => diagnostics.push(d),
-                },
+                }
                 None => diagnostics.push(Diagnostic::warning(
                     display,
                     0,
@@ -518,94 +489,27 @@ pub fn load(
             .and_then(|r| r.strip_suffix(".md"))
             .filter(|s| !s.contains('/') && *s != "_index")
         {
-            match split_front_matter::<ProfileFrontMatter>(text, display, diagnostics) {
-                Ok((mut front, body)) => {
-                    let page = (text, body);
-                    check_field(
-                        "homepage",
-                        &mut front.homepage,
-                        unsafe_url,
-                        page,
-                        display,
-                        diagnostics,
-                    );
-                    front.orcid = front.orcid.map(|id| {
-                        let id = id.trim();
-                        id.strip_prefix("https://orcid.org/")
-                            .or_else(|| id.strip_prefix("http://orcid.org/"))
-                            .unwrap_or(id)
-                            .to_string()
-                    });
-                    let orcid = not_an("an ORCID iD such as `0000-0002-1825-0097`", is_orcid);
-                    check_field("orcid", &mut front.orcid, orcid, page, display, diagnostics);
-                    let (paths, names): (Vec<String>, Vec<String>) =
-                        front.aliases.into_iter().partition(|a| is_path_alias(a));
-                    front.aliases = paths;
-                    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-                    no_shortcodes(body, body_line, display, diagnostics);
-                    let (html, links) = render_markdown(body, body_line);
-                    content.profiles.insert(
-                        stem.to_string(),
-                        AuthorProfile {
-                            file: display.clone(),
-                            front,
-                            aliases_line: key_line(text, body, "aliases"),
-                            family_line: key_line(text, body, "family"),
-                            name_variants: names,
-                            html,
-                            links,
-                        },
-                    );
-                }
-                Err(d) => diagnostics.push(d),
+            if let Some(profile) = author_profile(text, display, diagnostics) {
+                content.profiles.insert(stem.to_string(), profile);
             }
             continue;
         }
-        let (front, body) = match split_front_matter::<FrontMatter>(text, display, diagnostics) {
-            Ok(parts) => parts,
-            Err(d) => {
-                diagnostics.push(d);
-                continue;
-            }
-        };
-        if front.draft && !drafts {
+        let Some(page) = content_page(relative, text, display, drafts, diagnostics) else {
             continue;
-        }
-        let (path, is_section) = url_path(relative);
-        let template_line = key_line(text, body, "template");
-        let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-        let (body, shortcodes, errors) = extract_shortcodes(body, body_line, display);
-        errors.into_iter().for_each(|d| diagnostics.push(d));
-        let (html, links) = render_markdown(&body, body_line);
-        let title = front.title.clone().unwrap_or_else(|| {
-            Path::new(relative)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
-        let page = ContentPage {
-            file: display.clone(),
-            path: path.clone(),
-            is_section,
-            front,
-            template_line,
-            html,
-            links,
-            title,
-            shortcodes,
         };
-        if let Some(first) = seen_paths.insert(path.clone(), display.clone()) {
+        if let Some(first) = seen_paths.insert(page.path.clone(), display.clone()) {
             diagnostics.push(Diagnostic::error(
                 display,
                 1,
                 format!(
-                    "expected one content page at /{path}/, found this file and {}",
+                    "expected one content page at /{}/, found this file and {}",
+                    page.path,
                     first.display()
                 ),
             ));
             continue;
         }
-        if path.is_empty() {
+        if page.path.is_empty() {
             content.home = Some(page);
         } else {
             content.pages.push(page);
@@ -613,6 +517,144 @@ pub fn load(
     }
     content.pages.sort_by(|a, b| a.path.cmp(&b.path));
     content
+}
+
+/// The per-paper override in `text` (`content/papers/<slug>.md`, read
+/// from `display`): its links, arXiv identifier and DOI checked and
+/// normalised, its note rendered. `None` when its front matter is bad;
+/// errors and warnings go to `diagnostics`.
+fn paper_override(text: &str, display: &Path, diagnostics: &Diagnostics) -> Option<PaperOverride> {
+    let (mut front, body) = match split_front_matter::<PaperFrontMatter>(text, display, diagnostics)
+    {
+        Ok(parts) => parts,
+        Err(d) => {
+            diagnostics.push(d);
+            return None;
+        }
+    };
+    let page = (text, body);
+    for (key, url) in [
+        ("url", &mut front.url),
+        ("pdf", &mut front.pdf),
+        ("code", &mut front.code),
+    ] {
+        check_field(key, url, unsafe_url, page, display, diagnostics);
+    }
+    front.arxiv = front.arxiv.as_deref().map(normalise_arxiv_id);
+    front.doi = front.doi.as_deref().map(normalise_doi);
+    let arxiv = not_an(
+        "an arXiv identifier such as `2405.01234` or `cs/0112017`",
+        is_arxiv_id,
+    );
+    check_field("arxiv", &mut front.arxiv, arxiv, page, display, diagnostics);
+    let doi = not_an("a DOI such as `10.1145/3600006.3613139`", is_doi);
+    check_field("doi", &mut front.doi, doi, page, display, diagnostics);
+    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+    no_shortcodes(body, body_line, display, diagnostics);
+    let (note_html, note_links) = render_markdown(body, body_line);
+    Some(PaperOverride {
+        file: display.to_path_buf(),
+        front,
+        aliases_line: key_line(text, body, "aliases"),
+        authors_line: key_line(text, body, "authors"),
+        title_line: key_line(text, body, "title"),
+        note_html,
+        note_links,
+    })
+}
+
+/// The author profile in `text` (`content/authors/<slug>.md`, read from
+/// `display`): its homepage and ORCID iD checked, its aliases parted into
+/// old URL paths and name variants, its body rendered. `None` when its
+/// front matter is bad; errors and warnings go to `diagnostics`.
+fn author_profile(text: &str, display: &Path, diagnostics: &Diagnostics) -> Option<AuthorProfile> {
+    let (mut front, body) =
+        match split_front_matter::<ProfileFrontMatter>(text, display, diagnostics) {
+            Ok(parts) => parts,
+            Err(d) => {
+                diagnostics.push(d);
+                return None;
+            }
+        };
+    let page = (text, body);
+    check_field(
+        "homepage",
+        &mut front.homepage,
+        unsafe_url,
+        page,
+        display,
+        diagnostics,
+    );
+    front.orcid = front.orcid.map(|id| {
+        let id = id.trim();
+        id.strip_prefix("https://orcid.org/")
+            .or_else(|| id.strip_prefix("http://orcid.org/"))
+            .unwrap_or(id)
+            .to_string()
+    });
+    let orcid = not_an("an ORCID iD such as `0000-0002-1825-0097`", is_orcid);
+    check_field("orcid", &mut front.orcid, orcid, page, display, diagnostics);
+    let (paths, names): (Vec<String>, Vec<String>) =
+        front.aliases.into_iter().partition(|a| is_path_alias(a));
+    front.aliases = paths;
+    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+    no_shortcodes(body, body_line, display, diagnostics);
+    let (html, links) = render_markdown(body, body_line);
+    Some(AuthorProfile {
+        file: display.to_path_buf(),
+        front,
+        aliases_line: key_line(text, body, "aliases"),
+        family_line: key_line(text, body, "family"),
+        name_variants: names,
+        html,
+        links,
+    })
+}
+
+/// The content page in `text` (the home page, a section or a page, at
+/// `relative` in `content/`, read from `display`): its shortcodes
+/// extracted, its body rendered. `None` when its front matter is bad or it
+/// is a draft and `drafts` is off; errors go to `diagnostics`.
+fn content_page(
+    relative: &str,
+    text: &str,
+    display: &Path,
+    drafts: bool,
+    diagnostics: &Diagnostics,
+) -> Option<ContentPage> {
+    let (front, body) = match split_front_matter::<FrontMatter>(text, display, diagnostics) {
+        Ok(parts) => parts,
+        Err(d) => {
+            diagnostics.push(d);
+            return None;
+        }
+    };
+    if front.draft && !drafts {
+        return None;
+    }
+    let (path, is_section) = url_path(relative);
+    let template_line = key_line(text, body, "template");
+    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+    let (body, shortcodes, errors) = extract_shortcodes(body, body_line, display);
+    errors.into_iter().for_each(|d| diagnostics.push(d));
+    let (html, links) = render_markdown(&body, body_line);
+    let title = front.title.clone().unwrap_or_else(|| {
+        Path::new(relative)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    Some(ContentPage {
+        file: display.to_path_buf(),
+        path,
+        is_section,
+        front,
+        template_line,
+        html,
+        links,
+        title,
+        shortcodes,
+    })
 }
 
 /// An error at each shortcode of a profile's or override's body, which

@@ -211,6 +211,62 @@ pub fn plan(
     site: &Site,
     static_files: &rustc_hash::FxHashSet<String>,
 ) -> Result<Plan, Vec<Diagnostic>> {
+    let count = planned_count(site);
+    let generated = generated_jobs(site, count);
+    let mut plan = Plan::of_generated(site, generated, count);
+    let mut errors = Vec::new();
+    for (index, page) in site.content.pages.iter().enumerate() {
+        let job = Job::Content(index);
+        let file = output_file(site, &job);
+        match plan.job_of(site, &file) {
+            Some(other) => errors.push(Diagnostic::error(
+                &page.file,
+                1,
+                format!(
+                    "expected a path of its own, found /{} which is also the generated {}",
+                    site.urls.site_path(&site.route(&job)),
+                    describe(site, &plan.jobs[other])
+                ),
+            )),
+            None => plan.push(job, &file),
+        }
+    }
+    let corpus = site.corpus;
+    if site.config.feeds {
+        let feeds = std::iter::once(Job::Feed(FeedKind::Site))
+            .chain((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))))
+            .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
+        for job in feeds {
+            let file = output_file(site, &job);
+            plan.push(job, &file);
+        }
+    }
+    for job in [Job::Robots, Job::Sitemap] {
+        let file = output_file(site, &job);
+        // A `robots.txt` of the site's `static/` (or the theme's) is the
+        // site's own: it replaces the generated one.
+        if job == Job::Robots && static_files.contains(&file) {
+            continue;
+        }
+        plan.push(job, &file);
+    }
+    plan.aliases_at = plan.jobs.len();
+    let aliases = plan_aliases(site, static_files, &plan, &mut errors);
+    plan.reserve(aliases.len());
+    for alias in aliases {
+        plan.push(alias.job, &alias.file);
+    }
+    if errors.is_empty() {
+        Ok(plan)
+    } else {
+        Err(errors)
+    }
+}
+
+/// How many jobs the plan of `site` holds but its aliases, which are
+/// reserved once known: the generated jobs, the content pages and the
+/// feeds.
+fn planned_count(site: &Site) -> usize {
     let corpus = site.corpus;
     // Sized first: the generated jobs are most of a large site's.
     let term_pages = |lens: &mut dyn Iterator<Item = usize>| -> usize {
@@ -230,14 +286,28 @@ pub fn plan(
     } else {
         0
     };
-    let count = 35
-        + term_pages(&mut corpus.authors.iter().map(|a| a.papers.len()))
+    35 + term_pages(&mut corpus.authors.iter().map(|a| a.papers.len()))
         + term_pages(&mut corpus.years.iter().map(|y| y.papers.len()))
         + term_pages(&mut corpus.categories.iter().map(|c| c.papers.len()))
         + per_paper * corpus.papers.len()
         + corpus.authors.len()
         + site.content.pages.len()
-        + feeds;
+        + feeds
+}
+
+/// The generated jobs of a site, in plan order, in a vector with room for
+/// `count` jobs; with the index of the first paper's page job, and of its
+/// first export job when papers have exports.
+struct Generated {
+    jobs: Vec<Job>,
+    papers_at: usize,
+    exports_at: Option<usize>,
+}
+
+/// The generated jobs of `site` ([`Generated`]): the index pages, the
+/// term pages, the papers' pages and exports, the exports and search.
+fn generated_jobs(site: &Site, count: usize) -> Generated {
+    let corpus = site.corpus;
     let mut jobs = Vec::with_capacity(count);
     jobs.extend([
         Job::Home,
@@ -274,90 +344,61 @@ pub fn plan(
     if site.config.search {
         jobs.push(Job::Search);
     }
-
-    // Each generated file's hash, made in a buffer each thread reuses.
-    let mut paths: Vec<u64> = Vec::with_capacity(count);
-    jobs.par_iter()
-        .map_init(String::new, |file, job| {
-            file.clear();
-            site.urls.push_output_file(&site.route(job), file);
-            path_hash(file)
-        })
-        .collect_into_vec(&mut paths);
-    let mut by_path: rustc_hash::FxHashMap<u64, u32> =
-        rustc_hash::FxHashMap::with_capacity_and_hasher(count + 64, Default::default());
-    by_path.extend(
-        paths
-            .iter()
-            .enumerate()
-            .map(|(index, &path)| (path, index as u32)),
-    );
-    let mut plan = Plan {
-        jobs: Arc::new(jobs),
-        paths,
-        by_path,
+    Generated {
+        jobs,
         papers_at,
         exports_at,
-        aliases_at: 0,
-        former: corpus.former_slugs(),
-        listed_pages: 0,
-        listed_hash: 0,
-    };
-    let listed: Vec<u64> = plan
-        .jobs
-        .par_iter()
-        .zip(&plan.paths)
-        .enumerate()
-        .filter(|(_, (job, _))| job.is_listed_page())
-        .map(|(index, (_, &path))| listed_term(index, path))
-        .collect();
-    plan.listed_pages = listed.len();
-    plan.listed_hash = listed.iter().fold(0, |sum, &term| sum.wrapping_add(term));
-    let mut errors = Vec::new();
-    for (index, page) in site.content.pages.iter().enumerate() {
-        let job = Job::Content(index);
-        let file = output_file(site, &job);
-        match plan.job_of(site, &file) {
-            Some(other) => errors.push(Diagnostic::error(
-                &page.file,
-                1,
-                format!(
-                    "expected a path of its own, found /{} which is also the generated {}",
-                    site.urls.site_path(&site.route(&job)),
-                    describe(site, &plan.jobs[other])
-                ),
-            )),
-            None => plan.push(job, &file),
-        }
     }
-    if site.config.feeds {
-        let feeds = std::iter::once(Job::Feed(FeedKind::Site))
-            .chain((0..corpus.authors.len()).map(|id| Job::Feed(FeedKind::Author(id))))
-            .chain((0..corpus.categories.len()).map(|id| Job::Feed(FeedKind::Category(id))));
-        for job in feeds {
-            let file = output_file(site, &job);
-            plan.push(job, &file);
-        }
-    }
-    for job in [Job::Robots, Job::Sitemap] {
-        let file = output_file(site, &job);
-        // A `robots.txt` of the site's `static/` (or the theme's) is the
-        // site's own: it replaces the generated one.
-        if job == Job::Robots && static_files.contains(&file) {
-            continue;
-        }
-        plan.push(job, &file);
-    }
-    plan.aliases_at = plan.jobs.len();
-    let aliases = plan_aliases(site, static_files, &plan, &mut errors);
-    plan.reserve(aliases.len());
-    for alias in aliases {
-        plan.push(alias.job, &alias.file);
-    }
-    if errors.is_empty() {
-        Ok(plan)
-    } else {
-        Err(errors)
+}
+
+impl Plan {
+    /// The plan of `site`'s generated jobs, with room for `count` jobs
+    /// (the aliases are reserved once known).
+    fn of_generated(site: &Site, generated: Generated, count: usize) -> Plan {
+        let Generated {
+            jobs,
+            papers_at,
+            exports_at,
+        } = generated;
+        // Each generated file's hash, made in a buffer each thread reuses.
+        let mut paths: Vec<u64> = Vec::with_capacity(count);
+        jobs.par_iter()
+            .map_init(String::new, |file, job| {
+                file.clear();
+                site.urls.push_output_file(&site.route(job), file);
+                path_hash(file)
+            })
+            .collect_into_vec(&mut paths);
+        let mut by_path: rustc_hash::FxHashMap<u64, u32> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(count + 64, Default::default());
+        by_path.extend(
+            paths
+                .iter()
+                .enumerate()
+                .map(|(index, &path)| (path, index as u32)),
+        );
+        let mut plan = Plan {
+            jobs: Arc::new(jobs),
+            paths,
+            by_path,
+            papers_at,
+            exports_at,
+            aliases_at: 0,
+            former: site.corpus.former_slugs(),
+            listed_pages: 0,
+            listed_hash: 0,
+        };
+        let listed: Vec<u64> = plan
+            .jobs
+            .par_iter()
+            .zip(&plan.paths)
+            .enumerate()
+            .filter(|(_, (job, _))| job.is_listed_page())
+            .map(|(index, (_, &path))| listed_term(index, path))
+            .collect();
+        plan.listed_pages = listed.len();
+        plan.listed_hash = listed.iter().fold(0, |sum, &term| sum.wrapping_add(term));
+        plan
     }
 }
 

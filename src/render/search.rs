@@ -12,7 +12,7 @@
 //! `(output path, bytes)`, to the build driver.
 
 use crate::corpus::{Corpus, Paper};
-use crate::input::config::Config;
+use crate::input::config::{Config, SearchSettings};
 use crate::permalink::{Route, UrlMap};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -804,91 +804,179 @@ pub fn build_index(
 ) {
     let settings = config.search_settings;
     let documents = document_order(corpus);
-    // Each term with its postings, finished as the index writes them, in
-    // term order, and the count of title bigrams among them.
-    let finish = |term: &str, list: PostingsWriter| list.finish(is_bigram(term));
-    let (bigrams, written): (usize, Box<dyn Iterator<Item = (String, Written)>>) = match cache {
-        Some(cache) => {
-            let mut written: Vec<(String, Written)> = cache
-                .postings(corpus, &documents)
-                .into_par_iter()
-                .map(|(term, list)| {
-                    let mut writer = PostingsWriter::default();
-                    for (doc, level) in list {
-                        writer.push(doc, level);
-                    }
-                    let written = finish(&term, writer);
-                    (term, written)
-                })
-                .collect();
-            written.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let bigrams = written
-                .iter()
-                .map(|(term, _)| term)
-                .filter(|term| is_bigram(term))
-                .count();
-            (bigrams, Box::new(written.into_iter()))
-        }
-        None => {
-            // Documents in batches, analysed in parallel (each tokenised
-            // once), postings appended in document order with their counts
-            // per field: two batches' tokens are alive at a time. An impact
-            // needs the average field lengths over all documents (BM25F),
-            // so each term's list is weighed and finished (compressed) as
-            // the index writes it once every document is analysed, freeing
-            // its counts as it goes. The terms are sorted where they are
-            // (an index map keeps them in a vector) and handed on one by
-            // one, never copied. Fx hashing: the keys are short terms,
-            // hashed once per posting.
-            // A batch's postings are added (on one thread, a large part of
-            // this loop) while the next batch is analysed (measured in
-            // c75377c).
-            let mut counted = Postings::<CountedPostings>::default();
-            let mut lengths: Vec<[usize; 4]> = Vec::with_capacity(documents.len());
-            let mut add = |analyses: Vec<Analysis>| {
-                add_postings(&mut counted, lengths.len(), analyses.iter());
-                lengths.extend(analyses.iter().map(|a| a.lengths));
-            };
-            let mut analysed: Option<Vec<Analysis>> = None;
-            for papers in documents.chunks(BATCH) {
-                let analyse_batch = || {
-                    papers
-                        .par_iter()
-                        .map(|p| analyse(&fields(corpus, p)))
-                        .collect()
-                };
-                let add_last = || analysed.take().map(&mut add);
-                analysed = Some(rayon::join(analyse_batch, add_last).0);
-            }
-            if let Some(last) = analysed {
-                add(last);
-            }
-            let average = average_lengths(lengths.iter());
-            let mut postings: Postings<Written> = counted
-                .into_par_iter()
-                .map(|(term, list)| {
-                    let written = finish(&term, list.weigh(&lengths, &average));
-                    (term, written)
-                })
-                .collect();
-            postings.par_sort_unstable_keys();
-            let bigrams = postings.keys().filter(|term| is_bigram(term)).count();
-            (bigrams, Box::new(postings.into_iter()))
-        }
+    let (bigrams, written) = match cache {
+        Some(cache) => cached_postings(corpus, &documents, cache),
+        None => analysed_postings(corpus, &documents),
     };
-
-    let mut put = |prefix: &str, extension: &str, bytes: Vec<u8>| {
-        let name = format!("{prefix}-{:016x}.{extension}", xxh3_64(&bytes));
-        emit(format!("search/{name}"), bytes);
-        name
-    };
-
-    // Terms in term shards, closed once past the byte budget, their
-    // postings inline or in postings packs, closed past POSTINGS_PACK_BYTES
-    // (between terms); each title bigram written into its phrase bucket,
-    // FNV-1a(bigram) mod the bucket count, as a member of its JSON object
-    // (in term order within the bucket, as the terms come).
+    let mut put = IndexFiles { emit: &mut *emit };
     let budget = settings.term_shard_bytes.unwrap_or(TERM_SHARD_BYTES);
+    let terms = write_terms(written, bigrams, budget, &mut put);
+    let phrase_files = phrase_files(terms.buckets, &mut put);
+    let categories_file = put.file("c", "json", json_object("runs", &category_runs(&documents)));
+    let authors_of = author_shards(&documents, settings.facet_documents, &mut put);
+    let author_lists = author_lists(corpus, &documents, &mut put);
+    let metadata = metadata_packs(corpus, &documents, settings, &mut put);
+    let author_files: Vec<String> = corpus
+        .authors
+        .chunks(AUTHORS_PER_FILE)
+        .map(|chunk| {
+            let names: Vec<&str> = chunk.iter().map(|a| a.name.as_str()).collect();
+            put.file("a", "json", json_object("authors", &names))
+        })
+        .collect();
+    let papers_url = urls.url(&Route::Paper {
+        slug: String::new(),
+    });
+    let entry = Entry {
+        version: VERSION,
+        documents: documents.len(),
+        prefix_weight: PREFIX_WEIGHT,
+        impact_step: IMPACT_STEP,
+        terms: terms.term_files,
+        postings: terms.postings_files,
+        phrases: Phrases {
+            buckets: terms.bucket_count,
+            per_file: BUCKETS_PER_FILE,
+            files: phrase_files,
+        },
+        categories_of: categories_file,
+        authors_of,
+        author_lists,
+        metadata,
+        authors: AuthorFiles {
+            count: corpus.authors.len(),
+            per_file: AUTHORS_PER_FILE,
+            files: author_files,
+        },
+        years: year_starts(corpus, documents.len()),
+        categories: corpus
+            .categories
+            .iter()
+            .map(|c| (c.code.as_str(), c.name.as_str()))
+            .collect(),
+        urls: Urls {
+            papers: papers_url.trim_end_matches('/').to_string() + "/",
+        },
+    };
+    emit(
+        "search/index.json".to_string(),
+        serde_json::to_vec(&entry).unwrap_or_default(),
+    );
+}
+
+/// Each term with its postings, finished as the index writes them, in
+/// term order, and the count of title bigrams among them.
+type TermsWritten = (usize, Box<dyn Iterator<Item = (String, Written)>>);
+
+/// [`TermsWritten`] of `documents` from the postings `vellum serve`'s
+/// analysis cache holds.
+fn cached_postings(corpus: &Corpus, documents: &[&Paper], cache: &AnalysisCache) -> TermsWritten {
+    let mut written: Vec<(String, Written)> = cache
+        .postings(corpus, documents)
+        .into_par_iter()
+        .map(|(term, list)| {
+            let mut writer = PostingsWriter::default();
+            for (doc, level) in list {
+                writer.push(doc, level);
+            }
+            let written = writer.finish(is_bigram(&term));
+            (term, written)
+        })
+        .collect();
+    written.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let bigrams = written
+        .iter()
+        .map(|(term, _)| term)
+        .filter(|term| is_bigram(term))
+        .count();
+    (bigrams, Box::new(written.into_iter()))
+}
+
+/// [`TermsWritten`] of `documents`, each analysed here.
+fn analysed_postings(corpus: &Corpus, documents: &[&Paper]) -> TermsWritten {
+    // Documents in batches, analysed in parallel (each tokenised
+    // once), postings appended in document order with their counts
+    // per field: two batches' tokens are alive at a time. An impact
+    // needs the average field lengths over all documents (BM25F),
+    // so each term's list is weighed and finished (compressed) as
+    // the index writes it once every document is analysed, freeing
+    // its counts as it goes. The terms are sorted where they are
+    // (an index map keeps them in a vector) and handed on one by
+    // one, never copied. Fx hashing: the keys are short terms,
+    // hashed once per posting.
+    // A batch's postings are added (on one thread, a large part of
+    // this loop) while the next batch is analysed (measured in
+    // c75377c).
+    let mut counted = Postings::<CountedPostings>::default();
+    let mut lengths: Vec<[usize; 4]> = Vec::with_capacity(documents.len());
+    let mut add = |analyses: Vec<Analysis>| {
+        add_postings(&mut counted, lengths.len(), analyses.iter());
+        lengths.extend(analyses.iter().map(|a| a.lengths));
+    };
+    let mut analysed: Option<Vec<Analysis>> = None;
+    for papers in documents.chunks(BATCH) {
+        let analyse_batch = || {
+            papers
+                .par_iter()
+                .map(|p| analyse(&fields(corpus, p)))
+                .collect()
+        };
+        let add_last = || analysed.take().map(&mut add);
+        analysed = Some(rayon::join(analyse_batch, add_last).0);
+    }
+    if let Some(last) = analysed {
+        add(last);
+    }
+    let average = average_lengths(lengths.iter());
+    let mut postings: Postings<Written> = counted
+        .into_par_iter()
+        .map(|(term, list)| {
+            let written = list.weigh(&lengths, &average).finish(is_bigram(&term));
+            (term, written)
+        })
+        .collect();
+    postings.par_sort_unstable_keys();
+    let bigrams = postings.keys().filter(|term| is_bigram(term)).count();
+    (bigrams, Box::new(postings.into_iter()))
+}
+
+/// Hands each index file to `emit` as it is made.
+struct IndexFiles<'e> {
+    emit: &'e mut dyn FnMut(String, Vec<u8>),
+}
+
+impl IndexFiles<'_> {
+    /// Emits `bytes` as `search/<prefix>-<hash>.<extension>`, named by
+    /// the XXH3-64 of the bytes; returns that name.
+    fn file(&mut self, prefix: &str, extension: &str, bytes: Vec<u8>) -> String {
+        let name = format!("{prefix}-{:016x}.{extension}", xxh3_64(&bytes));
+        (self.emit)(format!("search/{name}"), bytes);
+        name
+    }
+}
+
+/// What [`write_terms`] made: the term shards (each with its first term,
+/// empty for the first shard) and postings packs emitted, and the phrase
+/// buckets' JSON objects, not yet closed, and their count.
+struct Terms {
+    term_files: Vec<(String, String)>,
+    postings_files: Vec<String>,
+    buckets: Vec<Vec<u8>>,
+    bucket_count: usize,
+}
+
+/// Writes the terms `written` (in term order, `bigrams` title bigrams
+/// among them) into term shards, closed once past `budget` bytes, their
+/// postings inline or in postings packs, closed past
+/// [`POSTINGS_PACK_BYTES`] (between terms); each title bigram into its
+/// phrase bucket, FNV-1a(bigram) mod the bucket count, as a member of
+/// its JSON object (in term order within the bucket, as the terms come).
+fn write_terms(
+    written: Box<dyn Iterator<Item = (String, Written)>>,
+    bigrams: usize,
+    budget: usize,
+    put: &mut IndexFiles,
+) -> Terms {
     let mut term_files = Vec::new();
     // The members of the open shard's `terms` object, as JSON.
     let mut shard: Vec<u8> = Vec::new();
@@ -914,7 +1002,7 @@ pub fn build_index(
             Written::Inline(df, text) => format!("[{df},\"{text}\"]"),
             Written::Packed(df, bytes) => {
                 if pack.len() >= POSTINGS_PACK_BYTES {
-                    postings_files.push(put("p", "bin", std::mem::take(&mut pack)));
+                    postings_files.push(put.file("p", "bin", std::mem::take(&mut pack)));
                 }
                 let start = pack.len();
                 pack.extend_from_slice(&bytes);
@@ -922,7 +1010,7 @@ pub fn build_index(
             }
         };
         if shard_bytes >= budget && !shard.is_empty() {
-            let name = put("t", "json", term_shard(&shard));
+            let name = put.file("t", "json", term_shard(&shard));
             term_files.push((std::mem::take(&mut first), name));
             shard.clear();
             shard_bytes = 0;
@@ -943,24 +1031,35 @@ pub fn build_index(
         }
     }
     if !shard.is_empty() || term_files.is_empty() {
-        let name = put("t", "json", term_shard(&shard));
+        let name = put.file("t", "json", term_shard(&shard));
         term_files.push((first, name));
     }
     if !pack.is_empty() {
-        postings_files.push(put("p", "bin", pack));
+        postings_files.push(put.file("p", "bin", pack));
     }
+    Terms {
+        term_files,
+        postings_files,
+        buckets,
+        bucket_count,
+    }
+}
 
-    // Phrase buckets: each a zlib stream of its JSON object, read as a
-    // metadata pack's record is.
+/// Emits the phrase buckets' files: each bucket a zlib stream of its
+/// JSON object, read as a metadata pack's record is; returns their names.
+fn phrase_files(mut buckets: Vec<Vec<u8>>, put: &mut IndexFiles) -> Vec<String> {
     for bucket in buckets.iter_mut().filter(|b| !b.is_empty()) {
         bucket.push(b'}');
     }
-    let phrase_files: Vec<String> = zlib_packs(&buckets, BUCKETS_PER_FILE)
+    zlib_packs(&buckets, BUCKETS_PER_FILE)
         .into_iter()
-        .map(|bytes| put("b", "bin", bytes))
-        .collect();
+        .map(|bytes| put.file("b", "bin", bytes))
+        .collect()
+}
 
-    // Category runs: documents with the same category list, in order.
+/// The category runs of `documents`: documents with the same category
+/// list, in order, each as its length, its list's length and the list.
+fn category_runs(documents: &[&Paper]) -> String {
     let mut runs = String::new();
     for run in documents.chunk_by(|a, b| a.categories == b.categories) {
         encode_number(run.len() as u64, &mut runs);
@@ -969,12 +1068,15 @@ pub fn build_index(
             encode_number(c as u64, &mut runs);
         }
     }
-    let categories_file = put("c", "json", json_object("runs", &runs));
+    runs
+}
 
-    // Author shards: the listed authors of each document.
+/// Emits the author shards: the listed authors of each of `documents`,
+/// `per_shard` documents a shard.
+fn author_shards(documents: &[&Paper], per_shard: usize, put: &mut IndexFiles) -> AuthorShards {
     let mut author_shard_bytes = 0;
     let author_shards: Vec<String> = documents
-        .chunks(settings.facet_documents)
+        .chunks(per_shard)
         .map(|chunk| {
             let documents: Vec<String> = chunk
                 .iter()
@@ -988,16 +1090,23 @@ pub fn build_index(
                 .collect();
             let bytes = json_object("documents", &documents);
             author_shard_bytes += bytes.len();
-            put("f", "json", bytes)
+            put.file("f", "json", bytes)
         })
         .collect();
+    AuthorShards {
+        documents: per_shard,
+        bytes: author_shard_bytes,
+        files: author_shards,
+    }
+}
 
-    // Author lists: each listed author's documents, the authors with the
-    // most documents first (ties by id), in blocks, packed by
-    // AUTHOR_BLOCKS_PER_FILE. A reader counting the author facet of many
-    // results reads blocks from the first until the rest cannot change
-    // its top authors. A paper's listed authors are distinct (the corpus
-    // keeps them sorted and unique), so no document is in a list twice.
+/// Emits the author lists: each listed author's documents, the authors
+/// with the most documents first (ties by id), in blocks, packed by
+/// [`AUTHOR_BLOCKS_PER_FILE`]. A reader counting the author facet of many
+/// results reads blocks from the first until the rest cannot change its
+/// top authors. A paper's listed authors are distinct (the corpus keeps
+/// them sorted and unique), so no document is in a list twice.
+fn author_lists(corpus: &Corpus, documents: &[&Paper], put: &mut IndexFiles) -> AuthorLists {
     let mut lists: Vec<Vec<u32>> = vec![Vec::new(); corpus.authors.len()];
     for (doc, paper) in documents.iter().enumerate() {
         for &a in &paper.authors {
@@ -1009,11 +1118,24 @@ pub fn build_index(
     let author_list_blocks = blocks.len();
     let author_list_files: Vec<String> = zlib_packs(&blocks, AUTHOR_BLOCKS_PER_FILE)
         .into_iter()
-        .map(|bytes| put("l", "bin", bytes))
+        .map(|bytes| put.file("l", "bin", bytes))
         .collect();
     drop(blocks);
+    AuthorLists {
+        blocks: author_list_blocks,
+        per_file: AUTHOR_BLOCKS_PER_FILE,
+        files: author_list_files,
+    }
+}
 
-    // Metadata packs: what a result shows, one record per document.
+/// Emits the metadata packs: what a result shows, one record per
+/// document.
+fn metadata_packs(
+    corpus: &Corpus,
+    documents: &[&Paper],
+    settings: SearchSettings,
+    put: &mut IndexFiles,
+) -> Packs {
     let metadata_files: Vec<String> = documents
         .chunks(settings.metadata_documents)
         .map(|chunk| {
@@ -1033,77 +1155,28 @@ pub fn build_index(
                     record
                 })
                 .collect();
-            put("m", "bin", records_pack(&records))
+            put.file("m", "bin", records_pack(&records))
         })
         .collect();
+    Packs {
+        documents: settings.metadata_documents,
+        files: metadata_files,
+    }
+}
 
-    let author_files: Vec<String> = corpus
-        .authors
-        .chunks(AUTHORS_PER_FILE)
-        .map(|chunk| {
-            let names: Vec<&str> = chunk.iter().map(|a| a.name.as_str()).collect();
-            put("a", "json", json_object("authors", &names))
-        })
-        .collect();
-
+/// Each year of `corpus` with its first document, the undated papers
+/// (last, from the first of the `documents` not in a year) as `None`.
+fn year_starts(corpus: &Corpus, documents: usize) -> Vec<(Option<u16>, usize)> {
     let mut years = Vec::new();
     let mut start = 0;
     for year in &corpus.years {
         years.push((Some(year.year), start));
         start += year.papers.len();
     }
-    if start < documents.len() {
+    if start < documents {
         years.push((None, start));
     }
-    let papers_url = urls.url(&Route::Paper {
-        slug: String::new(),
-    });
-    let entry = Entry {
-        version: VERSION,
-        documents: documents.len(),
-        prefix_weight: PREFIX_WEIGHT,
-        impact_step: IMPACT_STEP,
-        terms: term_files,
-        postings: postings_files,
-        phrases: Phrases {
-            buckets: bucket_count,
-            per_file: BUCKETS_PER_FILE,
-            files: phrase_files,
-        },
-        categories_of: categories_file,
-        authors_of: AuthorShards {
-            documents: settings.facet_documents,
-            bytes: author_shard_bytes,
-            files: author_shards,
-        },
-        author_lists: AuthorLists {
-            blocks: author_list_blocks,
-            per_file: AUTHOR_BLOCKS_PER_FILE,
-            files: author_list_files,
-        },
-        metadata: Packs {
-            documents: settings.metadata_documents,
-            files: metadata_files,
-        },
-        authors: AuthorFiles {
-            count: corpus.authors.len(),
-            per_file: AUTHORS_PER_FILE,
-            files: author_files,
-        },
-        years,
-        categories: corpus
-            .categories
-            .iter()
-            .map(|c| (c.code.as_str(), c.name.as_str()))
-            .collect(),
-        urls: Urls {
-            papers: papers_url.trim_end_matches('/').to_string() + "/",
-        },
-    };
-    emit(
-        "search/index.json".to_string(),
-        serde_json::to_vec(&entry).unwrap_or_default(),
-    );
+    years
 }
 
 /// A term shard's JSON, `{"terms":{…}}`, around its members.
