@@ -280,29 +280,9 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let mut timings = Timings::default();
     let diagnostics = Diagnostics::new();
     let mut report = BuildReport::default();
-    let root = &options.root;
-    let incremental = options.incremental.as_deref();
-
     // Read: site.toml, the list of listings, content, templates, statics.
-    let read = timings.time("read", || {
-        let patched = incremental
-            .zip(options.changed_paths.as_deref())
-            .and_then(|(incremental, changed)| incremental.patched_listings(root, changed));
-        input::read(root, options.base_url.as_deref(), patched)
-    });
-    // Only listings changed since the last build: its plan can be patched.
-    let only_listings = read.as_ref().is_ok_and(|inputs| inputs.seeds_patched)
-        && options.changed_paths.as_deref().is_some_and(|changed| {
-            changed
-                .iter()
-                .all(|path| path.starts_with("seeds") && crate::input::listing::is_listing(path))
-        });
-    if let Some(incremental) = incremental {
-        let seeds = read.as_ref().ok().map(|i| Arc::clone(&i.seeds));
-        incremental.found_listings(seeds, only_listings);
-    }
-    let mut inputs = match read {
-        Ok(inputs) => inputs,
+    let (mut inputs, only_listings) = match read_inputs(options, &mut timings) {
+        Ok(read) => read,
         Err(d) => {
             report.diagnostics = vec![d];
             report.timings = timings;
@@ -319,56 +299,8 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             "expected listing files (*.txt) or BibTeX files (*.bib) under seeds/, found none; the site has no papers",
         ));
     }
-
-    // Parse: the listings, then the Markdown content.
-    let (mut listings, bib_files) = timings.time("parse", || {
-        let listings = match incremental {
-            Some(incremental) => {
-                let changed = options.changed_paths.as_deref();
-                let changed = changed.filter(|_| inputs.seeds_patched);
-                incremental.parse(&inputs.seeds.listings, root, changed, &diagnostics)
-            }
-            None => listings::read_all(&inputs.seeds.listings, root, &diagnostics),
-        };
-        let bib_files = std::mem::take(&mut inputs.bibtex);
-        (listings, bibliography::read_all(bib_files, &diagnostics))
-    });
-    for parsed in &listings {
-        for warning in chars::warnings(&parsed.file, &parsed.listing.forbidden) {
-            diagnostics.push(warning);
-        }
-    }
-    let may_clash = incremental.is_none_or(|incremental| incremental.titles_may_clash());
-    listings::check_titles(&listings, may_clash, &diagnostics);
-    let content = timings.time("content", || {
-        content::load(&inputs.content, options.drafts, &diagnostics)
-    });
-
-    // Merge: one corpus, with the per-paper overrides applied.
-    let variants = name_variants(&inputs.config, &content);
-    let bib_papers = add_bibliographies(
-        bib_files,
-        &mut listings,
-        &variants,
-        &inputs.config,
-        &content,
-        &diagnostics,
-    );
-    let corpus = timings.time("corpus", || {
-        let taxonomy = Taxonomy::arxiv();
-        let corpus = match incremental {
-            Some(incremental) => incremental.merge(listings, taxonomy, &variants, &diagnostics),
-            None => Arc::new(Corpus::build(listings, taxonomy, &variants, &diagnostics)),
-        };
-        overrides::apply(
-            corpus,
-            &content.overrides,
-            &content.profiles,
-            &inputs.records,
-            &bib_papers,
-            &diagnostics,
-        )
-    });
+    // Parse and merge: one corpus, with the per-paper overrides applied.
+    let (corpus, content) = corpus_of(&mut inputs, options, &mut timings, &diagnostics);
     report.counts = [
         corpus.papers.len(),
         corpus.authors.len(),
@@ -393,7 +325,6 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         content: &content,
     };
     report.content_links = content_links(&site);
-
     if let Some(templates) = &templates {
         check_authors_template(templates, &corpus, &diagnostics);
         check_unread_templates(templates, &diagnostics);
@@ -403,51 +334,21 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     let render = options.keep_going || !diagnostics.has_errors(options.strict);
     let mut corpus_json_left = false;
     let mut committed = false;
-    let mut snapshot = None;
     if let (Some(templates), true) = (templates, render) {
-        match sink.begin() {
-            Ok(()) => {
-                let files = SiteFiles {
-                    templates,
-                    statics: inputs.statics,
-                    only_listings,
-                };
-                let stages = Stages {
-                    options,
-                    sink,
-                    timings: &mut timings,
-                    diagnostics: &diagnostics,
-                };
-                let rendered = render_site(&site, &corpus, files, stages);
-                report.unrendered = rendered.unrendered;
-                corpus_json_left = rendered.corpus_json_left;
-                snapshot = rendered.snapshot;
-            }
-            Err(e) => diagnostics.push(Diagnostic::error(
-                "output",
-                0,
-                format!("expected to prepare the output, found {e}"),
-            )),
-        }
-        if diagnostics.has_errors(options.strict) {
-            sink.abort();
-        } else {
-            match timings.time("write", || sink.commit()) {
-                Ok(stats) => {
-                    if let Some(incremental) = incremental {
-                        incremental.commit(sink.last_commit());
-                    }
-                    committed = true;
-                    report.written = Some(stats);
-                    report.snapshot = snapshot.take();
-                }
-                Err(e) => diagnostics.push(Diagnostic::error(
-                    "output",
-                    0,
-                    format!("expected to write the site, found {e}"),
-                )),
-            }
-        }
+        let files = SiteFiles {
+            templates,
+            statics: inputs.statics,
+            only_listings,
+        };
+        let stages = Stages {
+            options,
+            sink,
+            timings: &mut timings,
+            diagnostics: &diagnostics,
+        };
+        let rendered = publish(&site, &corpus, files, stages, &mut report);
+        corpus_json_left = rendered.corpus_json_left;
+        committed = rendered.committed;
     }
     if options.defer_exports && committed {
         report.exports = Some(DeferredExports {
@@ -464,6 +365,164 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
     report
 }
 
+/// Reads the site at `options.root` (timed as `read`), with the list of
+/// listings patched by [`BuildOptions::incremental`] when the caller
+/// knows what changed; and whether only listings changed since the last
+/// build, so that its plan can be patched. Errors: a site that cannot be
+/// read at all.
+fn read_inputs(
+    options: &BuildOptions,
+    timings: &mut Timings,
+) -> Result<(input::Inputs, bool), Diagnostic> {
+    let root = &options.root;
+    let incremental = options.incremental.as_deref();
+    let read = timings.time("read", || {
+        let patched = incremental
+            .zip(options.changed_paths.as_deref())
+            .and_then(|(incremental, changed)| incremental.patched_listings(root, changed));
+        input::read(root, options.base_url.as_deref(), patched)
+    });
+    let only_listings = read.as_ref().is_ok_and(|inputs| inputs.seeds_patched)
+        && options.changed_paths.as_deref().is_some_and(|changed| {
+            changed
+                .iter()
+                .all(|path| path.starts_with("seeds") && crate::input::listing::is_listing(path))
+        });
+    if let Some(incremental) = incremental {
+        let seeds = read.as_ref().ok().map(|i| Arc::clone(&i.seeds));
+        incremental.found_listings(seeds, only_listings);
+    }
+    read.map(|inputs| (inputs, only_listings))
+}
+
+/// The listings and BibTeX files parsed (timed as `parse`), the Markdown
+/// content loaded (`content`), and the corpus merged with the per-paper
+/// overrides applied (`corpus`), through [`BuildOptions::incremental`]
+/// when there is one. Problems go to `diagnostics`.
+fn corpus_of(
+    inputs: &mut input::Inputs,
+    options: &BuildOptions,
+    timings: &mut Timings,
+    diagnostics: &Diagnostics,
+) -> (Arc<Corpus>, Content) {
+    let incremental = options.incremental.as_deref();
+    let (mut listings, bib_files) = timings.time("parse", || {
+        let listings = match incremental {
+            Some(incremental) => {
+                let changed = options.changed_paths.as_deref();
+                let changed = changed.filter(|_| inputs.seeds_patched);
+                incremental.parse(&inputs.seeds.listings, &options.root, changed, diagnostics)
+            }
+            None => listings::read_all(&inputs.seeds.listings, &options.root, diagnostics),
+        };
+        let bib_files = std::mem::take(&mut inputs.bibtex);
+        (listings, bibliography::read_all(bib_files, diagnostics))
+    });
+    for parsed in &listings {
+        for warning in chars::warnings(&parsed.file, &parsed.listing.forbidden) {
+            diagnostics.push(warning);
+        }
+    }
+    let may_clash = incremental.is_none_or(|incremental| incremental.titles_may_clash());
+    listings::check_titles(&listings, may_clash, diagnostics);
+    let content = timings.time("content", || {
+        content::load(&inputs.content, options.drafts, diagnostics)
+    });
+    let variants = name_variants(&inputs.config, &content);
+    let bib_papers = add_bibliographies(
+        bib_files,
+        &mut listings,
+        &variants,
+        &inputs.config,
+        &content,
+        diagnostics,
+    );
+    let corpus = timings.time("corpus", || {
+        let taxonomy = Taxonomy::arxiv();
+        let corpus = match incremental {
+            Some(incremental) => incremental.merge(listings, taxonomy, &variants, diagnostics),
+            None => Arc::new(Corpus::build(listings, taxonomy, &variants, diagnostics)),
+        };
+        overrides::apply(
+            corpus,
+            &content.overrides,
+            &content.profiles,
+            &inputs.records,
+            &bib_papers,
+            diagnostics,
+        )
+    });
+    (corpus, content)
+}
+
+/// What [`publish`] did besides filling in the report.
+struct Published {
+    /// Whether `corpus.json` was left out ([`BuildOptions::defer_exports`]).
+    corpus_json_left: bool,
+    /// Whether the sink committed the site.
+    committed: bool,
+}
+
+/// Renders the site into the sink ([`render_site`]) and commits it, or
+/// aborts it when there is an error; fills in `report`'s unrendered
+/// pages, what was written and the snapshot.
+fn publish(
+    site: &Site,
+    corpus: &Arc<Corpus>,
+    files: SiteFiles,
+    stages: Stages,
+    report: &mut BuildReport,
+) -> Published {
+    let Stages {
+        options,
+        sink,
+        timings,
+        diagnostics,
+    } = stages;
+    let mut rendered = Rendered::default();
+    match sink.begin() {
+        Ok(()) => {
+            let stages = Stages {
+                options,
+                sink,
+                timings: &mut *timings,
+                diagnostics,
+            };
+            rendered = render_site(site, corpus, files, stages);
+            report.unrendered = rendered.unrendered.take();
+        }
+        Err(e) => diagnostics.push(Diagnostic::error(
+            "output",
+            0,
+            format!("expected to prepare the output, found {e}"),
+        )),
+    }
+    let mut committed = false;
+    if diagnostics.has_errors(options.strict) {
+        sink.abort();
+    } else {
+        match timings.time("write", || sink.commit()) {
+            Ok(stats) => {
+                if let Some(incremental) = options.incremental.as_deref() {
+                    incremental.commit(sink.last_commit());
+                }
+                committed = true;
+                report.written = Some(stats);
+                report.snapshot = rendered.snapshot.take();
+            }
+            Err(e) => diagnostics.push(Diagnostic::error(
+                "output",
+                0,
+                format!("expected to write the site, found {e}"),
+            )),
+        }
+    }
+    Published {
+        corpus_json_left: rendered.corpus_json_left,
+        committed,
+    }
+}
+
 /// What [`render_site`] renders besides the site: its templates and static
 /// files, and whether only listings changed since the last build with
 /// [`BuildOptions::incremental`] (its plan may then be patched).
@@ -477,7 +536,7 @@ struct SiteFiles {
 /// its stage timings and its problems.
 struct Stages<'b> {
     options: &'b BuildOptions,
-    sink: &'b dyn Sink,
+    sink: &'b mut dyn Sink,
     timings: &'b mut Timings,
     diagnostics: &'b Diagnostics,
 }
@@ -504,7 +563,8 @@ fn render_site(site: &Site, corpus: &Arc<Corpus>, files: SiteFiles, stages: Stag
         statics,
         only_listings,
     } = files;
-    let (options, sink, diagnostics) = (stages.options, stages.sink, stages.diagnostics);
+    let (options, diagnostics) = (stages.options, stages.diagnostics);
+    let sink: &dyn Sink = stages.sink;
     let incremental = options.incremental.as_deref();
     let static_files: rustc_hash::FxHashSet<String> = statics
         .iter()
