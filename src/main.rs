@@ -340,14 +340,9 @@ fn run_build(args: BuildArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     };
-    if stats.kept > 0 {
-        eprintln!(
-            "warning: {} written into {} while the build ran found their path taken by the new site \
-             (or a later file of yours): each is kept beside it as <path>.vellum-kept (`find {} -name '*.vellum-kept'`)",
-            counted(stats.kept, "file", "files"),
-            output_dir.display(),
-            output_dir.display()
-        );
+    // Warnings only: the build published its site.
+    for warning in &stats.kept {
+        eprintln!("{warning}");
     }
     if !args.site.quiet {
         let [p, a, y, c] = report.counts;

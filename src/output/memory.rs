@@ -400,7 +400,7 @@ impl Sink for MemorySink {
             written,
             removed,
             bytes,
-            kept: 0,
+            kept: Vec::new(),
         };
         self.site = Arc::new(site);
         self.bytes = bytes;

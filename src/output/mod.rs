@@ -48,7 +48,7 @@ pub type SiteOutput = imbl::GenericHashMap<
 pub type StreamedFile<'a> = dyn FnMut(&mut dyn io::Write) -> io::Result<()> + 'a;
 
 /// What a sink did in one build.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteStats {
     /// Files in the site.
     pub files: usize,
@@ -58,10 +58,10 @@ pub struct WriteStats {
     pub removed: usize,
     /// Bytes in the site.
     pub bytes: u64,
-    /// Files written into the output while the build ran whose path the
-    /// new site (or a later file of the user's) took: kept beside it as
-    /// `<path>.vellum-kept`.
-    pub kept: usize,
+    /// Warnings naming what was written into the output during the build
+    /// and kept out of the new site (each file with where it is and how to
+    /// move it back; ten at most, then how many more). The build succeeded.
+    pub kept: Vec<crate::diagnostics::Diagnostic>,
 }
 
 /// Where a site's files go.

@@ -396,7 +396,7 @@ fn print_report(
     } else {
         use crate::diagnostics::counted;
         let [papers, authors, ..] = report.counts;
-        let files = report.written.map_or(0, |w| w.files);
+        let files = report.written.as_ref().map_or(0, |w| w.files);
         let rendered = cache.rendered_files().len();
         println!(
             "{verb} {}, {} in {} ms ({rendered} of {} rendered)",
@@ -435,6 +435,9 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) -> Result<(), String> {
     });
     match written {
         Ok(stats) => {
+            for warning in &stats.kept {
+                eprintln!("{warning}");
+            }
             println!(
                 "Wrote {} ({} written, {} removed) to {}",
                 crate::diagnostics::counted(stats.files, "file", "files"),
