@@ -549,9 +549,7 @@ fn paper_override(text: &str, display: &Path, diagnostics: &Diagnostics) -> Opti
     check_field("arxiv", &mut front.arxiv, arxiv, page, display, diagnostics);
     let doi = not_an("a DOI such as `10.1145/3600006.3613139`", is_doi);
     check_field("doi", &mut front.doi, doi, page, display, diagnostics);
-    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-    no_shortcodes(body, body_line, display, diagnostics);
-    let (note_html, note_links) = render_markdown(body, body_line);
+    let (note_html, note_links) = body_without_shortcodes(text, body, display, diagnostics);
     Some(PaperOverride {
         file: display.to_path_buf(),
         front,
@@ -561,6 +559,26 @@ fn paper_override(text: &str, display: &Path, diagnostics: &Diagnostics) -> Opti
         note_html,
         note_links,
     })
+}
+
+/// The 1-based line of `text` on which `body`, its tail after the front
+/// matter, starts.
+fn line_of_body(text: &str, body: &str) -> usize {
+    1 + text[..text.len() - body.len()].matches('\n').count()
+}
+
+/// `body` (the tail of `text` after the front matter, read from
+/// `display`) rendered ([`render_markdown`]), where no shortcode may
+/// stand (an override's note, a profile): each is an error at its line.
+fn body_without_shortcodes(
+    text: &str,
+    body: &str,
+    display: &Path,
+    diagnostics: &Diagnostics,
+) -> (String, Vec<(String, usize)>) {
+    let body_line = line_of_body(text, body);
+    no_shortcodes(body, body_line, display, diagnostics);
+    render_markdown(body, body_line)
 }
 
 /// The author profile in `text` (`content/authors/<slug>.md`, read from
@@ -597,9 +615,7 @@ fn author_profile(text: &str, display: &Path, diagnostics: &Diagnostics) -> Opti
     let (paths, names): (Vec<String>, Vec<String>) =
         front.aliases.into_iter().partition(|a| is_path_alias(a));
     front.aliases = paths;
-    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
-    no_shortcodes(body, body_line, display, diagnostics);
-    let (html, links) = render_markdown(body, body_line);
+    let (html, links) = body_without_shortcodes(text, body, display, diagnostics);
     Some(AuthorProfile {
         file: display.to_path_buf(),
         front,
@@ -634,7 +650,7 @@ fn content_page(
     }
     let (path, is_section) = url_path(relative);
     let template_line = key_line(text, body, "template");
-    let body_line = 1 + text[..text.len() - body.len()].matches('\n').count();
+    let body_line = line_of_body(text, body);
     let (body, shortcodes, errors) = extract_shortcodes(body, body_line, display);
     errors.into_iter().for_each(|d| diagnostics.push(d));
     let (html, links) = render_markdown(&body, body_line);
