@@ -344,7 +344,28 @@ fn read_note(path: &Path) -> io::Result<Option<FxHashMap<u64, u64>>> {
 
 /// `path` quoted for a POSIX shell.
 fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+    let text = path.display().to_string();
+    if !text.chars().any(char::is_control) {
+        return format!("'{}'", text.replace('\'', "'\\''"));
+    }
+    // A control character (a newline in a name) would be printed escaped
+    // in the warning: ANSI-C quoting names it in printable characters
+    // that the shell reads back as the name.
+    let mut quoted = String::from("$'");
+    for c in text.chars() {
+        match c {
+            '\\' | '\'' => quoted.extend(['\\', c]),
+            c if c.is_control() => {
+                let mut bytes = [0; 4];
+                for byte in c.encode_utf8(&mut bytes).bytes() {
+                    quoted.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('\'');
+    quoted
 }
 
 /// Whether `out` is a mount point, where neither an exchange nor a
@@ -1498,6 +1519,16 @@ mod tests {
     //! The fallback publish, which only a mount point (or a system
     //! without the exchange) takes: forced here on a plain folder.
     use super::*;
+
+    #[test]
+    fn paths_are_quoted_for_a_posix_shell_in_printable_characters() {
+        assert_eq!(quoted(Path::new("out/a b.txt")), "'out/a b.txt'");
+        assert_eq!(quoted(Path::new("out/it's")), r"'out/it'\''s'");
+        assert_eq!(
+            quoted(Path::new("out/nl\n16\\x'.txt")),
+            r"$'out/nl\x0a16\\x\'.txt'"
+        );
+    }
     use std::collections::BTreeMap;
 
     /// A new empty folder, removed when dropped.
