@@ -34,18 +34,18 @@ pub struct Coauthors<'a> {
     pub complete: usize,
 }
 
-/// Co-authors of `author`: the other names of each paper's complete
-/// author list where known (the listing owners among them as authors of
-/// the site), else the paper's other listing owners; time n log n in the
-/// names of the author's papers.
-pub fn coauthors(corpus: &Corpus, author: AuthorId) -> Coauthors<'_> {
+/// Co-authors of `author` on `papers` (the author's): the other names of
+/// each paper's complete author list where known (the listing owners
+/// among them as authors of the site), else the paper's other listing
+/// owners; time n log n in the names of the papers.
+pub fn coauthors<'c>(corpus: &'c Corpus, author: AuthorId, papers: &[PaperId]) -> Coauthors<'c> {
     let me = &corpus.authors[author];
     // Every co-author once per shared paper, counted by [`most_first`].
     let mut all: Vec<Coauthor> = Vec::new();
     // A paper's names, each once.
     let mut seen: Vec<Coauthor> = Vec::new();
     let mut complete = 0;
-    for &p in &me.papers {
+    for &p in papers {
         let paper = &corpus.papers[p];
         match corpus.complete_authors(paper) {
             Some(names) => {

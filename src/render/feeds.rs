@@ -15,7 +15,7 @@
 //! eight and that author ([`shown_in_list`]). Entry ids are the papers'
 //! permalinks, so they are unique and stable.
 
-use crate::corpus::{AuthorId, PaperId};
+use crate::corpus::{AuthorId, Corpus, Paper, PaperId};
 use crate::permalink::Route;
 use crate::render::jobs::{FeedKind, Job};
 use crate::render::site::Site;
@@ -24,6 +24,7 @@ use atom_syndication::{Category, Entry, Feed, FixedDateTime, Link, Person, Text}
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
 
 /// The page a feed accompanies and the feed's title.
 fn feed_page(site: &Site, kind: FeedKind) -> (Route, String) {
@@ -56,31 +57,6 @@ fn feed_page(site: &Site, kind: FeedKind) -> (Route, String) {
     }
 }
 
-/// The papers of a feed: at most `feed_limit`, in global order; an
-/// undated paper has no date to give its entry and is left out.
-fn feed_papers(site: &Site, kind: FeedKind) -> Vec<PaperId> {
-    let corpus = site.corpus;
-    let limit = site.config.feed_limit;
-    let dated = |id: &PaperId| corpus.papers[*id].known_year().is_some();
-    match kind {
-        FeedKind::Site => (0..corpus.papers.len()).filter(dated).take(limit).collect(),
-        FeedKind::Author(id) => {
-            let mut ids = corpus.authors[id].papers.clone();
-            ids.sort_unstable();
-            ids.retain(dated);
-            ids.truncate(limit);
-            ids
-        }
-        FeedKind::Category(id) => corpus.categories[id]
-            .papers
-            .iter()
-            .copied()
-            .filter(dated)
-            .take(limit)
-            .collect(),
-    }
-}
-
 /// 1 January of `year`, 00:00 UTC.
 pub fn year_date(year: u16) -> FixedDateTime {
     FixedDateTime::parse_from_rfc3339(&format!("{year:04}-01-01T00:00:00Z")).unwrap_or_default()
@@ -91,81 +67,130 @@ fn day_date(day: &str) -> Option<FixedDateTime> {
     FixedDateTime::parse_from_rfc3339(&format!("{day}T00:00:00Z")).ok()
 }
 
+/// What a feed entry shows of a paper: an entry is made from this alone
+/// (`entry`), and a feed's fingerprint hashes it
+/// ([`crate::serve::fingerprint`]).
+pub struct EntrySource<'c> {
+    paper: &'c Paper,
+    /// Its names, the complete list where known, each listing owner's
+    /// with the owner's slug.
+    credited: Vec<(&'c str, Option<(AuthorId, &'c str)>)>,
+    /// Its categories' codes and names.
+    categories: Vec<(&'c str, &'c str)>,
+}
+
+impl<'c> EntrySource<'c> {
+    /// Paper `id`'s entry source.
+    pub fn of(corpus: &'c Corpus, id: PaperId) -> EntrySource<'c> {
+        let paper = &corpus.papers[id];
+        let slug = |a: AuthorId| (a, corpus.authors[a].slug.as_str());
+        EntrySource {
+            paper,
+            credited: corpus
+                .credited(paper)
+                .map(|(name, owner)| (name, owner.map(slug)))
+                .collect(),
+            categories: paper
+                .categories
+                .iter()
+                .map(|&c| &corpus.categories[c])
+                .map(|c| (c.code.as_str(), c.name.as_str()))
+                .collect(),
+        }
+    }
+}
+
+impl Hash for EntrySource<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let paper = self.paper;
+        let details = &paper.details;
+        (&paper.slug, paper.title.source(), paper.year).hash(state);
+        (&details.submitted, &details.revised).hash(state);
+        // The summary is made from the abstract's source alone.
+        (
+            paper.abstract_text.is_empty(),
+            paper.abstract_text.source_hash,
+        )
+            .hash(state);
+        (&self.credited, &self.categories).hash(state);
+    }
+}
+
+/// The entry of `source` in a feed of `kind`.
+fn entry(site: &Site, source: &EntrySource, kind: FeedKind) -> Entry {
+    let urls = site.urls;
+    let paper = source.paper;
+    let permalink = urls.permalink(&Route::Paper {
+        slug: paper.slug.clone(),
+    });
+    // v1's date and the latest version's where the arXiv record gives
+    // them.
+    let details = &paper.details;
+    let published = details
+        .submitted
+        .as_deref()
+        .and_then(day_date)
+        .unwrap_or_else(|| year_date(paper.year));
+    let updated = details
+        .revised
+        .as_ref()
+        .and_then(|(_, d)| day_date(d))
+        .unwrap_or(published);
+    // An author's feed names the first authors and that author, as their
+    // page's list does, so a paper of many listing owners is not all its
+    // names in each of their feeds.
+    let credited = source
+        .credited
+        .iter()
+        .enumerate()
+        .filter(|&(i, (_, owner))| match kind {
+            FeedKind::Author(focus) => shown_in_list(i, owner.map(|(a, _)| a), Some(focus)),
+            _ => true,
+        })
+        .map(|(_, name)| name);
+    let authors = credited.map(|&(name, owner)| Person {
+        name: name.to_string(),
+        email: None,
+        uri: owner.map(|(_, slug)| {
+            urls.permalink(&Route::Author {
+                slug: slug.into(),
+                page: 1,
+            })
+        }),
+        ..Person::default()
+    });
+    Entry {
+        id: permalink.clone(),
+        title: Text::plain(paper.title.plain().to_string()),
+        updated,
+        published: Some(published),
+        authors: authors.collect(),
+        categories: source
+            .categories
+            .iter()
+            .map(|&(code, name)| Category {
+                term: code.to_string(),
+                scheme: None,
+                label: Some(name.to_string()),
+            })
+            .collect(),
+        links: vec![alternate(permalink)],
+        summary: (!paper.abstract_text.is_empty())
+            .then(|| Text::plain(paper.abstract_text.plain().into_owned())),
+        ..Entry::default()
+    }
+}
+
 /// Renders one Atom feed as UTF-8 XML.
 pub fn atom(site: &Site, kind: FeedKind) -> Vec<u8> {
     let corpus = site.corpus;
     let urls = site.urls;
     let feed_route = site.route(&Job::Feed(kind));
     let (page_route, title) = feed_page(site, kind);
-    let entries: Vec<Entry> = feed_papers(site, kind)
+    let entries: Vec<Entry> = site
+        .feed_papers(kind)
         .into_iter()
-        .map(|id| {
-            let paper = &corpus.papers[id];
-            let permalink = urls.permalink(&Route::Paper {
-                slug: paper.slug.clone(),
-            });
-            // v1's date and the latest version's where the arXiv record
-            // gives them.
-            let details = &paper.details;
-            let published = details
-                .submitted
-                .as_deref()
-                .and_then(day_date)
-                .unwrap_or_else(|| year_date(paper.year));
-            let updated = details
-                .revised
-                .as_ref()
-                .and_then(|(_, d)| day_date(d))
-                .unwrap_or(published);
-            // The complete author list where known, each listing owner
-            // with their page.
-            let page = |a: AuthorId| {
-                urls.permalink(&Route::Author {
-                    slug: corpus.authors[a].slug.clone(),
-                    page: 1,
-                })
-            };
-            // An author's feed names the first authors and that author,
-            // as their page's list does, so a paper of many listing
-            // owners is not all its names in each of their feeds.
-            let credited = corpus
-                .credited(paper)
-                .enumerate()
-                .filter(|&(i, (_, owner))| match kind {
-                    FeedKind::Author(focus) => shown_in_list(i, owner, Some(focus)),
-                    _ => true,
-                })
-                .map(|(_, name)| name);
-            let authors = credited.map(|(name, owner)| Person {
-                name: name.to_string(),
-                email: None,
-                uri: owner.map(page),
-                ..Person::default()
-            });
-            Entry {
-                id: permalink.clone(),
-                title: Text::plain(paper.title.plain().to_string()),
-                updated,
-                published: Some(published),
-                authors: authors.collect(),
-                categories: paper
-                    .categories
-                    .iter()
-                    .map(|&c| {
-                        let category = &corpus.categories[c];
-                        Category {
-                            term: category.code.clone(),
-                            scheme: None,
-                            label: Some(category.name.clone()),
-                        }
-                    })
-                    .collect(),
-                links: vec![alternate(permalink)],
-                summary: (!paper.abstract_text.is_empty())
-                    .then(|| Text::plain(paper.abstract_text.plain().into_owned())),
-                ..Entry::default()
-            }
-        })
+        .map(|id| entry(site, &EntrySource::of(corpus, id), kind))
         .collect();
     let feed_url = urls.permalink(&feed_route);
     let feed = Feed {

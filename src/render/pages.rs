@@ -4,7 +4,7 @@
 //! with their shortcodes expanded, 404, search and redirects. The values
 //! each template receives are documented in `docs/templates.md`.
 
-use crate::corpus::{initial_id, query, stats, AuthorId, CategoryId, Corpus, Initial, PaperId};
+use crate::corpus::{initial_id, stats, AuthorId, CategoryId, Corpus, Initial, PaperId};
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
@@ -165,7 +165,7 @@ impl<'a> Pages<'a> {
                 let site = &self.site;
                 let page = &site.content.pages[index];
                 let template = self.content_template(page)?;
-                let html = self.expand_shortcodes(page)?;
+                let html = self.expand_shortcodes(page, &site.papers_of(job).queried)?;
                 context.insert("content", &ContentView::new(site, page, &html));
                 let description = page.front.description.clone();
                 Filled::new(template, page.title.clone(), description)
@@ -196,10 +196,11 @@ impl<'a> Pages<'a> {
     /// The home page: its intro and its most recent papers (`recent`).
     fn fill_home(&self, context: &mut Context) -> Result<Filled<'_>, Diagnostic> {
         let site = &self.site;
-        let recent: Vec<PaperId> =
-            (0..site.corpus.papers.len().min(site.config.home_recent)).collect();
+        let papers = site.papers_of(&Job::Home);
         let intro = site.content.home.as_ref();
-        let intro_html = intro.map(|p| self.expand_shortcodes(p)).transpose()?;
+        let intro_html = intro
+            .map(|p| self.expand_shortcodes(p, &papers.queried))
+            .transpose()?;
         context.insert("intro", &intro_html);
         let title = intro
             .and_then(|p| p.front.title.clone())
@@ -209,7 +210,7 @@ impl<'a> Pages<'a> {
             Filled::new("index.html", title, description).with_list(PageList {
                 name: "recent",
                 by_year: false,
-                ids: recent.into(),
+                ids: papers.shown,
                 with: Abstract::Included,
                 list: List::Other,
             }),
@@ -298,11 +299,10 @@ impl<'a> Pages<'a> {
             }),
         );
         let counted = CountedLists::new(self, "author.html");
-        self.insert_coauthors(context, &counted, id, page == 1);
-        let years = match page {
-            1 => stats::per_year(corpus, &author.papers),
-            _ => Vec::new(),
-        };
+        let job = Job::Author(id, page);
+        let papers = site.papers_of(&job);
+        self.insert_coauthors(context, &counted, id, &papers.counted);
+        let years = stats::per_year(corpus, &papers.counted);
         let most = years.iter().map(|&(_, count)| count).max().unwrap_or(1);
         let year_counts: Vec<YearCount> = years
             .iter()
@@ -320,12 +320,10 @@ impl<'a> Pages<'a> {
             &year_counts,
             YearCount::push_row,
         );
-        self.insert_category_counts(context, &counted, page == 1, &author.papers);
-        let job = Job::Author(id, page);
+        self.insert_category_counts(context, &counted, &papers.counted);
         self.insert_paginator(context, &job, author.papers.len(), page);
-        let papers = count(author.papers.len(), "paper");
-        let description = format!("Publications of {}: {papers}.", author.name);
-        let range = self.page_range(author.papers.len(), page);
+        let count_of_papers = count(author.papers.len(), "paper");
+        let description = format!("Publications of {}: {count_of_papers}.", author.name);
         Filled::new(
             "author.html",
             paged_title(&author.name, page),
@@ -334,25 +332,25 @@ impl<'a> Pages<'a> {
         .with_list(PageList {
             name: "papers",
             by_year: true,
-            ids: author.papers[range].into(),
-            with: Abstract::Included,
+            ids: papers.shown,
+            with: papers.with,
             list: List::Author(id),
         })
     }
 
-    /// Author `id`'s co-authors with counts, the most frequent first
+    /// Author `id`'s co-authors on `papers` (the author's papers on the
+    /// first page, else none) with counts, the most frequent first
     /// (`coauthors`, `coauthors_html`), how many more there are, and how
-    /// many of the author's papers name only their listing owners; on the
-    /// first page only.
+    /// many of the author's papers name only their listing owners.
     fn insert_coauthors(
         &self,
         context: &mut Context,
         counted: &CountedLists,
         id: AuthorId,
-        first_page: bool,
+        papers: &[PaperId],
     ) {
         let corpus = self.site.corpus;
-        let known = first_page.then(|| stats::coauthors(corpus, id));
+        let known = (!papers.is_empty()).then(|| stats::coauthors(corpus, id, papers));
         let coauthors: Vec<CountedLink> = known
             .iter()
             .flat_map(|known| known.counts.iter().take(stats::COAUTHORS_SHOWN))
@@ -386,19 +384,19 @@ impl<'a> Pages<'a> {
     fn fill_year(&self, index: usize, page: usize, context: &mut Context) -> Filled<'_> {
         let year = &self.site.corpus.years[index];
         context.insert_value("year", self.views.years()[index].clone());
-        let counted = CountedLists::new(self, "year.html");
-        self.insert_category_counts(context, &counted, page == 1, &year.papers);
         let job = Job::Year(index, page);
+        let papers = self.site.papers_of(&job);
+        let counted = CountedLists::new(self, "year.html");
+        self.insert_category_counts(context, &counted, &papers.counted);
         self.insert_paginator(context, &job, year.papers.len(), page);
         let publications = count(year.papers.len(), "publication");
         let description = format!("{publications} from {}.", year.year);
-        let range = self.page_range(year.papers.len(), page);
         let title = paged_title(&year.year.to_string(), page);
         Filled::new("year.html", title, Some(description)).with_list(PageList {
             name: "papers",
             by_year: false,
-            ids: year.papers[range].into(),
-            with: Abstract::Left,
+            ids: papers.shown,
+            with: papers.with,
             list: List::Year,
         })
     }
@@ -439,30 +437,27 @@ impl<'a> Pages<'a> {
         let corpus = self.site.corpus;
         let category = &corpus.categories[id];
         context.insert_value("category", self.views.categories()[id].clone());
-        let top: Vec<CountedLink> = match page {
-            1 => stats::top_authors(corpus, &category.papers)
-                .into_iter()
-                .map(|(a, count)| CountedLink::author(&self.views, corpus, a, count))
-                .collect(),
-            _ => Vec::new(),
-        };
+        let job = Job::Category(id, page);
+        let papers = self.site.papers_of(&job);
+        let top: Vec<CountedLink> = stats::top_authors(corpus, &papers.counted)
+            .into_iter()
+            .map(|(a, count)| CountedLink::author(&self.views, corpus, a, count))
+            .collect();
         CountedLists::new(self, "category.html").insert(
             context,
             ["top_authors", "top_authors_html"],
             &top,
             CountedLink::push_author_li,
         );
-        let job = Job::Category(id, page);
         self.insert_paginator(context, &job, category.papers.len(), page);
         let publications = count(category.papers.len(), "publication");
         let description = format!("{publications} in {}.", category.name);
-        let range = self.page_range(category.papers.len(), page);
         let title = paged_title(&format!("{} ({})", category.name, category.code), page);
         Filled::new("category.html", title, Some(description)).with_list(PageList {
             name: "papers",
             by_year: false,
-            ids: category.papers[range].into(),
-            with: Abstract::Left,
+            ids: papers.shown,
+            with: papers.with,
             list: List::Category(id),
         })
     }
@@ -626,18 +621,20 @@ impl<'a> Pages<'a> {
     }
 
     /// A content page's HTML with each `{{ papers(...) }}` shortcode
-    /// replaced by its list, rendered with `partials/paper_list.html`. A
-    /// shortcode naming an author or category the site does not have
-    /// lists nothing: [`query::check`] reported it before the render.
-    /// Errors: a template error.
-    fn expand_shortcodes(&self, page: &ContentPage) -> Result<String, Diagnostic> {
+    /// replaced by its list (`queried`, its papers:
+    /// [`crate::render::site::PagePapers::queried`]), rendered with
+    /// `partials/paper_list.html`. Errors: a template error.
+    fn expand_shortcodes(
+        &self,
+        page: &ContentPage,
+        queried: &[Vec<PaperId>],
+    ) -> Result<String, Diagnostic> {
         let mut html = page.html.clone();
-        for (n, query) in page.shortcodes.iter().enumerate() {
-            let ids = query::papers(self.site.corpus, query).unwrap_or_default();
+        for (n, ids) in queried.iter().enumerate() {
             let mut context = Context::new();
             context.insert_value(
                 "papers",
-                self.views.papers(&ids, Abstract::Left, List::Other),
+                self.views.papers(ids, Abstract::Left, List::Other),
             );
             context.insert("page", &ShortcodePage { kind: "shortcode" });
             let list = self
@@ -648,32 +645,27 @@ impl<'a> Pages<'a> {
         Ok(html)
     }
 
-    /// Categories of `papers` with counts, as `category_counts` and
-    /// `category_counts_html` (empty unless on a term's first page).
+    /// Categories of `papers` (a term's on its first page, else none)
+    /// with counts, as `category_counts` and `category_counts_html`.
     fn insert_category_counts(
         &self,
         context: &mut Context,
         counted: &CountedLists,
-        first_page: bool,
         papers: &[PaperId],
     ) {
         let site = &self.site;
-        let counts: Vec<CountedLink> = if first_page {
-            stats::per_category(site.corpus, papers)
-                .into_iter()
-                .map(|(c, count)| {
-                    let category = &site.corpus.categories[c];
-                    CountedLink {
-                        name: &category.name,
-                        code: &category.code,
-                        url: self.views.category_url(c),
-                        count,
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let counts: Vec<CountedLink> = stats::per_category(site.corpus, papers)
+            .into_iter()
+            .map(|(c, count)| {
+                let category = &site.corpus.categories[c];
+                CountedLink {
+                    name: &category.name,
+                    code: &category.code,
+                    url: self.views.category_url(c),
+                    count,
+                }
+            })
+            .collect();
         counted.insert(
             context,
             ["category_counts", "category_counts_html"],
@@ -809,12 +801,6 @@ impl<'a> Pages<'a> {
         ))
     }
 
-    fn page_range(&self, items: usize, page: usize) -> std::ops::Range<usize> {
-        let per = self.site.config.paginate_by;
-        let start = (page - 1) * per;
-        start.min(items)..(start + per).min(items)
-    }
-
     fn insert_paginator(&self, context: &mut Context, job: &Job, items: usize, page: usize) {
         let site = &self.site;
         let total_pages = site.pages_for(items);
@@ -827,7 +813,7 @@ impl<'a> Pages<'a> {
             };
             site.urls.url(&site.route(&at))
         };
-        let range = self.page_range(items, page);
+        let range = site.page_range(items, page);
         context.insert(
             "paginator",
             &Paginator {

@@ -3,26 +3,36 @@
 //! whose fingerprint changed and carries every other file over from the
 //! last build ([`crate::output::Sink::carry_over`]).
 //!
-//! A fingerprint is an XXH3-64 hash over what the job's output is made of:
-//! the site-wide values every page shares (configuration, base URL), the
-//! hash of its template and the templates that one uses
-//! ([`Templates::hash`]), the corpus counts when that template shows them
-//! ([`Templates::shows_counts`]), and the corpus items it shows. A paper's item
-//! hash covers its own fields and the names and slugs of its authors and
-//! categories, so renaming an author changes every paper page naming
-//! them. A term page hashes the papers on it (its first page: all of the
-//! term's papers, which its statistics count). Pages that may list any
-//! paper (the home page, feeds of the whole site, content pages with
-//! shortcodes, `corpus.json`) hash the whole corpus.
+//! A fingerprint is an XXH3-64 hash over what the job's output is made
+//! of: the site-wide values it reads (the configuration and base URL for
+//! a page a template renders or a feed; the base URL alone for the
+//! exports, the generated `robots.txt` and the sitemap), the hash of its
+//! template and the templates that one uses ([`Templates::hash`]), the
+//! corpus counts when that template shows them
+//! ([`Templates::shows_counts`]), the papers it is made of, and its own
+//! values (its term, its content page, its profile).
+//!
+//! The papers come from [`Site::papers_of`], the definition the render
+//! reads too: the papers a job shows, hashed as it shows them (a list
+//! item with or without its abstract, a feed entry as [`EntrySource`]
+//! gives it), the papers its statistics count, by their facets (year,
+//! authors' and categories' names, complete author list, selection), and
+//! the papers each shortcode lists. A paper's hash covers its fields and
+//! the names and slugs of its authors and categories, so renaming an
+//! author changes every page listing their papers; its details are
+//! hashed whole, so a field only its page shows (a code link) renders
+//! its lists again too.
 //!
 //! The sitemap hashes the output files of every listed page, in plan
 //! order (with the base URL, they are its permalinks;
-//! [`Plan::listed_hash`]).
+//! [`Plan::listed_hash`]). `corpus.json` hashes every paper and author.
 //!
 //! Handed on: one fingerprint per job, and the item hashes
 //! ([`ItemHashes`]) the next build takes over for what did not change.
 
-use crate::corpus::{Corpus, PaperDetails, PaperId};
+use crate::corpus::{Author, Corpus, Paper, PaperDetails, PaperId};
+use crate::render::exports::Abstract;
+use crate::render::feeds::EntrySource;
 use crate::render::jobs::{FeedKind, Job};
 use crate::render::plan::Plan;
 use crate::render::site::Site;
@@ -47,8 +57,8 @@ pub struct Fingerprints<'a> {
     /// Every paper and author, in order, and each author's papers in
     /// listing order.
     corpus: u64,
-    /// Every content page (a section lists its pages).
-    content: u64,
+    /// The base URL, all the exports read of the configuration.
+    urls: u64,
     /// The output files of the pages the sitemap lists (their paths'
     /// hashes), in plan order.
     listed: u64,
@@ -60,7 +70,15 @@ pub struct Fingerprints<'a> {
 pub struct ItemHashes {
     /// Per paper: its fields and its authors' and categories' names.
     papers: Vec<u64>,
-    /// Per author: what the author's own view and profile show.
+    /// Per paper: the same but its abstract (whether it has one counts).
+    without_abstract: Vec<u64>,
+    /// Per paper: what its feed entry shows ([`EntrySource`]).
+    entries: Vec<u64>,
+    /// Per paper: what statistics count of it (its year, its authors'
+    /// and categories' names, its complete author list, its selection).
+    facets: Vec<u64>,
+    /// Per author: what the author's own view shows (its profile is
+    /// hashed with its page).
     authors: Vec<u64>,
     /// Per author: its papers' hashes in listing order.
     memberships: Vec<u64>,
@@ -90,6 +108,162 @@ fn combine(words: &[u64]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&bytes[..8 * words.len()])
 }
 
+/// What an item's hashes read of the corpus beside the item itself, each
+/// hashed once: the names of the authors and categories a paper names,
+/// the empty details most papers share, the pinned family names.
+struct ItemHasher<'c> {
+    corpus: &'c Corpus,
+    author_names: Vec<u64>,
+    category_names: Vec<u64>,
+    no_details: Arc<PaperDetails>,
+    no_details_hash: u64,
+    /// A pinned family name changes the exports and keys of the papers
+    /// that name its author; pins are few and seldom change.
+    family_names_hash: u64,
+}
+
+/// The hashes of one paper ([`ItemHashes`]).
+struct PaperHashes {
+    with_abstract: u64,
+    without_abstract: u64,
+    entry: u64,
+    facets: u64,
+}
+
+impl<'c> ItemHasher<'c> {
+    fn new(corpus: &'c Corpus) -> ItemHasher<'c> {
+        let no_details = PaperDetails::none();
+        ItemHasher {
+            author_names: corpus
+                .authors
+                .par_iter()
+                .map(|a| hash_of((&a.name, &a.slug)))
+                .collect(),
+            category_names: corpus
+                .categories
+                .iter()
+                .map(|c| hash_of(((&c.code, &c.name, &c.slug), (&c.archive, &c.group))))
+                .collect(),
+            no_details_hash: hash_of(&*no_details),
+            no_details,
+            family_names_hash: hash_of(&corpus.family_names),
+            corpus,
+        }
+    }
+
+    /// Its authors' and categories' names, counts first: an author
+    /// cannot pass for a category.
+    fn names(&self, paper: &Paper, h: &mut Xxh3) {
+        h.write_usize(paper.authors.len());
+        paper
+            .authors
+            .iter()
+            .for_each(|&a| h.write_u64(self.author_names[a]));
+        h.write_usize(paper.categories.len());
+        paper
+            .categories
+            .iter()
+            .for_each(|&c| h.write_u64(self.category_names[c]));
+    }
+
+    fn paper(&self, id: PaperId) -> PaperHashes {
+        let paper = &self.corpus.papers[id];
+        let mut h = Xxh3::new();
+        // A text's HTML and plain forms are made from its source alone.
+        let has_abstract = !paper.abstract_text.is_empty();
+        (&paper.slug, &paper.key, paper.title.source(), has_abstract).hash(&mut h);
+        paper.year.hash(&mut h);
+        h.write_u64(self.family_names_hash);
+        if Arc::ptr_eq(&paper.details, &self.no_details) {
+            h.write_u64(self.no_details_hash);
+        } else {
+            paper.details.hash(&mut h);
+        }
+        self.names(paper, &mut h);
+        let without_abstract = h.finish();
+        let mut facets = Xxh3::new();
+        let details = &paper.details;
+        (paper.year, details.selected, &details.complete_authors).hash(&mut facets);
+        self.names(paper, &mut facets);
+        PaperHashes {
+            with_abstract: combine(&[without_abstract, paper.abstract_text.source_hash]),
+            without_abstract,
+            entry: hash_of(EntrySource::of(self.corpus, id)),
+            facets: facets.finish(),
+        }
+    }
+
+    fn author(&self, author: &Author) -> u64 {
+        hash_of((
+            (&author.name, &author.sort_name, &author.slug),
+            (author.papers.len(), author.claimed_total),
+        ))
+    }
+}
+
+impl ItemHashes {
+    /// The hashes of every paper (in parallel) and author of `corpus`.
+    fn all(hasher: &ItemHasher) -> ItemHashes {
+        let corpus = hasher.corpus;
+        let mut items = ItemHashes::default();
+        let papers: Vec<PaperHashes> = (0..corpus.papers.len())
+            .into_par_iter()
+            .map(|id| hasher.paper(id))
+            .collect();
+        for paper in papers {
+            items.papers.push(paper.with_abstract);
+            items.without_abstract.push(paper.without_abstract);
+            items.entries.push(paper.entry);
+            items.facets.push(paper.facets);
+        }
+        items.authors = corpus
+            .authors
+            .par_iter()
+            .map(|a| hasher.author(a))
+            .collect();
+        items.memberships = corpus
+            .authors
+            .par_iter()
+            .map(|author| items.membership(author))
+            .collect();
+        items
+    }
+
+    /// The last build's hashes with those of the papers and authors
+    /// `changes` names made again.
+    fn updated(&self, hasher: &ItemHasher, changes: &Changes) -> ItemHashes {
+        let mut items = self.clone();
+        let papers: Vec<(PaperId, PaperHashes)> = changes
+            .changed_papers()
+            .into_par_iter()
+            .map(|id| (id, hasher.paper(id)))
+            .collect();
+        for (id, paper) in papers {
+            items.papers[id] = paper.with_abstract;
+            items.without_abstract[id] = paper.without_abstract;
+            items.entries[id] = paper.entry;
+            items.facets[id] = paper.facets;
+        }
+        for id in changes.changed_authors() {
+            let author = &hasher.corpus.authors[id];
+            items.authors[id] = hasher.author(author);
+            items.memberships[id] = items.membership(author);
+        }
+        items
+    }
+
+    /// An author's papers in listing order (`corpus.json` lists them so),
+    /// by their hashes: ids shift whenever a paper moves.
+    fn membership(&self, author: &Author) -> u64 {
+        let mut h = Xxh3::new();
+        author
+            .papers
+            .iter()
+            .for_each(|&p| h.write_u64(self.papers[p]));
+        h.finish()
+    }
+}
+
 impl<'a> Fingerprints<'a> {
     /// Hashes every paper (in parallel) and author of `site`, and takes
     /// the hash of the listed pages' paths from `plan`
@@ -104,111 +278,25 @@ impl<'a> Fingerprints<'a> {
         last: Option<(&ItemHashes, &Changes)>,
     ) -> Fingerprints<'a> {
         let corpus: &Corpus = site.corpus;
-        let base = hash_of((format!("{:?}", site.config), site.urls.base_url()));
         let counts = hash_of((
             corpus.papers.len(),
             corpus.authors.len(),
             corpus.years.len(),
             corpus.categories.len(),
         ));
-        // What a paper page shows of each author and category, hashed once.
-        let author_names: Vec<u64> = corpus
-            .authors
-            .par_iter()
-            .map(|a| hash_of((&a.name, &a.slug)))
-            .collect();
-        let category_names: Vec<u64> = corpus
-            .categories
-            .iter()
-            .map(|c| hash_of(((&c.code, &c.name, &c.slug), (&c.archive, &c.group))))
-            .collect();
-        // Most papers share the empty details.
-        let no_details = PaperDetails::none();
-        let no_details_hash = hash_of(&*no_details);
-        // A pinned family name changes the exports and keys of the papers
-        // that name its author; pins are few and seldom change.
-        let family_names_hash = hash_of(&corpus.family_names);
-        let paper_hash = |paper: &crate::corpus::Paper| {
-            let mut h = Xxh3::new();
-            // A text's HTML and plain forms are made from its source alone.
-            let texts = (paper.title.source(), paper.abstract_text.source_hash);
-            (&paper.slug, &paper.key, texts, paper.year).hash(&mut h);
-            h.write_u64(family_names_hash);
-            if Arc::ptr_eq(&paper.details, &no_details) {
-                h.write_u64(no_details_hash);
-            } else {
-                paper.details.hash(&mut h);
-            }
-            // Counts first: an author cannot pass for a category.
-            h.write_usize(paper.authors.len());
-            paper
-                .authors
-                .iter()
-                .for_each(|&a| h.write_u64(author_names[a]));
-            h.write_usize(paper.categories.len());
-            paper
-                .categories
-                .iter()
-                .for_each(|&c| h.write_u64(category_names[c]));
-            h.finish()
-        };
-        let author_hash = |author: &Arc<crate::corpus::Author>| {
-            let profile = site.content.profiles.get(&author.slug);
-            hash_of((
-                (&author.name, &author.sort_name, &author.slug),
-                (author.papers.len(), author.claimed_total),
-                profile.map(|p| format!("{p:?}")),
-            ))
-        };
-        // Each author's papers in listing order (`corpus.json` lists them
-        // so), by their hashes: ids shift whenever a paper moves.
-        let membership = |papers: &[u64], author: &crate::corpus::Author| {
-            let mut h = Xxh3::new();
-            author.papers.iter().for_each(|&p| h.write_u64(papers[p]));
-            h.finish()
-        };
+        let hasher = ItemHasher::new(corpus);
         let items = match last {
-            Some((last, changes)) => {
-                let mut items = last.clone();
-                let papers: Vec<(usize, u64)> = changes
-                    .changed_papers()
-                    .into_par_iter()
-                    .map(|id| (id, paper_hash(&corpus.papers[id])))
-                    .collect();
-                for (id, hash) in papers {
-                    items.papers[id] = hash;
-                }
-                for id in changes.changed_authors() {
-                    let author = &corpus.authors[id];
-                    items.authors[id] = author_hash(author);
-                    items.memberships[id] = membership(&items.papers, author);
-                }
-                items
-            }
-            None => {
-                let papers: Vec<u64> = corpus.papers.par_iter().map(|p| paper_hash(p)).collect();
-                let authors = corpus.authors.par_iter().map(author_hash).collect();
-                let memberships = corpus
-                    .authors
-                    .par_iter()
-                    .map(|author| membership(&papers, author))
-                    .collect();
-                ItemHashes {
-                    papers,
-                    authors,
-                    memberships,
-                }
-            }
+            Some((last, changes)) => last.updated(&hasher, changes),
+            None => ItemHashes::all(&hasher),
         };
         let corpus_hash = hash_of((&items.papers, &items.authors, &items.memberships));
-        let content = hash_of(format!("{:?}", site.content.pages));
         Fingerprints {
+            base: hash_of((format!("{:?}", site.config), site.urls.base_url())),
+            urls: hash_of(site.urls.base_url()),
             listed: plan.listed_hash,
             counts,
-            content,
             site,
             templates,
-            base,
             items,
             corpus: corpus_hash,
         }
@@ -219,45 +307,96 @@ impl<'a> Fingerprints<'a> {
         self.items
     }
 
-    /// The fingerprint of `job`.
+    /// The fingerprint of `job`: the site-wide values it reads, its
+    /// template, the papers it is made of as its render reads them
+    /// ([`Site::papers_of`]: the hashes of those it shows, of the facets
+    /// of those it counts, of those each shortcode lists), and its own
+    /// values.
     pub fn of(&self, job: &Job) -> u64 {
+        let papers = self.site.papers_of(job);
+        let items = &self.items;
+        let mut made_of = Xxh3::new();
+        let mut add = |ids: &[PaperId], hashes: &[u64]| {
+            made_of.write_usize(ids.len());
+            ids.iter().for_each(|&p| made_of.write_u64(hashes[p]));
+        };
+        let shown = match (job, papers.with) {
+            (Job::Feed(_), _) => &items.entries,
+            (_, Abstract::Included) => &items.papers,
+            (_, Abstract::Left) => &items.without_abstract,
+        };
+        add(&papers.shown, shown);
+        add(&papers.counted, &items.facets);
+        papers
+            .queried
+            .iter()
+            .for_each(|ids| add(ids, &items.without_abstract));
+        let (template, own) = self.own(job);
+        let mut kind = rustc_hash::FxHasher::default();
+        std::mem::discriminant(job).hash(&mut kind);
+        // No template, a template without counts, one with: distinct words.
+        let (template_hash, counts) = match template {
+            None => (0, 0),
+            Some(name) if self.templates.shows_counts(name) => {
+                (self.templates.hash(name), self.counts)
+            }
+            Some(name) => (self.templates.hash(name), 1),
+        };
+        let base = match job {
+            // The exports and the sitemap read the URL map alone of the
+            // configuration (and the sitemap its size).
+            Job::PaperExport(..) | Job::AuthorBib(_) | Job::CorpusJson => self.urls,
+            Job::Sitemap => hash_of((self.urls, self.site.config.sitemap_max_urls)),
+            // The generated `robots.txt` names the sitemap's URL; the
+            // site's own template reads the global values.
+            Job::Robots if !self.templates.contains("robots.txt") => self.urls,
+            _ => self.base,
+        };
+        combine(&[
+            base,
+            kind.finish(),
+            template_hash,
+            counts,
+            made_of.finish(),
+            own,
+        ])
+    }
+
+    /// The template of `job`, if it has one, and the hash of the values
+    /// of its own that are not papers: its term, its content page.
+    fn own(&self, job: &Job) -> (Option<&str>, u64) {
         let site = &self.site;
         let corpus = site.corpus;
-        let papers = |ids: &[PaperId]| {
-            let mut h = Xxh3::new();
-            ids.iter().for_each(|&p| h.write_u64(self.items.papers[p]));
-            h.finish()
-        };
-        // A term page: its papers, all of them on the first page (which
-        // counts them by year, category and co-author).
-        let term_page = |ids: &[PaperId], page: usize| {
-            let per = site.config.paginate_by;
-            let shown = if page == 1 {
-                ids
-            } else {
-                let start = ((page - 1) * per).min(ids.len());
-                &ids[start..(start + per).min(ids.len())]
-            };
-            (ids.len(), page, papers(shown))
-        };
-        let (template, own): (Option<&str>, u64) = match job {
-            Job::Home => (
-                Some("index.html"),
-                hash_of((
-                    (self.corpus, format!("{:?}", site.content.home)),
-                    self.templates.hash("partials/paper_list.html"),
-                )),
-            ),
-            Job::AuthorIndex | Job::AuthorLetter(_) => {
-                (Some("authors.html"), hash_of(&self.items.authors))
+        let items = &self.items;
+        // A term page's pager: its place and the term's size.
+        let pager = |ids: &[PaperId], page: usize| (ids.len(), page);
+        match job {
+            Job::Home => {
+                let home = site.content.home.as_ref();
+                (
+                    Some("index.html"),
+                    hash_of((
+                        home.map(|page| format!("{page:?}")),
+                        home.is_some_and(|page| !page.shortcodes.is_empty())
+                            .then(|| self.templates.hash("partials/paper_list.html")),
+                    )),
+                )
             }
-            Job::Author(id, page) => (
-                Some("author.html"),
-                hash_of((
-                    self.items.authors[*id],
-                    term_page(&corpus.authors[*id].papers, *page),
-                )),
-            ),
+            Job::AuthorIndex | Job::AuthorLetter(_) => {
+                (Some("authors.html"), hash_of(&items.authors))
+            }
+            Job::Author(id, page) => {
+                let author = &corpus.authors[*id];
+                // Its profile, as its page reads it.
+                let profile = site.content.profiles.get(&author.slug);
+                (
+                    Some("author.html"),
+                    hash_of((
+                        (items.authors[*id], profile.map(|p| format!("{p:?}"))),
+                        pager(&author.papers, *page),
+                    )),
+                )
+            }
             Job::YearIndex => (
                 Some("years.html"),
                 hash_of(
@@ -272,7 +411,7 @@ impl<'a> Fingerprints<'a> {
                 let year = &corpus.years[*index];
                 (
                     Some("year.html"),
-                    hash_of((year.year, term_page(&year.papers, *page))),
+                    hash_of((year.year, pager(&year.papers, *page))),
                 )
             }
             Job::CategoryIndex => (
@@ -281,16 +420,8 @@ impl<'a> Fingerprints<'a> {
                     corpus
                         .categories
                         .iter()
-                        .map(|c| {
-                            (
-                                &c.code,
-                                &c.name,
-                                &c.slug,
-                                &c.group,
-                                &c.archive,
-                                c.papers.len(),
-                            )
-                        })
+                        .map(|c| (c, c.papers.len()))
+                        .map(|(c, n)| ((&c.code, &c.name, &c.slug), (&c.group, &c.archive, n)))
                         .collect::<Vec<_>>(),
                 ),
             ),
@@ -301,22 +432,23 @@ impl<'a> Fingerprints<'a> {
                     hash_of((
                         (&category.code, &category.name, &category.slug),
                         (&category.group, &category.archive),
-                        term_page(&category.papers, *page),
+                        pager(&category.papers, *page),
                     )),
                 )
             }
-            Job::Paper(id) => (Some("paper.html"), self.items.papers[*id]),
+            Job::Paper(_) => (Some("paper.html"), 0),
             Job::Content(index) => {
                 let page = &site.content.pages[*index];
-                let template = content_template_name(page);
+                // A section lists its pages.
+                let children = page
+                    .is_section
+                    .then(|| format!("{:?}", site.content.section_children(&page.path)));
                 let shortcodes = !page.shortcodes.is_empty();
                 (
-                    Some(template),
+                    Some(content_template_name(page)),
                     hash_of((
-                        (self.content, *index),
-                        shortcodes.then(|| {
-                            (self.corpus, self.templates.hash("partials/paper_list.html"))
-                        }),
+                        (format!("{page:?}"), children),
+                        shortcodes.then(|| self.templates.hash("partials/paper_list.html")),
                     )),
                 )
             }
@@ -328,42 +460,21 @@ impl<'a> Fingerprints<'a> {
             // when there is none).
             Job::Robots => (Some("robots.txt"), 0),
             Job::Sitemap => (None, self.listed),
-            Job::Feed(FeedKind::Site) => (None, self.corpus),
-            Job::Feed(FeedKind::Author(id)) => (
-                None,
-                hash_of((self.items.authors[*id], papers(&corpus.authors[*id].papers))),
-            ),
+            Job::Feed(FeedKind::Site) => (None, 0),
+            Job::Feed(FeedKind::Author(id)) => (None, items.authors[*id]),
             Job::Feed(FeedKind::Category(id)) => {
                 let category = &corpus.categories[*id];
                 (
                     None,
-                    hash_of((
-                        (&category.code, &category.name, &category.slug),
-                        papers(&category.papers),
-                    )),
+                    hash_of((&category.code, &category.name, &category.slug)),
                 )
             }
-            Job::PaperExport(id, export) => (
-                None,
-                xxhash_rust::xxh3::xxh3_64_with_seed(
-                    export.ext().as_bytes(),
-                    self.items.papers[*id],
-                ),
-            ),
-            Job::AuthorBib(id) => (None, papers(&corpus.authors[*id].papers)),
+            Job::PaperExport(_, export) => (None, hash_of(export.ext())),
+            Job::AuthorBib(_) => (None, 0),
+            // Every paper and author, and each author's papers in
+            // listing order.
             Job::CorpusJson => (None, self.corpus),
-        };
-        let mut kind = rustc_hash::FxHasher::default();
-        std::mem::discriminant(job).hash(&mut kind);
-        // No template, a template without counts, one with: distinct words.
-        let (template_hash, counts) = match template {
-            None => (0, 0),
-            Some(name) if self.templates.shows_counts(name) => {
-                (self.templates.hash(name), self.counts)
-            }
-            Some(name) => (self.templates.hash(name), 1),
-        };
-        combine(&[self.base, kind.finish(), template_hash, counts, own])
+        }
     }
 }
 
