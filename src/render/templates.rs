@@ -914,7 +914,9 @@ fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
         line += rest[..at].matches('\n').count();
         let comment = rest[at..].starts_with("{#");
         let close = if comment { "#}" } else { "%}" };
-        let Some(end) = rest[at..].find(close).map(|end| at + end) else {
+        // The closing delimiter after the opening one: in `{%}` the `%`
+        // opens the tag and does not close it.
+        let Some(end) = rest[at + 2..].find(close).map(|end| at + 2 + end) else {
             break;
         };
         let tag = rest[at + 2..end].trim_matches(|c: char| c == '-' || c.is_whitespace());
@@ -1349,6 +1351,22 @@ mod tests {
         let templates = load(&with_component);
         assert!(!templates.splices_lists("year.html"));
         assert_eq!(read(&templates, "paper.html", &PAGE_VALUES), PAGE_VALUES);
+    }
+
+    /// Found by the item templates' property test: a tag's opening
+    /// delimiter read as part of its closing one (`{%}`) panicked.
+    #[test]
+    fn a_tag_whose_delimiters_overlap_is_an_error_at_its_line() {
+        for text in ["{% if x %}{% endif %}\n{%}", "a\n{#}", "{% if x %}\n{%}"] {
+            let files = vec![(
+                "page.html".to_string(),
+                PathBuf::from("page.html"),
+                text.to_string(),
+            )];
+            let (_, errors) = Templates::load(files);
+            assert_eq!(errors.len(), 1, "{text}: {errors:?}");
+            assert!(errors[0].line >= 1, "{text}: {errors:?}");
+        }
     }
 
     #[test]
