@@ -3,9 +3,11 @@
 //! content pages, template overrides and errors, and a generated corpus.
 
 use crate::common::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 use vellum::diagnostics::Severity;
+use vellum::render::templates::{Templates, PAPER_ITEM};
+use vellum::render::views::{Views, PAPER_FIELDS};
 use vellum::text::escape_html;
 
 fn page<'a>(site: &'a Pages, file: &str) -> &'a str {
@@ -972,7 +974,399 @@ fn a_huge_page_number_is_one_short_warning() {
     );
 }
 
+/// A real site with papers of every kind a list item shows: the bundled
+/// site's listings (abstracts, several authors, two listing owners),
+/// Olumide Adeyemi's listing with an override giving its details (a
+/// venue with `&` and `<`, links, selected, a complete author list
+/// longer than a list shows), pybtex's `xampl.bib` (entries with a
+/// journal, without an abstract, without a category) and biblatex's
+/// `libra.bib` (an entry without a year).
+/// `extra` is appended to `site.toml`.
+fn site_of_every_kind(extra: &str) -> TempDir {
+    let dir = bundled_copy();
+    let root = dir.path();
+    write(root, "seeds/olumide.txt", &olumide_listing());
+    for bib in ["pybtex/xampl.bib", "biblatex/libra.bib"] {
+        let bytes = std::fs::read(project().join("tests/fixtures/bibtex").join(bib)).unwrap();
+        write(
+            root,
+            &format!("seeds/{}", bib.split('/').nth(1).unwrap()),
+            &bytes,
+        );
+    }
+    write(
+        root,
+        "content/papers/routing-tokens-in-mixture-of-experts.md",
+        b"+++\nvenue = \"Systems & ML <2021>\"\narxiv = \"2105.01234\"\ndoi = \"10.1000/a&b\"\nselected = true\nauthors = [\"Olumide Adeyemi\", \"Chuan Wu\", \"A. O'Neil\", \"B\", \"C\", \"D\", \"E\", \"F\", \"G\", \"H\"]\n+++\n",
+    );
+    let site_toml = std::fs::read_to_string(root.join("site.toml")).unwrap();
+    write(
+        root,
+        "site.toml",
+        format!("{site_toml}\n{extra}\n").as_bytes(),
+    );
+    dir
+}
+
+/// [`site_of_every_kind`] built in memory, with what renders its pages
+/// again (whose inputs the tests read).
+fn papers_of_every_kind(extra: &str) -> (TempDir, vellum::render::Snapshot) {
+    let dir = site_of_every_kind(extra);
+    let options = vellum::build::BuildOptions {
+        root: dir.path().to_path_buf(),
+        snapshot: true,
+        ..Default::default()
+    };
+    let report = vellum::build::build(&options, &mut vellum::output::MemorySink::default());
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let snapshot = report.snapshot.expect("a snapshot of the build");
+    (dir, snapshot)
+}
+
+/// A paper's list item: (views of its site, paper, abstract, list, its
+/// tera value).
+type Item<'v> = (
+    &'v Views<'v>,
+    usize,
+    vellum::render::exports::Abstract,
+    vellum::render::views::List,
+    tera::Value,
+);
+
+/// Every paper of `corpus`, the site of `views`, in every list it is
+/// shown in (others, its year's, each of its authors', each of its
+/// categories'), with and without its abstract.
+fn items_of<'v>(views: &'v Views<'v>, corpus: &vellum::corpus::Corpus) -> Vec<Item<'v>> {
+    use vellum::render::exports::Abstract;
+    use vellum::render::views::List;
+    let mut items = Vec::new();
+    for (id, paper) in corpus.papers.iter().enumerate() {
+        let lists = [List::Other, List::Year]
+            .into_iter()
+            .chain(paper.authors.iter().map(|&a| List::Author(a)))
+            .chain(paper.categories.iter().map(|&c| List::Category(c)));
+        for list in lists {
+            for with in [Abstract::Included, Abstract::Left] {
+                items.push((views, id, with, list, views.paper(id, with, list)));
+            }
+        }
+    }
+    items
+}
+
+/// Loads `source` as the site's only template, `partials/paper_item.html`;
+/// `None` when tera refuses it.
+fn item_templates(source: &str) -> Option<Templates> {
+    let files = vec![(
+        PAPER_ITEM.to_string(),
+        std::path::PathBuf::from("templates").join(PAPER_ITEM),
+        source.to_string(),
+    )];
+    match Templates::load(files) {
+        (Some(templates), errors) if errors.is_empty() => Some(templates),
+        _ => None,
+    }
+}
+
+/// Whether the item template of `templates` is filled in without tera
+/// (`Ok(true)`) or left to tera (`Ok(false)`). Errors: the first of
+/// `items` whose filled-in bytes differ from those tera renders with
+/// the same paper value (as a page's list renders it), with both texts.
+fn compare_fast_items(templates: &Templates, items: &[Item]) -> Result<bool, String> {
+    let Some(item) = templates.paper_item() else {
+        return Ok(false);
+    };
+    for (views, id, with, list, value) in items {
+        let values = views.paper_values(*id, *with, *list);
+        let mut filled = String::new();
+        item.fill(&mut filled, &|field| field.value(&values));
+        let mut context = tera::Context::new();
+        context.insert_value("paper", value.clone());
+        let rendered = templates
+            .render(PAPER_ITEM, &context)
+            .map_err(|e| format!("paper {id}: tera fails on a compiled item template: {e}"))?;
+        if filled != rendered {
+            return Err(format!(
+                "paper {id}: filled in\n{filled:?}\ntera renders\n{rendered:?}"
+            ));
+        }
+    }
+    Ok(true)
+}
+
+/// Every item template in the repo (each theme's and any in the test
+/// fixtures) is filled in without tera, and gives for every paper in
+/// every list, on a site with and without per-paper exports, the bytes
+/// tera renders; the papers hold every field both true and false.
+fn every_item_template_in_the_repo_is_filled_in_as_tera_renders_it() {
+    let (_dir, snapshot) = papers_of_every_kind("");
+    let (_without_dir, without) = papers_of_every_kind("paper_exports = false");
+    let (site, site_without) = (snapshot.site(), without.site());
+    let views = [Views::new(&site), Views::new(&site_without)];
+    let items: Vec<Item> = items_of(&views[0], site.corpus)
+        .into_iter()
+        .chain(items_of(&views[1], site_without.corpus))
+        .collect();
+    for field in PAPER_FIELDS.iter().filter(|field| !field.is_list()) {
+        let truthy: BTreeSet<bool> = items
+            .iter()
+            .map(|(views, id, with, list, _)| {
+                field
+                    .value(&views.paper_values(*id, *with, *list))
+                    .is_truthy()
+            })
+            .collect();
+        let constant = ["slug", "key", "url", "title", "title_html", "byline_html"];
+        let want = if constant.contains(&field.name) { 1 } else { 2 };
+        assert_eq!(truthy.len(), want, "{}: {truthy:?}", field.name);
+    }
+    let mut sources: Vec<std::path::PathBuf> = walkdir::WalkDir::new(project().join("themes"))
+        .into_iter()
+        .chain(walkdir::WalkDir::new(project().join("tests/fixtures")))
+        .filter_map(Result::ok)
+        .map(|entry| entry.into_path())
+        .filter(|path| path.ends_with(PAPER_ITEM))
+        .collect();
+    sources.sort();
+    assert!(!sources.is_empty());
+    for path in sources {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let templates = item_templates(&source).expect("the item template loads");
+        assert_eq!(
+            compare_fast_items(&templates, &items),
+            Ok(true),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+/// A generated item template: text (with `{`, `%`, `#`, `}`), prints of
+/// fields of `paper` (every field of [`PAPER_FIELDS`] and a few it does
+/// not have) plain, `safe` or filtered, `if`/`else` nested, whitespace
+/// control, comments, other variables, loops, comparisons, tests, `set`
+/// and raw blocks: what the item fast path accepts and what it must
+/// refuse.
+fn item_template() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let (lists, fields): (Vec<_>, Vec<_>) = PAPER_FIELDS.iter().partition(|f| f.is_list());
+    let mut unknown: Vec<&str> = lists.iter().map(|field| field.name).collect();
+    unknown.extend(["nope", "Title", "title_htm", "url.x"]);
+    let fields: Vec<&str> = fields.iter().map(|field| field.name).collect();
+    let field = prop_oneof![
+        5 => proptest::sample::select(fields),
+        1 => proptest::sample::select(unknown),
+    ];
+    // Each construct as a choice of forms: those the fast path accepts
+    // (weighted up, so that many templates are compiled) and those it
+    // must refuse.
+    let forms = |accepted: Vec<&'static str>, refused: Vec<&'static str>| {
+        prop_oneof![
+            5 => proptest::sample::select(accepted),
+            1 => proptest::sample::select(refused),
+        ]
+    };
+    let text = forms(
+        vec![
+            "<li class=\"paper\">",
+            "</li>\n",
+            " ",
+            "\n",
+            "a{b}",
+            "50%",
+            "#x",
+            "&amp;",
+            "é",
+        ],
+        vec!["{", "}", "%", "#", "{ {", "}}", "%}", "#}", "{ %"],
+    );
+    let print = forms(
+        vec![
+            "{{ paper.F }}",
+            "{{paper.F}}",
+            "{{ paper.F | safe }}",
+            "{{paper.F|safe}}",
+            "{{\n  paper.F\t}}",
+        ],
+        vec![
+            "{{ paper.F | upper }}",
+            "{{ paper.F | safe | upper }}",
+            "{{- paper.F -}}",
+            "{{ paper.F -}}",
+            "{{ paper['F'] }}",
+            "{{ paper.F ~ \"x\" }}",
+        ],
+    );
+    let other = forms(
+        vec!["{# a comment #}", "{# {{ other }} #}", "{#\n{% if %}\n#}"],
+        vec![
+            "{{ other }}",
+            "{{ paper }}",
+            "{#- trimmed -#}",
+            "{% for a in paper.authors %}{{ a.name }}{% endfor %}",
+            "{% for name in paper.byline %}[{{ name.name }}]{% endfor %}",
+            "{% set x = paper.title %}{{ x }}",
+            "{% raw %}{{ paper.title }}{% endraw %}",
+            "{{ \"}}\" }}",
+            "{{ site.title }}",
+        ],
+    );
+    let open = forms(
+        vec!["{% if paper.F %}", "{%if paper.F%}", "{%  if\tpaper.F\n%}"],
+        vec![
+            "{%- if paper.F -%}",
+            "{% if paper.F == \"x\" %}",
+            "{% if not paper.F %}",
+            "{% if paper.F is defined %}",
+            "{% if other %}",
+        ],
+    );
+    let leaf = prop_oneof![
+        3 => text.prop_map(str::to_string),
+        3 => (field.clone(), print).prop_map(|(field, form)| form.replace('F', field)),
+        1 => other.prop_map(str::to_string),
+    ];
+    leaf.prop_recursive(3, 24, 4, move |inner| {
+        let body = proptest::collection::vec(inner, 0..4).prop_map(|parts| parts.concat());
+        (
+            field.clone(),
+            open.clone(),
+            body.clone(),
+            proptest::option::of(body.clone()),
+            body,
+        )
+            .prop_map(|(field, open, then, otherwise, after)| {
+                let otherwise = otherwise.map_or(String::new(), |o| format!("{{% else %}}{o}"));
+                let open = open.replace('F', field);
+                format!("{open}{then}{otherwise}{{% endif %}}{after}")
+            })
+    })
+}
+
+/// Generated item templates that tera accepts: each one the fast path
+/// compiles gives, for every paper in every list, the bytes tera
+/// renders with the same paper value; of the others nothing is asserted.
+/// Both kinds are generated, many of each.
+fn generated_item_templates_are_filled_in_as_tera_renders_them() {
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    let (_dir, snapshot) = papers_of_every_kind("");
+    let site = snapshot.site();
+    let views = Views::new(&site);
+    let items = items_of(&views, site.corpus);
+    let counts = std::cell::Cell::new([0usize; 3]);
+    let mut runner = TestRunner::new(Config {
+        cases: 2000,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&item_template(), |source| {
+        let mut seen = counts.get();
+        let Some(templates) = item_templates(&source) else {
+            seen[0] += 1;
+            counts.set(seen);
+            return Ok(());
+        };
+        let compiled = compare_fast_items(&templates, &items)
+            .map_err(|e| TestCaseError::fail(format!("{source:?}: {e}")))?;
+        seen[if compiled { 2 } else { 1 }] += 1;
+        counts.set(seen);
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    let [refused_by_tera, left_to_tera, compiled] = counts.get();
+    assert!(
+        compiled >= 200 && left_to_tera >= 500 && refused_by_tera >= 50,
+        "tera refused {refused_by_tera}, left to tera {left_to_tera}, compiled {compiled}"
+    );
+}
+
+/// The templates of the site at `root`: the default theme's, overridden
+/// by the site's own, as (name, path, text).
+fn site_templates(root: &std::path::Path) -> Vec<(String, std::path::PathBuf, String)> {
+    let mut files = Vec::new();
+    for dir in [
+        root.join("themes/default/templates"),
+        root.join("templates"),
+    ] {
+        let mut found: Vec<_> = walkdir::WalkDir::new(&dir)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_file())
+            .map(|entry| entry.into_path())
+            .collect();
+        found.sort();
+        for path in found {
+            let name = path
+                .strip_prefix(&dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&path).unwrap();
+            files.push((name, path, text));
+        }
+    }
+    files
+}
+
+/// Lists spliced in after the render, and items filled in without tera,
+/// give the pages tera renders with the lists in the context, for every
+/// page template in the repo: the default theme's on a site of every
+/// kind of paper, and the Zola-habits fixture's. An empty `filter` block
+/// in `base.html`, which every page extends, keeps every page from
+/// splicing, and an item template that prints an empty string leaves
+/// the items to tera; neither prints anything.
+fn spliced_lists_give_the_pages_tera_renders() {
+    let zola = tempdir();
+    copy_dir(&project().join("tests/fixtures/zola-habits"), zola.path());
+    copy_dir(&project().join("themes"), &zola.path().join("themes"));
+    let every_kind = site_of_every_kind("");
+    for dir in [every_kind, zola] {
+        let root = dir.path();
+        let (report, fast) = build_memory(root, None);
+        assert!(!report.failed(), "{:?}", report.diagnostics);
+        let names: Vec<String> = site_templates(root)
+            .into_iter()
+            .map(|(name, ..)| name)
+            .collect();
+        let splices = |templates: &Templates| -> Vec<&String> {
+            names
+                .iter()
+                .filter(|name| templates.splices_lists(name))
+                .collect()
+        };
+        let templates = Templates::load(site_templates(root)).0.unwrap();
+        assert!(templates.paper_item().is_some());
+        assert!(!splices(&templates).is_empty());
+
+        let theme = root.join("themes/default/templates");
+        let base = std::fs::read_to_string(theme.join("base.html")).unwrap();
+        write(
+            root,
+            "templates/base.html",
+            format!("{base}{{% filter upper %}}{{% endfilter %}}").as_bytes(),
+        );
+        let item = std::fs::read_to_string(theme.join(PAPER_ITEM)).unwrap();
+        write(
+            root,
+            &format!("templates/{PAPER_ITEM}"),
+            format!("{item}{{{{ \"\" }}}}").as_bytes(),
+        );
+        let templates = Templates::load(site_templates(root)).0.unwrap();
+        assert!(templates.paper_item().is_none());
+        assert!(splices(&templates).is_empty(), "{:?}", splices(&templates));
+        let (report, by_tera) = build_memory(root, None);
+        assert!(!report.failed(), "{:?}", report.diagnostics);
+        let files = |site: &Pages| site.keys().cloned().collect::<BTreeSet<_>>();
+        assert_eq!(files(&fast), files(&by_tera));
+        for (file, bytes) in &fast {
+            assert!(by_tera[file] == *bytes, "{file}");
+        }
+    }
+}
+
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, maps_are_iterated_in_the_same_order_on_every_build, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, an_author_page_gives_its_papers_as_values_and_a_missing_value_fails_at_its_line, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning)
+    trials!(build: bundled_site_has_the_expected_corpus_and_pages, every_page_has_title_description_canonical_lang_and_nav, every_internal_link_resolves_at_the_root, every_internal_link_resolves_under_a_sub_path, titles_are_escaped_once, failed_build_leaves_output_untouched_and_rebuild_rewrites_nothing, builds_are_byte_identical_whatever_the_thread_count, maps_are_iterated_in_the_same_order_on_every_build, usage_errors_exit_2, content_pages_sections_drafts_and_profiles, list_items_leave_out_the_year_or_category_of_their_page, list_items_are_the_same_from_any_item_template, rendered_lists_are_the_items_however_a_template_prints_them, a_paper_page_gets_every_field_its_template_reads, an_author_page_gives_its_papers_as_values_and_a_missing_value_fails_at_its_line, content_page_colliding_with_a_generated_page_is_an_error_naming_both, site_templates_override_the_theme_and_errors_name_the_template_line, now_and_random_functions_are_not_available_to_templates, site_toml_errors_name_the_line, generated_corpus_builds_every_paper_and_author, output_dir_never_cleans_files_vellum_did_not_write, a_huge_page_number_is_one_short_warning, every_item_template_in_the_repo_is_filled_in_as_tera_renders_it, generated_item_templates_are_filled_in_as_tera_renders_them, spliced_lists_give_the_pages_tera_renders)
 }

@@ -36,10 +36,29 @@ impl ItemTemplate {
     /// Reads the source of an autoescaped (`.html`) item template; `None`
     /// unless it consists only of text, comments, `{{ paper.F }}`,
     /// `{{ paper.F | safe }}` and `{% if paper.F %}`, `{% else %}`,
-    /// `{% endif %}`, F a field of [`PAPER_FIELDS`] that is not a list, without whitespace control (`{%-`).
-    /// Anything else (another variable, a filter, a loop, a test, a
-    /// comparison) leaves the template to tera.
-    pub fn compile(source: &str) -> Option<ItemTemplate> {
+    /// `{% endif %}`, F a field of [`PAPER_FIELDS`] that is not a list,
+    /// without whitespace control (`{%-`). Anything else (another
+    /// variable, a filter, a loop, a test, a comparison) leaves the
+    /// template to tera.
+    ///
+    /// The template is read from its text, not from tera's parsed
+    /// template: tera 2 keeps its AST private (its public API gives only
+    /// a template's top-level variable names and what it extends and
+    /// includes), so reading the AST exactly would mean forking tera. What
+    /// tera's public API
+    /// does report is checked against the reading: `variables` are the
+    /// top-level variables tera found in the compiled template
+    /// (`Tera::get_template_variables`), and the template is compiled
+    /// only when they are exactly those the reading found (`paper`, or
+    /// none for a template of text alone), so that a tag the reading
+    /// took for text or misread cannot have a template that reads
+    /// another value filled in without it. A property test of generated
+    /// templates checks the rest against tera's render
+    /// (`tests/build.rs`).
+    pub fn compile(
+        source: &str,
+        variables: &std::collections::HashSet<&str>,
+    ) -> Option<ItemTemplate> {
         let mut open: Open = Vec::new();
         let mut top = Vec::new();
         let mut rest = source;
@@ -97,7 +116,18 @@ impl ItemTemplate {
                 _ => return None,
             }
         }
-        open.is_empty().then_some(ItemTemplate { parts: top })
+        let template = ItemTemplate { parts: top };
+        let read: &[&str] = match template.reads_paper() {
+            true => &["paper"],
+            false => &[],
+        };
+        let agrees = variables.len() == read.len() && read.iter().all(|v| variables.contains(v));
+        (open.is_empty() && agrees).then_some(template)
+    }
+
+    /// Whether any part prints or tests a field of `paper`.
+    fn reads_paper(&self) -> bool {
+        self.parts.iter().any(|part| !matches!(part, Part::Text(_)))
     }
 
     /// Appends the item of the paper whose fields `get` gives
@@ -205,6 +235,20 @@ mod tests {
         tera::Tera::one_off(source, &context, true).unwrap()
     }
 
+    /// [`ItemTemplate::compile`] with the variables tera finds in
+    /// `source`; a source tera refuses is read with `paper` as its one
+    /// variable, so that the text reading alone must refuse it.
+    fn compile(source: &str) -> Option<ItemTemplate> {
+        let mut tera = tera::Tera::new();
+        match tera.add_raw_template("item.html", source) {
+            Ok(()) => {
+                let variables = tera.get_template_variables("item.html").unwrap();
+                ItemTemplate::compile(source, &variables)
+            }
+            Err(_) => ItemTemplate::compile(source, &["paper"].into()),
+        }
+    }
+
     fn filled(template: &ItemTemplate, paper: &Paper) -> String {
         let mut out = String::new();
         template.fill(&mut out, &|field| {
@@ -269,7 +313,7 @@ mod tests {
     #[test]
     fn the_default_item_is_filled_in_as_tera_renders_it() {
         let source = include_str!("../../themes/default/templates/partials/paper_item.html");
-        let template = ItemTemplate::compile(source).expect("the default item compiles");
+        let template = compile(source).expect("the default item compiles");
         for paper in papers() {
             assert_eq!(filled(&template, &paper), tera(source, &paper));
         }
@@ -291,14 +335,14 @@ mod tests {
             "{% if paper.abstract_html %}{% if paper.bib_url %}both{% else %}abstract{% endif %}{% endif %} { } {{",
         ];
         for source in sources.iter().take(4) {
-            let template = ItemTemplate::compile(source).expect(source);
+            let template = compile(source).expect(source);
             for paper in papers() {
                 assert_eq!(filled(&template, &paper), tera(source, &paper), "{source}");
             }
         }
         // An unclosed `{{` is left to tera (which reports it).
-        assert_eq!(ItemTemplate::compile(sources[4]), None);
-        let escaped = ItemTemplate::compile(sources[0]).unwrap();
+        assert_eq!(compile(sources[4]), None);
+        let escaped = compile(sources[0]).unwrap();
         assert_eq!(
             filled(&escaped, &papers()[0]),
             "Tom&#39;s &quot;A&lt;B&quot; &amp; more|Tom's \"A<B\" & more|Tom's \"A<B\" & more"
@@ -331,7 +375,21 @@ mod tests {
             "{% set x = paper.url %}",
             "{% raw %}{{ x }}{% endraw %}",
         ] {
-            assert_eq!(ItemTemplate::compile(source), None, "{source}");
+            assert_eq!(compile(source), None, "{source}");
         }
+    }
+
+    #[test]
+    fn only_the_variables_tera_finds_as_read_compile() {
+        let paper: std::collections::HashSet<&str> = ["paper"].into();
+        let more: std::collections::HashSet<&str> = ["paper", "author"].into();
+        let none = std::collections::HashSet::new();
+        assert!(ItemTemplate::compile("{{ paper.title }}", &paper).is_some());
+        assert_eq!(ItemTemplate::compile("{{ paper.title }}", &more), None);
+        assert_eq!(ItemTemplate::compile("{{ paper.title }}", &none), None);
+        assert!(ItemTemplate::compile("<li>text</li>{# c #}", &none).is_some());
+        assert_eq!(ItemTemplate::compile("<li>text</li>", &paper), None);
+        assert!(compile("<li>{{ paper.url }}</li>\n").is_some());
+        assert!(compile("<li></li>").is_some());
     }
 }

@@ -53,15 +53,20 @@ impl Snapshot {
         }
     }
 
-    /// Renders the output file `file` again: `None` when no job writes
-    /// it. Errors: a template error, which the build met too.
-    pub fn render(&self, file: &str) -> Option<Result<Vec<u8>, Diagnostic>> {
-        let site = Site {
+    /// The build's inputs as every renderer reads them.
+    pub fn site(&self) -> Site<'_> {
+        Site {
             config: &self.config,
             urls: &self.urls,
             corpus: &self.corpus,
             content: &self.content,
-        };
+        }
+    }
+
+    /// Renders the output file `file` again: `None` when no job writes
+    /// it. Errors: a template error, which the build met too.
+    pub fn render(&self, file: &str) -> Option<Result<Vec<u8>, Diagnostic>> {
+        let site = self.site();
         let job = &self.plan.jobs[self.plan.job_of(&site, file)?];
         let renderer = Renderer::new(site, self.templates.clone(), Views::new(&site));
         let files = renderer.render(job, &self.plan.jobs);

@@ -37,7 +37,8 @@ pub struct Templates {
     /// Templates whose lists of rendered items may be spliced in after
     /// the render ([`lists_spliceable`]).
     spliceable: BTreeSet<String>,
-    /// `partials/paper_item.html`, when it can be filled in without tera.
+    /// `partials/paper_item.html`, when it can be filled in without tera
+    /// ([`ItemTemplate::compile`], given the variables tera finds in it).
     paper_item: Option<ItemTemplate>,
     /// Templates that did not load and had no other of their name to
     /// stand in: the theme's, or the site's own with no theme template of
@@ -91,9 +92,10 @@ impl Templates {
                         })
                         .cloned()
                         .collect();
-                    let paper_item = by_name
-                        .get(PAPER_ITEM)
-                        .and_then(|(_, text)| ItemTemplate::compile(text));
+                    let paper_item = by_name.get(PAPER_ITEM).and_then(|(_, text)| {
+                        let variables = tera.get_template_variables(PAPER_ITEM).ok()?;
+                        ItemTemplate::compile(text, &variables)
+                    });
                     let templates = Templates {
                         reads,
                         spliceable,
@@ -682,7 +684,11 @@ fn string_literals(code: &str) -> Vec<String> {
 /// `set` (which capture what is printed), a component (whose body is a
 /// value), a read of any field ([`reads_any_field`]), a use of `groups`
 /// other than a loop `{% for group in groups %}`, or a use of that
-/// loop's variable other than by a field's name.
+/// loop's variable other than by a field's name. Read from the texts,
+/// as [`ItemTemplate::compile`] reads the item template: tera 2 keeps
+/// its parsed templates private. `tests/build.rs` checks that the pages
+/// of every page template in the repo are the same spliced as rendered
+/// whole by tera.
 fn lists_spliceable(texts: &[&str]) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let is_path = |code: &str| {
@@ -914,7 +920,9 @@ fn block_problem(text: &str, message: &str) -> Option<(usize, String)> {
         line += rest[..at].matches('\n').count();
         let comment = rest[at..].starts_with("{#");
         let close = if comment { "#}" } else { "%}" };
-        let Some(end) = rest[at..].find(close).map(|end| at + end) else {
+        // The closing delimiter after the opening one: in `{%}` the `%`
+        // opens the tag and does not close it.
+        let Some(end) = rest[at + 2..].find(close).map(|end| at + 2 + end) else {
             break;
         };
         let tag = rest[at + 2..end].trim_matches(|c: char| c == '-' || c.is_whitespace());
@@ -1349,6 +1357,22 @@ mod tests {
         let templates = load(&with_component);
         assert!(!templates.splices_lists("year.html"));
         assert_eq!(read(&templates, "paper.html", &PAGE_VALUES), PAGE_VALUES);
+    }
+
+    /// Found by the item templates' property test: a tag's opening
+    /// delimiter read as part of its closing one (`{%}`) panicked.
+    #[test]
+    fn a_tag_whose_delimiters_overlap_is_an_error_at_its_line() {
+        for text in ["{% if x %}{% endif %}\n{%}", "a\n{#}", "{% if x %}\n{%}"] {
+            let files = vec![(
+                "page.html".to_string(),
+                PathBuf::from("page.html"),
+                text.to_string(),
+            )];
+            let (_, errors) = Templates::load(files);
+            assert_eq!(errors.len(), 1, "{text}: {errors:?}");
+            assert!(errors[0].line >= 1, "{text}: {errors:?}");
+        }
     }
 
     #[test]
