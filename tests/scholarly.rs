@@ -1058,7 +1058,160 @@ fn repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays() {
     );
 }
 
+/// Every value a paper's template value and its exports both show is the
+/// same in each: the home page's `recent` values (with their abstracts)
+/// against `corpus.json`, the CSL-JSON, RIS and BibTeX files, for papers
+/// with and without a complete author list, arXiv id, DOI, PDF and venue.
+fn the_page_and_every_export_agree_on_a_paper_s_shared_values() {
+    use serde_json::{json, Value};
+    let dir = two_author_site();
+    write(
+        dir.path(),
+        "content/papers/shared-systems-paper.md",
+        b"+++\narxiv = \"2405.01234\"\ndoi = \"10.1145/3600006.3613139\"\nauthors = [\"Ana Lima\", \"Carla Souza\", \"Ben van der Berg\"]\nvenue = \"SOSP 2024\"\npdf = \"https://example.org/shared.pdf\"\nselected = true\n+++\n",
+    );
+    write(
+        dir.path(),
+        "content/papers/fast-graphs.md",
+        b"+++\narxiv = \"2301.00001\"\n+++\n",
+    );
+    // Each paper's values a line each, `name=value`, a list's a line an
+    // item.
+    write(
+        dir.path(),
+        "templates/index.html",
+        b"{% for p in recent %}slug={{ p.slug | safe }}\nkey={{ p.key | safe }}\ntitle={{ p.title | safe }}\nurl={{ p.url | safe }}\nyear={{ p.year }}\nvenue={{ p.venue | default(value='') | safe }}\nselected={{ p.selected }}\ncomplete={{ p.authors_complete }}\n{% for n in p.byline %}author={{ n.name | safe }}\n{% endfor %}{% for c in p.categories %}category={{ c.code | safe }}\n{% endfor %}{% for l in p.links %}{{ l.label }}={{ l.url | safe }}\n{% endfor %}abstract={{ p.abstract_html | safe }}\n\n{% endfor %}",
+    );
+    let (report, site) = build_memory(dir.path(), None);
+    assert!(!report.failed(), "{:?}", report.diagnostics);
+    let corpus: Value = serde_json::from_str(text(&site, "corpus.json")).unwrap();
+    let base = corpus["base_url"].as_str().unwrap().trim_end_matches('/');
+    let values: Vec<&str> = text(&site, "index.html").split_terminator("\n\n").collect();
+    assert_eq!(values.len(), 3);
+    let mut seen = BTreeSet::new();
+    for value in values {
+        let all = |name: &str| -> Vec<String> {
+            let start = format!("{name}=");
+            let lines = value.lines().filter_map(|l| l.strip_prefix(start.as_str()));
+            lines.map(str::to_string).collect()
+        };
+        let one = |name: &str| all(name).pop().unwrap_or_default();
+        let slug = one("slug");
+        let papers = corpus["papers"].as_array().unwrap();
+        let entry = papers.iter().find(|e| e["slug"] == slug).unwrap();
+        let file = |ext: &str| text(&site, &format!("papers/{slug}/{slug}.{ext}"));
+        let csl: Value = serde_json::from_str(file("json")).unwrap();
+        let csl = &csl[0];
+        let ris = file("ris");
+        let tag = |name: &str| -> Vec<String> {
+            let start = format!("{name}  - ");
+            let lines = ris.lines().filter_map(|l| l.strip_prefix(start.as_str()));
+            lines.map(str::to_string).collect()
+        };
+        let bib = biblatex::Bibliography::parse(file("bib")).unwrap();
+        let bib = bib.iter().next().unwrap();
+        let bib_field = |name: &str| {
+            use biblatex::ChunksExt;
+            bib.get(name).map(|c| c.format_verbatim())
+        };
+        let key = one("key");
+        for export in [&entry["key"], &csl["id"]] {
+            assert_eq!(export, &json!(key), "{slug}");
+        }
+        assert_eq!(tag("ID"), [key.as_str()]);
+        assert_eq!(bib.key, key);
+
+        let title = one("title");
+        for export in [&entry["title"], &csl["title"]] {
+            assert_eq!(export, &json!(title), "{slug}");
+        }
+        assert_eq!(tag("TI"), [title]);
+
+        let url = format!("{base}{}", one("url"));
+        for export in [&entry["url"], &csl["URL"]] {
+            assert_eq!(export, &json!(url), "{slug}");
+        }
+        assert_eq!(tag("UR"), [url.as_str()]);
+        assert_eq!(bib_field("url"), Some(url));
+
+        let year = one("year");
+        assert_eq!(entry["year"].to_string(), year, "{slug}");
+        assert_eq!(csl["issued"]["date-parts"][0][0].to_string(), year);
+        assert_eq!(tag("PY"), [year.as_str()]);
+        assert_eq!(bib_field("year"), Some(year));
+
+        let venue = all("venue").into_iter().filter(|v| !v.is_empty());
+        let venue: Vec<String> = venue.collect();
+        assert_eq!(entry["venue"].as_str(), venue.first().map(|v| v.as_str()));
+        let csl_venue = csl.get("container-title").and_then(Value::as_str);
+        assert_eq!(csl_venue, venue.first().map(|v| v.as_str()), "{slug}");
+        assert_eq!(tag("T2"), venue);
+        assert_eq!(bib_field("note"), venue.first().cloned(), "{slug}");
+
+        assert_eq!(entry["selected"].to_string(), one("selected"), "{slug}");
+
+        // Authors: the byline's names, all shown in so short a list.
+        let names = all("author");
+        assert_eq!(entry["authors"], json!(names), "{slug}");
+        let complete = one("complete") == "true";
+        assert_eq!(entry["authors_complete"], complete, "{slug}");
+        let csl_authors = csl["author"].as_array().unwrap();
+        assert_eq!(csl_authors.len(), names.len() + usize::from(!complete));
+        let others = json!({"literal": "others"});
+        assert_eq!(csl_authors.last() == Some(&others), !complete, "{slug}");
+        assert_eq!(tag("AU").len(), names.len() + usize::from(!complete));
+
+        let codes = all("category");
+        assert_eq!(entry["categories"], json!(codes), "{slug}");
+        assert_eq!(csl["keyword"], codes.join(", "), "{slug}");
+        assert_eq!(tag("KW"), codes);
+
+        // The links: arXiv's, the PDF and the DOI's, as the exports give
+        // their identifiers.
+        let arxiv = entry["arxiv_id"].as_str();
+        let abs = arxiv.map(|id| format!("https://arxiv.org/abs/{id}"));
+        assert_eq!(all("arXiv"), Vec::from_iter(abs), "{slug}");
+        let number = arxiv.map(|id| format!("arXiv:{id}"));
+        let csl_number = csl.get("number").and_then(Value::as_str);
+        assert_eq!(csl_number, number.as_deref(), "{slug}");
+        assert_eq!(tag("AN"), Vec::from_iter(number));
+        assert_eq!(bib_field("eprint").as_deref(), arxiv, "{slug}");
+        let doi = entry["doi"].as_str();
+        let resolver = doi.map(|doi| format!("https://doi.org/{doi}"));
+        assert_eq!(all("DOI"), Vec::from_iter(resolver), "{slug}");
+        assert_eq!(csl.get("DOI").and_then(Value::as_str), doi, "{slug}");
+        assert_eq!(tag("DO"), Vec::from_iter(doi.map(str::to_string)));
+        assert_eq!(bib_field("doi").as_deref(), doi, "{slug}");
+        assert_eq!(tag("L1"), all("PDF"), "{slug}");
+
+        // The abstract: the list's HTML, the exports' plain text.
+        let html = one("abstract");
+        let plain = html.replace("<p>", "").replace("</p>", "");
+        assert!(!plain.is_empty() && !plain.contains('<'), "{html}");
+        for export in [&entry["abstract"], &csl["abstract"]] {
+            assert_eq!(export, &json!(plain), "{slug}");
+        }
+        assert_eq!(tag("AB"), [plain.as_str()]);
+        assert_eq!(bib_field("abstract"), Some(plain));
+        seen.insert((
+            complete,
+            arxiv.is_some(),
+            doi.is_some(),
+            !all("PDF").is_empty(),
+        ));
+    }
+    // The papers cover each kind the values differ by.
+    assert_eq!(
+        seen,
+        BTreeSet::from([
+            (true, true, true, true),
+            (false, true, false, true),
+            (false, false, false, false)
+        ])
+    );
+}
+
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(scholarly: misnamed_profiles_and_overrides_name_the_closest_slug, scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_title_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays)
+    trials!(scholarly: misnamed_profiles_and_overrides_name_the_closest_slug, scholar_tags_and_json_ld_without_and_with_a_complete_author_list, a_hostile_title_leaves_one_valid_json_ld_element, bibtex_parses_back_and_author_files_hold_exactly_their_papers, per_paper_files_can_be_switched_off_keeping_the_cite_block, every_export_file_can_be_switched_off_keeping_the_cite_block, a_hidden_paper_is_gone_from_every_output_and_aliases_redirect, co_authors_and_papers_per_year_on_the_pages_and_coauthors_fixture, name_variants_merge_listings_from_a_profile_or_site_toml, the_papers_shortcode_embeds_lists_in_markdown_pages, every_csl_export_renders_with_citeproc_js needs tools::citeproc(), every_abstract_of_the_real_listings_keeps_its_words_with_math_as_mathml, a_malformed_formula_is_shown_as_written_with_a_warning_at_its_line, an_unbalanced_brace_is_kept_with_a_warning_at_its_line, pinned_family_names_reach_every_output, every_malformed_shortcode_of_a_page_is_reported_without_false_link_errors, repeated_citation_keys_get_letters_in_paper_order_and_a_pinned_key_stays, the_page_and_every_export_agree_on_a_paper_s_shared_values)
 }

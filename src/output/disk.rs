@@ -196,6 +196,19 @@ struct Kept {
     error: Option<io::Error>,
 }
 
+/// The spare tree's entries sorted by fate ([`Staging::sort_spare`]).
+#[derive(Default)]
+struct SpareFates<'e> {
+    /// The hashes of the files that stay: the output's, unchanged.
+    stay: FxHashSet<u64>,
+    /// The late writes, relative to the spare, in path order.
+    late: Vec<PathBuf>,
+    /// The files to remove.
+    doomed_files: Vec<&'e Path>,
+    /// The folders to remove, once emptied.
+    doomed_folders: Vec<&'e Path>,
+}
+
 /// Writes to a directory on disk through a staging tree beside it.
 #[derive(Debug)]
 pub struct DiskSink {
@@ -887,20 +900,15 @@ impl Staging {
         warnings
     }
 
-    /// Makes the spare tree the new site (see the module doc): removes
-    /// what it holds that the new site does not (a file whose inode is not
-    /// the output's, or that changed; a folder the new site does not
-    /// have), moves the changed files in from `next/`, then links in the
-    /// output's files it lacks, the user's empty folders, and the user's
-    /// folders' owners, permissions and modification times. `folders` are
-    /// the hashes of the site's folders; `spare` lists the spare tree
-    /// ([`Staging::list_spare`]). A file of the spare that the note of the
-    /// last exchange ([`EXCHANGING`]) and its manifest do not know was
-    /// written into the old site after that build looked (the build was
-    /// killed before it looked again, or a program working inside the old
-    /// folder wrote it later): it is moved to `kept/` first, never removed.
-    /// Returns the hashes of the user's files removed since the survey,
-    /// and what was kept.
+    /// Makes the spare tree the new site (see the module doc): the spare
+    /// of the last exchange reused ([`Staging::reuse_spare`]) when `spare`
+    /// lists it ([`Staging::list_spare`]), else `next/` renamed to be it;
+    /// then the output's files it lacks linked in
+    /// ([`Staging::link_unchanged`]) and the user's empty folders made.
+    /// The user's folders' owners, permissions and modification times come
+    /// later ([`Staging::carry_folders`]). `folders` are the hashes of the
+    /// site's folders. Returns the hashes of the user's files removed since
+    /// the survey, and what was kept.
     fn make_spare(
         &self,
         paths: &[(Box<str>, bool)],
@@ -908,122 +916,169 @@ impl Staging {
         folders: &FxHashSet<u64>,
         spare: Option<Vec<walkdir::DirEntry>>,
     ) -> io::Result<(Vec<u64>, Vec<Kept>)> {
+        let (stay, kept) = match spare {
+            Some(entries) => self.reuse_spare(paths, foreign, folders, &entries)?,
+            None => {
+                remove_if_present(&self.dir.join(EXCHANGING))?;
+                std::fs::rename(&self.next, &self.spare).map_err(|e| with_path(&self.spare, e))?;
+                (FxHashSet::default(), Vec::new())
+            }
+        };
+        let vanished = self.link_unchanged(paths, foreign, &stay)?;
+        for folder in &foreign.empty_folders {
+            let target = self.spare.join(folder);
+            std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
+        }
+        Ok((vanished, kept))
+    }
+
+    /// Reuses the spare tree listed as `entries`: removes what it holds
+    /// that the new site does not (a file whose inode is not the output's,
+    /// or that changed; a folder the new site does not have), after moving
+    /// the late writes ([`Staging::sort_spare`]) to `kept/`, never removing
+    /// them; then moves the changed files in from `next/`. Returns the
+    /// hashes of the files that stay and what was kept. Errors: a late
+    /// write that could not be kept, and those of the file system.
+    fn reuse_spare(
+        &self,
+        paths: &[(Box<str>, bool)],
+        foreign: &Foreign,
+        folders: &FxHashSet<u64>,
+        entries: &[walkdir::DirEntry],
+    ) -> io::Result<(FxHashSet<u64>, Vec<Kept>)> {
         let changed: FxHashSet<u64> = paths
             .par_iter()
             .filter(|(_, changed)| *changed)
             .map(|(p, _)| hash(p))
             .collect();
-        let users_folders = foreign.folders();
-        let users: FxHashSet<u64> = users_folders.iter().map(|f| hash(f)).collect();
-        let note = self.dir.join(EXCHANGING);
-        let mut stay = FxHashSet::default();
-        let mut kept = Vec::new();
-        if let Some(entries) = spare {
-            use walkdir::DirEntryExt;
-            // A folder the last build made read-only (the user's, as it is
-            // in the output) is opened again while the tree is made.
-            let folders_of = entries
-                .iter()
-                .filter(|e| e.file_type().is_dir())
-                .map(|e| e.path());
-            for folder in std::iter::once(self.spare.as_path()).chain(folders_of) {
-                make_writable(folder)?;
-            }
-            // What the old site held when the last exchange swapped it out:
-            // its manifest's files (an adopted site's are this output's)
-            // and the user's files the note lists with their inodes.
-            let carried = read_note(&note)?;
-            let listed = match carried {
-                Some(_) => read_manifest(&self.spare)?,
-                None => None,
-            };
-            let manifest = hash(MANIFEST);
-            let known = |key: u64, ino: u64| match &carried {
-                None => true,
-                Some(carried) => {
-                    key == manifest
-                        || listed.as_ref().unwrap_or(&self.owned).contains(&key)
-                        || carried.get(&key) == Some(&ino)
-                        || foreign.inodes.get(&key) == Some(&ino)
-                }
-            };
-            // Each entry: its path's hash, whether it stays, and whether
-            // it is a late write.
-            let fates: Vec<(u64, bool, bool)> = entries
-                .par_iter()
-                .map(|entry| {
-                    let key = hash(&crate::input::slash_path(entry.path(), &self.spare));
-                    if entry.file_type().is_dir() {
-                        return (key, folders.contains(&key) || users.contains(&key), false);
-                    }
-                    let stays =
-                        foreign.inodes.get(&key) == Some(&entry.ino()) && !changed.contains(&key);
-                    (key, stays, !stays && !known(key, entry.ino()))
-                })
-                .collect();
-            let mut doomed_files = Vec::new();
-            let mut doomed_folders = Vec::new();
-            let mut late = Vec::new();
-            for (entry, (key, stays, is_late)) in entries.iter().zip(fates) {
-                match (entry.file_type().is_dir(), stays) {
-                    (false, true) => {
-                        stay.insert(key);
-                    }
-                    (false, false) if is_late => late.push(
-                        entry
-                            .path()
-                            .strip_prefix(&self.spare)
-                            .unwrap_or(entry.path())
-                            .to_path_buf(),
-                    ),
-                    (false, false) => doomed_files.push(entry.path()),
-                    (true, false) => doomed_folders.push(entry.path()),
-                    (true, true) => {}
-                }
-            }
-            late.sort_unstable();
-            kept = self.keep(late);
-            if let Some(error) = kept.iter_mut().find_map(|k| k.error.take()) {
-                return Err(io::Error::new(
-                    error.kind(),
-                    format!(
-                        "expected to keep what was written into the output during the last build \
-                         in {}, found {error}; move it yourself",
-                        self.dir.join(KEPT).display()
-                    ),
-                ));
-            }
-            // From here on the spare holds nothing of the user's the
-            // output does not: the note goes before anything else does.
-            remove_if_present(&note)?;
-            doomed_files
-                .par_iter()
-                .try_for_each(|file| std::fs::remove_file(file).map_err(|e| with_path(file, e)))?;
-            // A file that stays is never in a doomed folder (its folders
-            // are the site's or the user's), and a late one was moved out:
-            // each is empty now.
-            for folder in &doomed_folders {
-                std::fs::remove_dir(folder).map_err(|e| with_path(folder, e))?;
-            }
-            make_folders(
-                &self.spare,
-                paths.iter().filter(|(_, c)| *c).map(|(p, _)| &**p),
-            )?;
-            paths
-                .par_iter()
-                .filter(|(_, changed)| *changed)
-                .try_for_each(|(path, _)| {
-                    let target = self.spare.join(&**path);
-                    std::fs::rename(self.next.join(&**path), &target)
-                        .map_err(|e| with_path(&target, e))
-                })?;
-        } else {
-            remove_if_present(&note)?;
-            std::fs::rename(&self.next, &self.spare).map_err(|e| with_path(&self.spare, e))?;
+        let sorted = self.sort_spare(entries, foreign, folders, &changed)?;
+        let mut kept = self.keep(sorted.late);
+        if let Some(error) = kept.iter_mut().find_map(|k| k.error.take()) {
+            return Err(io::Error::new(
+                error.kind(),
+                format!(
+                    "expected to keep what was written into the output during the last build \
+                     in {}, found {error}; move it yourself",
+                    self.dir.join(KEPT).display()
+                ),
+            ));
         }
-        // The rest of the new site: the output's files the spare lacks, as
-        // hard links (they keep their modification times). A file of the
-        // user's removed from the output since the survey stays removed.
+        // From here on the spare holds nothing of the user's the output
+        // does not: the note goes before anything else does.
+        remove_if_present(&self.dir.join(EXCHANGING))?;
+        sorted
+            .doomed_files
+            .par_iter()
+            .try_for_each(|file| std::fs::remove_file(file).map_err(|e| with_path(file, e)))?;
+        // A file that stays is never in a doomed folder (its folders are
+        // the site's or the user's), and a late one was moved out: each is
+        // empty now.
+        for folder in &sorted.doomed_folders {
+            std::fs::remove_dir(folder).map_err(|e| with_path(folder, e))?;
+        }
+        make_folders(
+            &self.spare,
+            paths.iter().filter(|(_, c)| *c).map(|(p, _)| &**p),
+        )?;
+        paths
+            .par_iter()
+            .filter(|(_, changed)| *changed)
+            .try_for_each(|(path, _)| {
+                let target = self.spare.join(&**path);
+                std::fs::rename(self.next.join(&**path), &target).map_err(|e| with_path(&target, e))
+            })?;
+        Ok((sorted.stay, kept))
+    }
+
+    /// Sorts the spare tree's `entries` by their fate, after opening again
+    /// the folders the last build made read-only (the user's, as they are
+    /// in the output). A file stays when it is the output's (its inode)
+    /// and did not change (`changed`); a folder when it is the site's
+    /// (`folders`) or the user's. A file of the spare that the note of the
+    /// last exchange ([`EXCHANGING`]) and its manifest do not know was
+    /// written into the old site after that build looked (the build was
+    /// killed before it looked again, or a program working inside the old
+    /// folder wrote it later): a late write.
+    fn sort_spare<'e>(
+        &self,
+        entries: &'e [walkdir::DirEntry],
+        foreign: &Foreign,
+        folders: &FxHashSet<u64>,
+        changed: &FxHashSet<u64>,
+    ) -> io::Result<SpareFates<'e>> {
+        use walkdir::DirEntryExt;
+        let folders_of = entries
+            .iter()
+            .filter(|e| e.file_type().is_dir())
+            .map(|e| e.path());
+        for folder in std::iter::once(self.spare.as_path()).chain(folders_of) {
+            make_writable(folder)?;
+        }
+        // What the old site held when the last exchange swapped it out:
+        // its manifest's files (an adopted site's are this output's) and
+        // the user's files the note lists with their inodes.
+        let carried = read_note(&self.dir.join(EXCHANGING))?;
+        let listed = match carried {
+            Some(_) => read_manifest(&self.spare)?,
+            None => None,
+        };
+        let manifest = hash(MANIFEST);
+        let known = |key: u64, ino: u64| match &carried {
+            None => true,
+            Some(carried) => {
+                key == manifest
+                    || listed.as_ref().unwrap_or(&self.owned).contains(&key)
+                    || carried.get(&key) == Some(&ino)
+                    || foreign.inodes.get(&key) == Some(&ino)
+            }
+        };
+        let users: FxHashSet<u64> = foreign.folders().iter().map(|f| hash(f)).collect();
+        // Each entry: its path's hash, whether it stays, and whether it is
+        // a late write.
+        let fates: Vec<(u64, bool, bool)> = entries
+            .par_iter()
+            .map(|entry| {
+                let key = hash(&crate::input::slash_path(entry.path(), &self.spare));
+                if entry.file_type().is_dir() {
+                    return (key, folders.contains(&key) || users.contains(&key), false);
+                }
+                let stays =
+                    foreign.inodes.get(&key) == Some(&entry.ino()) && !changed.contains(&key);
+                (key, stays, !stays && !known(key, entry.ino()))
+            })
+            .collect();
+        let mut sorted = SpareFates::default();
+        for (entry, (key, stays, is_late)) in entries.iter().zip(fates) {
+            match (entry.file_type().is_dir(), stays) {
+                (false, true) => {
+                    sorted.stay.insert(key);
+                }
+                (false, false) if is_late => sorted.late.push(
+                    entry
+                        .path()
+                        .strip_prefix(&self.spare)
+                        .unwrap_or(entry.path())
+                        .to_path_buf(),
+                ),
+                (false, false) => sorted.doomed_files.push(entry.path()),
+                (true, false) => sorted.doomed_folders.push(entry.path()),
+                (true, true) => {}
+            }
+        }
+        sorted.late.sort_unstable();
+        Ok(sorted)
+    }
+
+    /// Links into the spare the rest of the new site: the output's files
+    /// it lacks (not in `stay`), as hard links (they keep their
+    /// modification times). A file of the user's removed from the output
+    /// since the survey stays removed: returns their paths' hashes.
+    fn link_unchanged(
+        &self,
+        paths: &[(Box<str>, bool)],
+        foreign: &Foreign,
+        stay: &FxHashSet<u64>,
+    ) -> io::Result<Vec<u64>> {
         let missing: Vec<(&str, bool)> = paths
             .iter()
             .filter(|(_, changed)| !changed)
@@ -1032,7 +1087,7 @@ impl Staging {
             .filter(|(p, _)| !stay.contains(&hash(p)))
             .collect();
         make_folders(&self.spare, missing.iter().map(|(p, _)| *p))?;
-        let vanished: Vec<u64> = missing
+        missing
             .par_iter()
             .map(|&(path, users)| {
                 match link_or_copy(&self.out.join(path), &self.spare.join(path)) {
@@ -1044,12 +1099,7 @@ impl Staging {
                 }
             })
             .filter_map(Result::transpose)
-            .collect::<io::Result<_>>()?;
-        for folder in &foreign.empty_folders {
-            let target = self.spare.join(folder);
-            std::fs::create_dir_all(&target).map_err(|e| with_path(&target, e))?;
-        }
-        Ok((vanished, kept))
+            .collect()
     }
 
     /// Gives the spare tree's folders the owner and permissions of the

@@ -38,7 +38,9 @@ use std::fmt::Write;
 /// ([`crate::text::names::NameParts`]: given names, particles, family name).
 pub use crate::text::names::NameParts as Person;
 
-/// What an export needs to know of one paper.
+/// What an export needs to know of one paper: the site makes it from
+/// the paper's [`crate::render::metadata::Metadata`], the values its
+/// pages show; the names split into parts are the exports' own.
 #[derive(Debug, Clone)]
 pub struct CiteRecord<'a> {
     /// Citation key, from [`crate::corpus::keys::citation_key`] (made unique by the caller), e.g. `"chu2024optimizing"`.

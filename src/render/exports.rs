@@ -7,21 +7,12 @@ use crate::corpus::{AuthorId, Corpus, PaperId};
 use crate::permalink::Route;
 use crate::render::cite::{bibtex, csl_json, ris, CiteRecord};
 use crate::render::jobs::Export;
+use crate::render::metadata::{Abstract, Metadata};
 use crate::render::site::Site;
 use crate::text::names::NameParts;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
-
-/// Whether an export carries the abstract: the files do; the Cite block
-/// on the paper page, which shows the abstract beside it, does not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Abstract {
-    /// With the abstract.
-    Included,
-    /// Without it.
-    Left,
-}
 
 /// One paper in one format: a BibTeX entry, a RIS record, or a CSL-JSON
 /// array of one item (pretty-printed). Authors are the complete list when
@@ -117,7 +108,9 @@ pub fn author_bib(site: &Site, names: &AuthorParts, id: AuthorId) -> String {
 /// How many entries of an author's BibTeX file one task writes.
 const BIB_RUN: usize = 256;
 
-/// [`paper_export`] naming at most `most` authors (then "others").
+/// [`paper_export`] naming at most `most` authors (then "others"). The
+/// record is the paper's [`Metadata`], as its page shows it; only the
+/// names split into parts and the cut are the exports' own.
 fn export_of(
     site: &Site,
     names: &AuthorParts,
@@ -127,39 +120,33 @@ fn export_of(
     most: usize,
 ) -> String {
     let corpus = site.corpus;
-    let paper = &corpus.papers[id];
-    let credited: Vec<(&str, Option<AuthorId>)> = corpus.credited(paper).collect();
+    let meta = Metadata::new(site, &corpus.papers[id], with);
+    let credited: Vec<(&str, Option<AuthorId>)> = meta.credited().collect();
     let cut = credited.len() > most;
     let authors: Vec<Cow<NameParts>> = credited
         .into_iter()
         .take(most)
         .map(|(name, owner)| names.of(corpus, name, owner))
         .collect();
-    let categories = corpus.category_codes(paper);
-    let url = site.urls.permalink(&Route::Paper {
-        slug: paper.slug.clone(),
-    });
-    let details = &paper.details;
-    let pdf = crate::render::scholar::pdf_url(paper);
-    let abstract_plain = match with {
-        Abstract::Included => paper.abstract_text.plain(),
-        Abstract::Left => "".into(),
-    };
+    let categories = meta.category_codes();
+    let url = meta.permalink();
+    let pdf = meta.pdf_url();
+    let abstract_plain = meta.abstract_text().map(|text| text.plain());
     let record = CiteRecord {
-        key: &paper.key,
-        title_latex: paper.title.source(),
-        title_plain: paper.title.plain(),
-        abstract_plain: &abstract_plain,
+        key: meta.key(),
+        title_latex: meta.title_latex(),
+        title_plain: meta.title(),
+        abstract_plain: abstract_plain.as_deref().unwrap_or_default(),
         authors: &authors,
-        authors_complete: details.complete_authors.is_some() && !cut,
-        year: paper.known_year(),
-        arxiv_id: details.arxiv_id.as_deref(),
+        authors_complete: meta.authors_complete() && !cut,
+        year: meta.year(),
+        arxiv_id: meta.arxiv_id(),
         primary_class: categories.first().copied(),
         categories: &categories,
-        doi: details.doi.as_deref(),
+        doi: meta.doi(),
         url: &url,
         pdf: pdf.as_deref(),
-        venue: details.venue.as_deref(),
+        venue: meta.venue(),
     };
     match export {
         Export::Bibtex => bibtex(&record),
@@ -188,7 +175,7 @@ struct PaperEntry<'a> {
     title: &'a str,
     title_latex: &'a str,
     #[serde(rename = "abstract")]
-    abstract_text: std::borrow::Cow<'a, str>,
+    abstract_text: Cow<'a, str>,
     /// `null` when the year is not known.
     year: Option<u16>,
     categories: Vec<&'a str>,
@@ -303,7 +290,9 @@ pub fn write_corpus_json(site: &Site, out: &mut dyn std::io::Write) -> std::io::
         let entries: Vec<Vec<u8>> = batch
             .par_iter()
             .map(|p| {
-                let entry = paper_entry(site, p, p.abstract_text.plain());
+                let meta = Metadata::new(site, p, Abstract::Included);
+                let abstract_text = meta.abstract_text().map(|text| text.plain());
+                let entry = paper_entry(&meta, abstract_text.unwrap_or_default());
                 serde_json::to_vec(&entry).unwrap_or_default()
             })
             .collect();
@@ -317,30 +306,24 @@ pub fn write_corpus_json(site: &Site, out: &mut dyn std::io::Write) -> std::io::
     out.write_all(b"\n")
 }
 
-/// A paper's `corpus.json` entry, with `abstract_text` (its abstract's
-/// plain text, or empty while the entry is only hashed).
-fn paper_entry<'a>(
-    site: &Site<'a>,
-    p: &'a crate::corpus::Paper,
-    abstract_text: std::borrow::Cow<'a, str>,
-) -> PaperEntry<'a> {
-    let corpus = site.corpus;
+/// A paper's `corpus.json` entry: its [`Metadata`], as its page shows
+/// it, with `abstract_text`, its abstract's plain text (empty without
+/// one).
+fn paper_entry<'a>(meta: &Metadata<'a>, abstract_text: Cow<'a, str>) -> PaperEntry<'a> {
     PaperEntry {
-        key: &p.key,
-        slug: &p.slug,
-        url: site.urls.permalink(&Route::Paper {
-            slug: p.slug.clone(),
-        }),
-        title: p.title.plain(),
-        title_latex: p.title.source(),
+        key: meta.key(),
+        slug: meta.slug(),
+        url: meta.permalink(),
+        title: meta.title(),
+        title_latex: meta.title_latex(),
         abstract_text,
-        year: p.known_year(),
-        categories: corpus.category_codes(p),
-        authors: corpus.author_names(p),
-        authors_complete: p.details.complete_authors.is_some(),
-        arxiv_id: p.details.arxiv_id.as_deref(),
-        doi: p.details.doi.as_deref(),
-        venue: p.details.venue.as_deref(),
-        selected: p.details.selected,
+        year: meta.year(),
+        categories: meta.category_codes(),
+        authors: meta.credited().map(|(name, _)| name).collect(),
+        authors_complete: meta.authors_complete(),
+        arxiv_id: meta.arxiv_id(),
+        doi: meta.doi(),
+        venue: meta.venue(),
+        selected: meta.selected(),
     }
 }

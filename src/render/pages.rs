@@ -8,9 +8,10 @@ use crate::corpus::{initial_id, stats, AuthorId, CategoryId, Corpus, Initial, Pa
 use crate::diagnostics::Diagnostic;
 use crate::input::content::{shortcode_placeholder, ContentPage};
 use crate::permalink::Route;
-use crate::render::exports::{Abstract, AuthorParts};
+use crate::render::exports::AuthorParts;
 use crate::render::items::ItemTemplate;
 use crate::render::jobs::{Export, Job};
+use crate::render::metadata::Abstract;
 use crate::render::site::Site;
 use crate::render::templates::{
     content_template_name, list_mark, splice_lists, Reads, Templates, PAPER_ITEM,
@@ -708,7 +709,7 @@ impl<'a> Pages<'a> {
                 doi: details.doi.as_deref(),
                 doi_url: details.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
                 url: details.url.as_deref(),
-                pdf: crate::render::scholar::pdf_url(paper),
+                pdf: crate::render::metadata::pdf_url(paper),
                 code: details.code.as_deref(),
                 venue: details.venue.as_deref(),
                 note_html: &details.note_html,

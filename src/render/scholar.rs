@@ -11,6 +11,7 @@
 
 use crate::corpus::{AuthorId, Paper};
 use crate::permalink::Route;
+use crate::render::metadata::{pdf_url, Abstract, Metadata};
 use crate::render::site::Site;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -77,11 +78,12 @@ pub fn citation_tags(paper: &Paper) -> Vec<MetaTag> {
 /// OpenGraph tags: `og:type` (article), `og:title`, `og:description`,
 /// `og:url` and `og:site_name`.
 pub fn open_graph(site: &Site, paper: &Paper, description: &str) -> Vec<MetaTag> {
+    let meta = Metadata::new(site, paper, Abstract::Left);
     vec![
         tag("og:type", "article"),
-        tag("og:title", paper.title.plain()),
+        tag("og:title", meta.title()),
         tag("og:description", description),
-        tag("og:url", site.urls.permalink(&paper_route(paper))),
+        tag("og:url", meta.permalink()),
         tag("og:site_name", site.config.title.as_str()),
     ]
 }
@@ -124,6 +126,7 @@ pub fn json_ld<'p>(
     person: &dyn Fn(AuthorId) -> Option<&'p RawValue>,
 ) -> String {
     let corpus = site.corpus;
+    let meta = Metadata::new(site, paper, Abstract::Left);
     let author_url = |id: usize| {
         site.urls.permalink(&Route::Author {
             slug: corpus.authors[id].slug.clone(),
@@ -133,8 +136,8 @@ pub fn json_ld<'p>(
     // A listed author under their own name is their `Person` made once
     // ([`person_json`]), not serialised again on every paper (measured in
     // a429894).
-    let author: Vec<Credited> = corpus
-        .credited(paper)
+    let author: Vec<Credited> = meta
+        .credited()
         .map(|(name, owner)| {
             let own = owner.filter(|&a| corpus.authors[a].name == name);
             match own.and_then(person) {
@@ -145,15 +148,13 @@ pub fn json_ld<'p>(
         .collect();
     let details = &paper.details;
     let mut identifier = Vec::new();
-    let mut same_as = Vec::new();
-    if let Some(id) = &details.arxiv_id {
+    if let Some(id) = meta.arxiv_id() {
         identifier.push(PropertyValue::new("arXiv", id));
-        same_as.push(format!("https://arxiv.org/abs/{id}"));
     }
-    if let Some(doi) = &details.doi {
+    if let Some(doi) = meta.doi() {
         identifier.push(PropertyValue::new("DOI", doi));
-        same_as.push(format!("https://doi.org/{doi}"));
     }
+    let same_as = [meta.arxiv_url(), meta.doi_url()].into_iter().flatten();
     let article = ScholarlyArticle {
         context: "https://schema.org",
         kind: "ScholarlyArticle",
@@ -162,18 +163,18 @@ pub fn json_ld<'p>(
         date_published: details
             .submitted
             .clone()
-            .or_else(|| paper.known_year().map(|y| y.to_string())),
-        headline: paper.title.plain(),
+            .or_else(|| meta.year().map(|y| y.to_string())),
+        headline: meta.title(),
         identifier,
-        is_part_of: details.venue.as_deref(),
+        is_part_of: meta.venue(),
         keywords: paper
             .categories
             .iter()
             .map(|&c| corpus.categories[c].name.as_str())
             .collect(),
-        name: paper.title.plain(),
-        same_as,
-        url: site.urls.permalink(&paper_route(paper)),
+        name: meta.title(),
+        same_as: same_as.collect(),
+        url: meta.permalink(),
     };
     // Room for a typical entry at once: grown from serde_json's 128
     // bytes, it was copied eight times a paper.
@@ -286,23 +287,6 @@ fn script_safe(json: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// The PDF link: the override's, else arXiv's when the id is known.
-pub fn pdf_url(paper: &Paper) -> Option<String> {
-    paper.details.pdf.clone().or_else(|| {
-        paper
-            .details
-            .arxiv_id
-            .as_ref()
-            .map(|id| format!("https://arxiv.org/pdf/{id}"))
-    })
-}
-
-fn paper_route(paper: &Paper) -> Route {
-    Route::Paper {
-        slug: paper.slug.clone(),
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use crate::corpus::{AuthorId, CategoryId, Paper, PaperId};
 use crate::permalink::Route;
-use crate::render::exports::Abstract;
 use crate::render::jobs::{Export, Job};
+use crate::render::metadata::{Abstract, Metadata};
 use crate::render::site::Site;
 use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;
@@ -35,7 +35,8 @@ pub struct CategoryLink<'a> {
 /// [`PAPER_FIELDS`] is the one list of them: the tera value
 /// ([`Views::paper`]), the list items filled in without tera
 /// ([`crate::render::items`]) and the docs' test all read it, so a new
-/// field is one entry there.
+/// field is one entry there. A field whose value the exports show too
+/// reads it from the paper's [`Metadata`], where it is defined once.
 pub struct Field {
     /// The field's name in templates (`paper.title_html`).
     pub name: &'static str,
@@ -63,22 +64,22 @@ pub const PAPER_FIELDS: [Field; 22] = [
     Field {
         name: "slug",
         kind: "string",
-        value: |p| FieldValue::Str(&p.paper.slug),
+        value: |p| FieldValue::Str(p.meta.slug()),
     },
     Field {
         name: "key",
         kind: "string",
-        value: |p| FieldValue::Str(&p.paper.key),
+        value: |p| FieldValue::Str(p.meta.key()),
     },
     Field {
         name: "selected",
         kind: "bool",
-        value: |p| FieldValue::Bool(p.paper.details.selected),
+        value: |p| FieldValue::Bool(p.meta.selected()),
     },
     Field {
         name: "venue",
         kind: "string or none",
-        value: |p| FieldValue::from(p.paper.details.venue.as_deref()),
+        value: |p| FieldValue::from(p.meta.venue()),
     },
     Field {
         name: "url",
@@ -88,7 +89,7 @@ pub const PAPER_FIELDS: [Field; 22] = [
     Field {
         name: "title",
         kind: "string",
-        value: |p| FieldValue::Str(p.paper.title.plain()),
+        value: |p| FieldValue::Str(p.meta.title()),
     },
     Field {
         name: "title_html",
@@ -98,7 +99,7 @@ pub const PAPER_FIELDS: [Field; 22] = [
     Field {
         name: "year",
         kind: "integer or none",
-        value: |p| match p.paper.known_year() {
+        value: |p| match p.meta.year() {
             Some(year) => FieldValue::Num(year.into()),
             None => FieldValue::None,
         },
@@ -141,7 +142,7 @@ pub const PAPER_FIELDS: [Field; 22] = [
     Field {
         name: "authors_complete",
         kind: "bool",
-        value: |p| FieldValue::Bool(p.paper.details.complete_authors.is_some()),
+        value: |p| FieldValue::Bool(p.meta.authors_complete()),
     },
     Field {
         name: "categories",
@@ -235,14 +236,17 @@ impl Serialize for PaperValues<'_> {
     }
 }
 
-/// What a paper's fields are made from: the paper, the list it is shown
-/// in and whether with its abstract; each part that fields share (the
-/// URL, the byline, the links) made when first read.
+/// What a paper's fields are made from: its [`Metadata`] (the values
+/// exports show too), the list it is shown in and the values shared with
+/// other papers ([`Views`]); each part that fields share (the URL, the
+/// byline, the links) made when first read.
 pub struct PaperValues<'v> {
     views: &'v Views<'v>,
     id: PaperId,
+    meta: Metadata<'v>,
+    /// The paper, for the values only templates show (its title's HTML,
+    /// its authors' and categories' links).
     paper: &'v Paper,
-    with: Abstract,
     list: List,
     url: OnceCell<String>,
     byline_html: OnceCell<(String, usize)>,
@@ -257,12 +261,12 @@ pub struct PaperValues<'v> {
 impl<'v> PaperValues<'v> {
     /// The URL of the paper's page.
     fn url(&self) -> &str {
-        self.url.get_or_init(|| self.views.paper_url(self.paper))
+        self.url.get_or_init(|| self.meta.url())
     }
 
     /// The paper's year's URL and its link as `meta_html` shows it.
     fn year_link(&self) -> Option<&'v (Value, Box<str>)> {
-        let year = self.paper.known_year()?;
+        let year = self.meta.year()?;
         self.views.year_links.get(&year)
     }
 
@@ -280,7 +284,7 @@ impl<'v> PaperValues<'v> {
     }
 
     fn links(&self) -> &[LinkView] {
-        self.links.get_or_init(|| paper_links(self.paper))
+        self.links.get_or_init(|| paper_links(&self.meta))
     }
 
     fn links_html(&self) -> &str {
@@ -293,15 +297,10 @@ impl<'v> PaperValues<'v> {
             .as_deref()
     }
 
-    /// The abstract's HTML, in lists asked for with
-    /// [`Abstract::Included`] (author pages and the home page), when the
-    /// paper has one.
+    /// The abstract's HTML ([`Metadata::abstract_text`]).
     fn abstract_html(&self) -> Option<&str> {
         self.abstract_html
-            .get_or_init(|| {
-                let text = &self.paper.abstract_text;
-                (self.with == Abstract::Included && !text.is_empty()).then(|| text.html())
-            })
+            .get_or_init(|| self.meta.abstract_text().map(|text| text.html()))
             .as_deref()
     }
 
@@ -328,7 +327,7 @@ impl<'v> PaperValues<'v> {
     fn byline(&self) -> Value {
         let views = self.views;
         let corpus = views.site.corpus;
-        let names = shown_names(corpus, self.paper, self.list.focus()).map(|(name, owner)| {
+        let names = shown_names(&self.meta, self.list.focus()).map(|(name, owner)| {
             match owner.filter(|&a| corpus.authors[a].name == name) {
                 // The author's own link, shared, when the name is
                 // written as their listing writes it.
@@ -355,15 +354,13 @@ impl<'v> PaperValues<'v> {
     }
 }
 
-/// The names a list shows of `paper` ([`shown_in_list`]): each name as
+/// The names a list shows of a paper ([`shown_in_list`]): each name as
 /// written and the listing owner it names, if any.
 fn shown_names<'c>(
-    corpus: &'c crate::corpus::Corpus,
-    paper: &'c Paper,
+    meta: &Metadata<'c>,
     focus: Option<AuthorId>,
 ) -> impl Iterator<Item = (&'c str, Option<AuthorId>)> {
-    corpus
-        .credited(paper)
+    meta.credited()
         .enumerate()
         .filter(move |&(i, (_, owner))| shown_in_list(i, owner, focus))
         .map(|(_, shown)| shown)
@@ -713,11 +710,12 @@ impl<'a> Views<'a> {
     /// What paper `id`'s fields are made from in `list`, with its
     /// abstract when `with` is [`Abstract::Included`].
     pub fn paper_values(&self, id: PaperId, with: Abstract, list: List) -> PaperValues<'_> {
+        let paper = &self.site.corpus.papers[id];
         PaperValues {
             views: self,
             id,
-            paper: &self.site.corpus.papers[id],
-            with,
+            meta: Metadata::new(&self.site, paper, with),
+            paper,
             list,
             url: OnceCell::new(),
             byline_html: OnceCell::new(),
@@ -737,13 +735,6 @@ impl<'a> Views<'a> {
         // Serialised as a struct, each field inserted once into the map
         // tera keeps (a map made here would be copied into another).
         Value::from_serializable(&values)
-    }
-
-    /// The URL of a paper's page.
-    fn paper_url(&self, paper: &Paper) -> String {
-        self.site.urls.url(&Route::Paper {
-            slug: paper.slug.clone(),
-        })
     }
 
     /// A paper's BibTeX file, when per-paper exports are written.
@@ -897,28 +888,16 @@ pub fn push_link(out: &mut String, url: &str, title: Option<&str>, text: &str) {
 }
 
 /// A paper's arXiv, PDF and DOI links, those known.
-fn paper_links(paper: &Paper) -> Vec<LinkView> {
-    let details = &paper.details;
-    let mut links = Vec::new();
-    if let Some(id) = &details.arxiv_id {
-        links.push(LinkView {
-            label: "arXiv",
-            url: format!("https://arxiv.org/abs/{id}"),
-        });
-    }
-    if let Some(pdf) = crate::render::scholar::pdf_url(paper) {
-        links.push(LinkView {
-            label: "PDF",
-            url: pdf,
-        });
-    }
-    if let Some(doi) = &details.doi {
-        links.push(LinkView {
-            label: "DOI",
-            url: format!("https://doi.org/{doi}"),
-        });
-    }
-    links
+fn paper_links(meta: &Metadata) -> Vec<LinkView> {
+    let links = [
+        ("arXiv", meta.arxiv_url()),
+        ("PDF", meta.pdf_url()),
+        ("DOI", meta.doi_url()),
+    ];
+    let known = links
+        .into_iter()
+        .filter_map(|(label, url)| Some((label, url?)));
+    known.map(|(label, url)| LinkView { label, url }).collect()
 }
 
 /// The link to author `id`'s page.
