@@ -6,18 +6,7 @@
 
 use crate::corpus::{AuthorId, Paper};
 use crate::permalink::Route;
-use crate::render::site::Site;
-
-/// Whether a paper's value carries its abstract: the export files and
-/// the lists of author pages and the home page do; the Cite block on the
-/// paper page, which shows the abstract beside it, and other lists do not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Abstract {
-    /// With the abstract.
-    Included,
-    /// Without it.
-    Left,
-}
+use crate::render::site::{Abstract, Site};
 
 /// A paper's metadata as every output shows it: the template fields of
 /// [`crate::render::views::PAPER_FIELDS`] (through

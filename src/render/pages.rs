@@ -11,7 +11,7 @@ use crate::permalink::Route;
 use crate::render::exports::AuthorParts;
 use crate::render::items::ItemTemplate;
 use crate::render::jobs::{Export, Job};
-use crate::render::metadata::Abstract;
+use crate::render::site::Abstract;
 use crate::render::site::Site;
 use crate::render::templates::{
     content_template_name, list_mark, splice_lists, Reads, Templates, PAPER_ITEM,

@@ -11,7 +11,8 @@
 
 use crate::corpus::{AuthorId, Paper};
 use crate::permalink::Route;
-use crate::render::metadata::{pdf_url, Abstract, Metadata};
+use crate::render::metadata::{pdf_url, Metadata};
+use crate::render::site::Abstract;
 use crate::render::site::Site;
 use serde::Serialize;
 use serde_json::value::RawValue;

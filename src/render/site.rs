@@ -5,7 +5,6 @@ use crate::corpus::{query, Corpus, PaperId};
 use crate::input::config::Config;
 use crate::input::content::Content;
 use crate::permalink::{Route, UrlMap};
-use crate::render::exports::Abstract;
 use crate::render::jobs::{FeedKind, Job};
 use std::borrow::Cow;
 
@@ -168,6 +167,17 @@ impl<'a> Site<'a> {
                 .collect(),
         }
     }
+}
+
+/// Whether a paper's value carries its abstract: the export files and
+/// the lists of author pages and the home page do; the Cite block on the
+/// paper page, which shows the abstract beside it, and other lists do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Abstract {
+    /// With the abstract.
+    Included,
+    /// Without it.
+    Left,
 }
 
 /// The papers a job's output is made of ([`Site::papers_of`]).

@@ -5,7 +5,8 @@
 use crate::corpus::{AuthorId, CategoryId, Paper, PaperId};
 use crate::permalink::Route;
 use crate::render::jobs::{Export, Job};
-use crate::render::metadata::{Abstract, Metadata};
+use crate::render::metadata::Metadata;
+use crate::render::site::Abstract;
 use crate::render::site::Site;
 use crate::text::{escape_html, push_escaped_html};
 use serde::Serialize;

@@ -31,10 +31,10 @@
 //! ([`ItemHashes`]) the next build takes over for what did not change.
 
 use crate::corpus::{Author, Corpus, Paper, PaperDetails, PaperId};
-use crate::render::exports::Abstract;
 use crate::render::feeds::EntrySource;
 use crate::render::jobs::{FeedKind, Job};
 use crate::render::plan::Plan;
+use crate::render::site::Abstract;
 use crate::render::site::Site;
 use crate::render::templates::{content_template_name, Templates};
 use crate::serve::changes::Changes;
