@@ -768,6 +768,62 @@ fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
     );
 }
 
+/// The parse reads the listings in chunks (more than a thousand here),
+/// keeping each chunk before reading the next: the listings stay in path
+/// order and a paper listed in the first chunk and in the last holds its
+/// abstract once, as when all are read at once; the rebuilds equal full
+/// builds.
+fn listings_read_in_several_chunks_are_kept_in_order_and_share_abstracts() {
+    // A name of letters only, one per listing.
+    let name = |mut n: usize| {
+        let mut letters = String::new();
+        for _ in 0..3 {
+            letters.push(char::from(b'a' + (n % 26) as u8));
+            n /= 26;
+        }
+        format!("Ada {}{}", letters[..1].to_ascii_uppercase(), &letters[1..])
+    };
+    let listing = |i: usize, shared: bool| {
+        let author = name(i);
+        let mut text = format!(
+            "{author}\n\nPublications and source records attributed to {author}.\n\n\
+             At least {} records \u{b7} Page 1\n\n\
+             arXiv2020\n\nGraphs of {author}\n\nThe paper of {author} alone.\n\ncs.DS\n",
+            1 + usize::from(shared)
+        );
+        if shared {
+            text.push_str(
+                "\narXiv2021\n\nShared Graphs\n\nWe study graphs that two authors share.\n\ncs.DS\n",
+            );
+        }
+        text
+    };
+    let count = 1100;
+    let listings: Vec<(String, String)> = (0..count)
+        .map(|i| (format!("a{i:04}.txt"), listing(i, i == 0 || i == count - 1)))
+        .collect();
+    let seeds: Vec<(&str, &[u8])> = listings
+        .iter()
+        .map(|(file, text)| (file.as_str(), text.as_bytes()))
+        .collect();
+    let site = temp_site(&seeds, "");
+    let root = site.path();
+    let mut cache = vellum::serve::cache::RebuildCache::default();
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &mut cache, &mut sink);
+    assert_eq!(cache.parsed_count(), count);
+    assert_eq!(cache.abstracts_held(), count + 1, "the shared one once");
+    let last = format!("seeds/a{:04}.txt", count - 1);
+    let edited = listing(count - 1, true).replace("alone.", "alone, edited.");
+    write(root, &last, edited.as_bytes());
+    told_equals_fresh(root, &mut cache, &mut sink, Some(vec![last.into()]));
+    assert_eq!(cache.parsed_count(), count + 1);
+    assert_eq!(cache.abstracts_held(), count + 1);
+    write(root, "seeds/a0000.txt", listing(0, false).as_bytes());
+    cached_equals_fresh(root, &mut cache, &mut sink);
+    assert_eq!(cache.abstracts_held(), count + 1, "still held by the last");
+}
+
 /// The search page's description counts the papers ("Search 2
 /// papers."): a listing added renders it again, as a full build does,
 /// though its template shows no count of its own.
@@ -1684,5 +1740,5 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, a_paper_added_renders_the_search_page_again, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, listings_read_in_several_chunks_are_kept_in_order_and_share_abstracts, pages_not_kept_are_rendered_again_as_the_build_rendered_them, a_paper_added_renders_the_search_page_again, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses)
 }

@@ -276,12 +276,14 @@ impl RebuildCache {
     }
 
     /// Keeps what the parse `read`, in path order: counts the listings
-    /// parsed anew and shares their abstracts, updates the cache entries
-    /// (dropping those of files gone or no longer parsing, whose abstracts
-    /// are released), the title hashes and the last parse's listings.
-    /// Returns the listings that parsed.
-    fn keep_parsed(&mut self, read: Vec<(&PathBuf, ReadListing)>) -> Vec<ParsedListing> {
-        let mut kept: Vec<(PathBuf, ParsedListing, Option<u64>)> = Vec::with_capacity(read.len());
+    /// parsed anew and shares their abstracts, updates their cache entries
+    /// (the abstracts of an entry replaced are released) and adds those
+    /// that parsed to `kept` with their paths and inodes.
+    fn keep_read(
+        &mut self,
+        read: Vec<(&PathBuf, ReadListing)>,
+        kept: &mut Vec<(PathBuf, ParsedListing, Option<u64>)>,
+    ) {
         for (path, listing) in read {
             let file = match listing {
                 ReadListing::Cached(file) => file,
@@ -308,6 +310,16 @@ impl RebuildCache {
             }
             kept.push((PathBuf::clone(path), file.parsed, file.inode));
         }
+    }
+
+    /// Ends a parse whose listings that parsed are `kept`: drops the cache
+    /// entries of files gone or no longer parsing (releasing their
+    /// abstracts), updates the title hashes and keeps the listings as the
+    /// last parse's. Returns the listings.
+    fn finish_parse(
+        &mut self,
+        kept: Vec<(PathBuf, ParsedListing, Option<u64>)>,
+    ) -> Vec<ParsedListing> {
         // Every listing that parsed has its entry; more entries are files
         // gone or no longer parsing.
         if self.entries.len() > kept.len() {
@@ -501,27 +513,35 @@ impl Incremental for RebuildCache {
         changed: Option<&[PathBuf]>,
         diagnostics: &Diagnostics,
     ) -> Vec<ParsedListing> {
-        let untouched = match changed {
+        let mut untouched = match changed {
             Some(changed) => self.untouched(paths, root, changed),
             None => vec![None; paths.len()],
         };
-        let entries = &self.entries;
-        let read: Vec<(&PathBuf, ReadListing)> = paths
-            .par_iter()
-            .zip(untouched)
-            .map(|(path, untouched)| match untouched {
-                Some((parsed, inode)) => {
-                    let file = ParsedFile {
-                        parsed,
-                        read: None,
-                        inode,
-                    };
-                    (path, ReadListing::Cached(file))
-                }
-                None => (path, read_listing(entries, path, root, diagnostics)),
-            })
-            .collect();
-        self.keep_parsed(read)
+        let mut kept = Vec::with_capacity(paths.len());
+        // A listing parsed anew holds its own copy of each abstract until
+        // it is kept: read in chunks, at most one chunk's copies are held
+        // at once, not every listing's.
+        let chunks = paths.chunks(PARSE_CHUNK);
+        for (paths, untouched) in chunks.zip(untouched.chunks_mut(PARSE_CHUNK)) {
+            let entries = &self.entries;
+            let read: Vec<(&PathBuf, ReadListing)> = paths
+                .par_iter()
+                .zip(untouched)
+                .map(|(path, untouched)| match untouched.take() {
+                    Some((parsed, inode)) => {
+                        let file = ParsedFile {
+                            parsed,
+                            read: None,
+                            inode,
+                        };
+                        (path, ReadListing::Cached(file))
+                    }
+                    None => (path, read_listing(entries, path, root, diagnostics)),
+                })
+                .collect();
+            self.keep_read(read, &mut kept);
+        }
+        self.finish_parse(kept)
     }
 
     fn titles_may_clash(&self) -> bool {
@@ -779,6 +799,10 @@ fn not_kept(
         .map(|(_, owner)| owner)
         .collect()
 }
+
+/// How many listings the parse reads in parallel before it keeps them
+/// ([`RebuildCache::keep_read`]).
+const PARSE_CHUNK: usize = 1024;
 
 /// A listing file as one thread of the parse hands it on.
 enum ReadListing {
