@@ -17,10 +17,11 @@
 //! the sink, so an output directory is left as it was.
 //!
 //! Incremental rebuilds (`vellum serve`) enter through one seam,
-//! [`Incremental`]: when [`build_with`] is handed one, the driver asks it at each stage for what the last build already made (the list of
-//! listings, parsed listings, the merged corpus, which pages to render, the
-//! search index) and tells it what this build committed. The result equals
-//! a full build's.
+//! [`Incremental`]: when [`build_with`] is lent one, the driver asks it at
+//! each stage for what the last build already made (the list of listings,
+//! parsed listings, the merged corpus, which pages to render, the search
+//! index) and tells it what this build committed. The result equals a
+//! full build's.
 
 pub mod timings;
 
