@@ -282,7 +282,6 @@ fn options(args: &SiteArgs, strict: bool) -> BuildOptions {
         strict,
         keep_going: false,
         progress,
-        incremental: None,
         defer_exports: false,
         changed_paths: None,
         snapshot: false,

@@ -339,12 +339,12 @@ fn serve_rebuilds_with_bibtex_equal_full_builds() {
     use crate::serve::{cached_equals_fresh, told_equals_fresh};
     let site = lab_site("");
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     let edited = LAB_BIB.replace("Active Fuzzing for Testing", "Active Fuzzing for Attacking");
     write(root, "seeds/lab.bib", edited.as_bytes());
-    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    let rendered = cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(
         rendered.contains(
             &"papers/active-fuzzing-for-attacking-and-securing-cyber-physical-systems/index.html"
@@ -354,7 +354,12 @@ fn serve_rebuilds_with_bibtex_equal_full_builds() {
     );
     let edited = edited.replace("year = 2020", "year = 2021");
     write(root, "seeds/lab.bib", edited.as_bytes());
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/lab.bib".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/lab.bib".into()]),
+    );
     let brun = listing(
         "Yuriy Brun",
         &[(
@@ -365,9 +370,19 @@ fn serve_rebuilds_with_bibtex_equal_full_builds() {
         )],
     );
     write(root, "seeds/brun.txt", &brun);
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/brun.txt".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/brun.txt".into()]),
+    );
     std::fs::remove_file(root.join("seeds/lab.bib")).unwrap();
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/lab.bib".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/lab.bib".into()]),
+    );
     assert!(!sink.site.keys().any(|k| k.contains("active-fuzzing")));
 }
 

@@ -1028,7 +1028,7 @@ fn papers_of_every_kind(extra: &str) -> (TempDir, vellum::render::Snapshot) {
 type Item<'v> = (
     &'v Views<'v>,
     usize,
-    vellum::render::exports::Abstract,
+    vellum::render::site::Abstract,
     vellum::render::views::List,
     tera::Value,
 );
@@ -1037,7 +1037,7 @@ type Item<'v> = (
 /// shown in (others, its year's, each of its authors', each of its
 /// categories'), with and without its abstract.
 fn items_of<'v>(views: &'v Views<'v>, corpus: &vellum::corpus::Corpus) -> Vec<Item<'v>> {
-    use vellum::render::exports::Abstract;
+    use vellum::render::site::Abstract;
     use vellum::render::views::List;
     let mut items = Vec::new();
     for (id, paper) in corpus.papers.iter().enumerate() {

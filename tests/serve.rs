@@ -467,7 +467,7 @@ fn a_site_broken_at_start_serves_the_reload_script_and_recovers() {
 /// rebuild rendered (the others were carried over).
 pub(crate) fn cached_equals_fresh(
     root: &std::path::Path,
-    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
+    cache: &mut vellum::serve::cache::RebuildCache,
     cached: &mut vellum::output::MemorySink,
 ) -> Vec<String> {
     told_equals_fresh(root, cache, cached, None)
@@ -477,26 +477,24 @@ pub(crate) fn cached_equals_fresh(
 /// (relative to `root`), as `vellum serve`'s watcher tells it.
 pub(crate) fn told_equals_fresh(
     root: &std::path::Path,
-    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
+    cache: &mut vellum::serve::cache::RebuildCache,
     cached: &mut vellum::output::MemorySink,
     changed_paths: Option<Vec<std::path::PathBuf>>,
 ) -> Vec<String> {
-    use vellum::build::{build, BuildOptions};
+    use vellum::build::{build, build_with, BuildOptions};
     use vellum::output::MemorySink;
     let options = BuildOptions {
         root: root.to_path_buf(),
-        incremental: Some(cache.clone()),
         defer_exports: !cached.site.is_empty(),
         changed_paths,
         ..BuildOptions::default()
     };
-    let report = build(&options, cached);
+    let report = build_with(&options, cached, Some(&mut *cache));
     assert!(!report.failed(), "{:?}", report.diagnostics);
     assert_eq!(report.exports.is_some(), options.defer_exports);
     let mut fresh = MemorySink::default();
     build(
         &BuildOptions {
-            incremental: None,
             defer_exports: false,
             changed_paths: None,
             ..options.clone()
@@ -515,7 +513,7 @@ pub(crate) fn told_equals_fresh(
                 "{file} is served stale before the data files are made"
             );
         }
-        cached.add(exports.make());
+        cached.add(exports.make(Some(&mut *cache)));
     }
     assert_eq!(cached.site.len(), fresh.site.len());
     for (file, bytes) in fresh.site.iter() {
@@ -524,7 +522,7 @@ pub(crate) fn told_equals_fresh(
             "{file} differs from a full build"
         );
     }
-    cache.rendered_files()
+    cache.rendered_files().to_vec()
 }
 
 /// The files of a paper: its page and its three exports.
@@ -563,14 +561,14 @@ fn files(parts: &[Vec<String>], more: &[&str]) -> Vec<String> {
 /// sink no longer holds its file: nothing is missing from the site.
 fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
     let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    let all = cached_equals_fresh(site.path(), &cache, &mut sink);
+    let all = cached_equals_fresh(site.path(), &mut cache, &mut sink);
     assert_eq!(all.len(), 24, "the first build renders every page: {all:?}");
-    assert!(cached_equals_fresh(site.path(), &cache, &mut sink).is_empty());
+    assert!(cached_equals_fresh(site.path(), &mut cache, &mut sink).is_empty());
     let mut empty = vellum::output::MemorySink::default();
     assert_eq!(
-        cached_equals_fresh(site.path(), &cache, &mut empty),
+        cached_equals_fresh(site.path(), &mut cache, &mut empty),
         all,
         "a sink holding nothing gets every page rendered again"
     );
@@ -583,32 +581,32 @@ fn a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over() {
 fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     let site = temp_site(&[("olumide.txt", &olumide_listing())], "");
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
     let config = std::fs::read_to_string(root.join("site.toml")).unwrap();
     let with_config =
         |extra: &str| write(root, "site.toml", format!("{extra}\n{config}").as_bytes());
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
 
     write(root, "static/notes.txt", b"notes");
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(sink.site.contains_key("notes.txt"));
     std::fs::remove_file(root.join("static/notes.txt")).unwrap();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(!sink.site.contains_key("notes.txt"));
 
     with_config("sitemap_max_urls = 10");
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(sink.site.contains_key("sitemap-2.xml"));
     with_config("");
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(!sink.site.contains_key("sitemap-1.xml"));
 
     with_config("search = false");
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(!sink.site.keys().any(|f| f.starts_with("search/")));
     with_config("");
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
 
     // A rebuild that stages the search index itself (not left for after
     // the commit): the last index's shards, named by their hashes, go.
@@ -622,9 +620,9 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
     );
     let whole = vellum::build::BuildOptions {
         root: root.to_path_buf(),
-        incremental: Some(cache.clone()),
         ..vellum::build::BuildOptions::default()
     };
+    use vellum::build::build_with;
     let shards = |sink: &vellum::output::MemorySink| {
         let mut shards: Vec<String> = sink
             .site
@@ -636,15 +634,9 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
         shards
     };
     let before = shards(&sink);
-    assert!(!vellum::build::build(&whole, &mut sink).failed());
+    assert!(!build_with(&whole, &mut sink, Some(&mut cache)).failed());
     let mut fresh = vellum::output::MemorySink::default();
-    vellum::build::build(
-        &vellum::build::BuildOptions {
-            incremental: None,
-            ..whole.clone()
-        },
-        &mut fresh,
-    );
+    vellum::build::build(&whole, &mut fresh);
     assert_ne!(shards(&sink), before);
     assert_eq!(shards(&sink), shards(&fresh));
     assert_eq!(sink.site, fresh.site);
@@ -656,9 +648,9 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
         defer_exports: true,
         ..whole
     };
-    assert!(!vellum::build::build(&deferred, &mut sink).failed());
+    assert!(!build_with(&deferred, &mut sink, Some(&mut cache)).failed());
     assert!(!sink.site.contains_key("corpus.json"), "changed: left out");
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(sink.site.contains_key("corpus.json"));
 }
 
@@ -666,16 +658,15 @@ fn a_rebuild_carrying_the_last_commit_over_drops_what_went() {
 /// build's snapshot) equals a full build's, and how many were kept.
 fn kept_and_rendered_again_equal_a_full_build(
     root: &std::path::Path,
-    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
+    cache: &mut vellum::serve::cache::RebuildCache,
     sink: &mut vellum::output::MemorySink,
 ) -> usize {
     let options = vellum::build::BuildOptions {
         root: root.to_path_buf(),
-        incremental: Some(cache.clone()),
         snapshot: true,
         ..vellum::build::BuildOptions::default()
     };
-    let report = vellum::build::build(&options, sink);
+    let report = vellum::build::build_with(&options, sink, Some(cache));
     assert!(!report.failed(), "{:?}", report.diagnostics);
     let snapshot = report.snapshot.expect("a snapshot");
     let (_, fresh) = build_memory(root, None);
@@ -697,9 +688,9 @@ fn kept_and_rendered_again_equal_a_full_build(
 fn pages_not_kept_are_rendered_again_as_the_build_rendered_them() {
     let site = bundled_copy();
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::on_request();
-    let kept = kept_and_rendered_again_equal_a_full_build(root, &cache, &mut sink);
+    let kept = kept_and_rendered_again_equal_a_full_build(root, &mut cache, &mut sink);
     let (_, fresh) = build_memory(root, None);
     let pages = fresh.keys().filter(|p| p.ends_with(".html")).count();
     // Kept: the static files, corpus.json, the search index and the sitemap.
@@ -736,7 +727,7 @@ fn pages_not_kept_are_rendered_again_as_the_build_rendered_them() {
         format!("{}Edited: {}", &text[..title_at], &text[title_at..]),
     )
     .unwrap();
-    kept_and_rendered_again_equal_a_full_build(root, &cache, &mut sink);
+    kept_and_rendered_again_equal_a_full_build(root, &mut cache, &mut sink);
 }
 
 fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
@@ -756,15 +747,15 @@ fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert_eq!(cache.abstracts_held(), 3, "four records, three abstracts");
 
     // Ben's listing saved as `text`: the abstracts held after the rebuild.
     let mut rebuilt_with = |text: String| {
         write(root, "seeds/ben.txt", text.as_bytes());
-        cached_equals_fresh(root, &cache, &mut sink);
+        cached_equals_fresh(root, &mut cache, &mut sink);
         cache.abstracts_held()
     };
     // Ben's own abstract edited: the old one is forgotten, the shared one
@@ -775,6 +766,62 @@ fn the_cached_listings_hold_an_abstract_once_however_many_list_it() {
         rebuilt_with(ben.replace("two authors share", "both share")),
         4
     );
+}
+
+/// The parse reads the listings in chunks (more than a thousand here),
+/// keeping each chunk before reading the next: the listings stay in path
+/// order and a paper listed in the first chunk and in the last holds its
+/// abstract once, as when all are read at once; the rebuilds equal full
+/// builds.
+fn listings_read_in_several_chunks_are_kept_in_order_and_share_abstracts() {
+    // A name of letters only, one per listing.
+    let name = |mut n: usize| {
+        let mut letters = String::new();
+        for _ in 0..3 {
+            letters.push(char::from(b'a' + (n % 26) as u8));
+            n /= 26;
+        }
+        format!("Ada {}{}", letters[..1].to_ascii_uppercase(), &letters[1..])
+    };
+    let listing = |i: usize, shared: bool| {
+        let author = name(i);
+        let mut text = format!(
+            "{author}\n\nPublications and source records attributed to {author}.\n\n\
+             At least {} records \u{b7} Page 1\n\n\
+             arXiv2020\n\nGraphs of {author}\n\nThe paper of {author} alone.\n\ncs.DS\n",
+            1 + usize::from(shared)
+        );
+        if shared {
+            text.push_str(
+                "\narXiv2021\n\nShared Graphs\n\nWe study graphs that two authors share.\n\ncs.DS\n",
+            );
+        }
+        text
+    };
+    let count = 1100;
+    let listings: Vec<(String, String)> = (0..count)
+        .map(|i| (format!("a{i:04}.txt"), listing(i, i == 0 || i == count - 1)))
+        .collect();
+    let seeds: Vec<(&str, &[u8])> = listings
+        .iter()
+        .map(|(file, text)| (file.as_str(), text.as_bytes()))
+        .collect();
+    let site = temp_site(&seeds, "");
+    let root = site.path();
+    let mut cache = vellum::serve::cache::RebuildCache::default();
+    let mut sink = vellum::output::MemorySink::default();
+    cached_equals_fresh(root, &mut cache, &mut sink);
+    assert_eq!(cache.parsed_count(), count);
+    assert_eq!(cache.abstracts_held(), count + 1, "the shared one once");
+    let last = format!("seeds/a{:04}.txt", count - 1);
+    let edited = listing(count - 1, true).replace("alone.", "alone, edited.");
+    write(root, &last, edited.as_bytes());
+    told_equals_fresh(root, &mut cache, &mut sink, Some(vec![last.into()]));
+    assert_eq!(cache.parsed_count(), count + 1);
+    assert_eq!(cache.abstracts_held(), count + 1);
+    write(root, "seeds/a0000.txt", listing(0, false).as_bytes());
+    cached_equals_fresh(root, &mut cache, &mut sink);
+    assert_eq!(cache.abstracts_held(), count + 1, "still held by the last");
 }
 
 /// The search page's description counts the papers ("Search 2
@@ -788,12 +835,12 @@ fn a_paper_added_renders_the_search_page_again() {
         "templates/search.html",
         b"{% extends \"base.html\" %}{% block content %}<h1>Search</h1>{% endblock content %}",
     );
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     let other = b"Mei Lin\n\nPublications and source records attributed to Mei Lin.\n\nAt least 1 records \xc2\xb7 Page 1\n\narXiv2019\n\nFast Graphs\n\nWe study fast graphs.\n\ncs.DS\n";
     write(root, "seeds/mei.txt", other);
-    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    let rendered = cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(
         rendered.contains(&"search/index.html".to_string()),
         "{rendered:?}"
@@ -813,9 +860,9 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    let all = cached_equals_fresh(root, &cache, &mut sink);
+    let all = cached_equals_fresh(root, &mut cache, &mut sink);
     assert_eq!(all.len(), 34, "the first build renders every page: {all:?}");
     assert_eq!(cache.parsed_count(), 2, "first build parses everything");
     assert_eq!(cache.indexed_count(), 1);
@@ -829,7 +876,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     let moe_categories = ["cs-dc", "cs-lg", "stat-ml"].map(category_files);
     let whole_site = ["atom.xml", "corpus.json", "index.html"];
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         files(
             &[
                 paper_files("steering-tokens-in-mixture-of-experts"),
@@ -855,7 +902,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     );
     std::fs::write(&paper, template).unwrap();
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         [
             "papers/fast-graphs/index.html",
             "papers/steering-tokens-in-mixture-of-experts/index.html"
@@ -875,7 +922,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         b"+++\ntitle = \"About\"\n+++\n{{ papers(limit=1) }}\n",
     );
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         ["about/index.html", "sitemap.xml"]
     );
     assert_eq!(cache.indexed_count(), 2, "a content page keeps the index");
@@ -892,7 +939,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         &[&whole_site[..], &["years/2019/index.html"]].concat(),
     );
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         files(&[fast_graphs.clone(), author_files("mei-lin")], &[])
     );
     assert_eq!(cache.indexed_count(), 3, "a corrected title: a new index");
@@ -907,7 +954,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     );
     let new_author = ["authors/index.html", "search/index.html", "sitemap.xml"];
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         files(
             &[
                 fast_graphs.clone(),
@@ -928,7 +975,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
     // A deleted listing.
     std::fs::remove_file(root.join("seeds/mei.txt")).unwrap();
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         files(&[fast_graphs, author_files("ana-lima")], &new_author)
     );
     assert_eq!(cache.parsed_count(), 4, "a deletion parses nothing");
@@ -941,11 +988,11 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         "site.toml",
         format!("sitemap_max_urls = 10\n{config}").as_bytes(),
     );
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(sink.site.contains_key("sitemap-2.xml"));
     std::fs::write(&paper, std::fs::read_to_string(&paper).unwrap() + "\n").unwrap();
     assert_eq!(
-        cached_equals_fresh(root, &cache, &mut sink),
+        cached_equals_fresh(root, &mut cache, &mut sink),
         [
             "papers/fast-graphs/index.html",
             "papers/steering-tokens-in-mixture-of-experts/index.html"
@@ -961,7 +1008,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
         "site.toml",
         format!("{config}\ndescription = \"Changed\"\n").as_bytes(),
     );
-    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    let rendered = cached_equals_fresh(root, &mut cache, &mut sink);
     let mut pages: Vec<&str> = sink
         .site
         .keys()
@@ -993,7 +1040,7 @@ fn rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed() {
             .replace("Mei Lin", "Ana-Maria Lima")
             .into_bytes(),
     );
-    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    let rendered = cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(
         rendered.contains(&"papers/fast-graphs/index.html".to_string()),
         "{rendered:?}"
@@ -1008,9 +1055,9 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
     let root = site.path();
     let listing = root.join("seeds/olumide.txt");
     let modified = std::fs::metadata(&listing).unwrap().modified().unwrap();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     let edited = String::from_utf8(olumide_listing())
         .unwrap()
         .replace("Routing Tokens", "Steering Token");
@@ -1032,7 +1079,7 @@ fn a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again() {
             .unwrap();
         let slug = if step == 1 { "steering" } else { "sneering" };
         let page = format!("papers/{slug}-token-in-mixture-of-experts/index.html");
-        let rendered = cached_equals_fresh(root, &cache, &mut sink);
+        let rendered = cached_equals_fresh(root, &mut cache, &mut sink);
         assert!(
             rendered.contains(&page),
             "step {step} is read: {rendered:?}"
@@ -1086,10 +1133,11 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
         "content/authors/olumide-adeyemi.md",
         b"+++\n+++\nSee [zebras](/papers/zebra-graphs/).\n",
     );
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
-    let edit = |sink: &mut vellum::output::MemorySink,
+    cached_equals_fresh(root, &mut cache, &mut sink);
+    let edit = |cache: &mut vellum::serve::cache::RebuildCache,
+                sink: &mut vellum::output::MemorySink,
                 records: &[(&str, &str, &str)],
                 abstract_edit: bool| {
         let mut text = listing(records);
@@ -1097,11 +1145,11 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
             text = text.replace("We study Fast Graphs.", "We study fast graphs again.");
         }
         write(root, "seeds/mei.txt", text.as_bytes());
-        let rendered = told_equals_fresh(root, &cache, sink, Some(vec!["seeds/mei.txt".into()]));
+        let rendered = told_equals_fresh(root, cache, sink, Some(vec!["seeds/mei.txt".into()]));
         (cache.patched_plans(), rendered)
     };
 
-    let (patched, rendered) = edit(&mut sink, &first, true);
+    let (patched, rendered) = edit(&mut cache, &mut sink, &first, true);
     assert_eq!(patched, 1);
     assert!(rendered.contains(&"papers/fast-graphs/index.html".to_string()));
     assert!(!rendered.contains(&"papers/slow-graphs/index.html".to_string()));
@@ -1112,7 +1160,7 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
 
     // Moved after `Rates …` in the order of 2019.
     let moved = [first[1], ("2019", "Zebra Graphs", "cs.DS"), first[2]];
-    let (patched, rendered) = edit(&mut sink, &moved, false);
+    let (patched, rendered) = edit(&mut cache, &mut sink, &moved, false);
     assert_eq!(patched, 2);
     assert!(rendered.contains(&"papers/zebra-graphs/index.html".to_string()));
     assert!(!sink.site.contains_key("papers/fast-graphs/index.html"));
@@ -1123,7 +1171,7 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
 
     // Two titles with one slug: both papers' slugs are made unique.
     let twins = [first[1], ("2019", "Sl\u{f6}w Graphs", "cs.DS"), first[2]];
-    let (patched, _) = edit(&mut sink, &twins, false);
+    let (patched, _) = edit(&mut cache, &mut sink, &twins, false);
     assert_eq!(patched, 3);
     let slow: Vec<&str> = sink
         .site
@@ -1139,7 +1187,7 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
         twins[1],
         twins[2],
     ];
-    let (patched, _) = edit(&mut sink, &growth, false);
+    let (patched, _) = edit(&mut cache, &mut sink, &growth, false);
     assert_eq!(patched, 4);
     assert!(sink
         .site
@@ -1150,7 +1198,7 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
 
     // A category no paper had: the plan is made anew.
     let new_term = [growth[0], twins[1], ("2018", "Slow Graphs", "math.CO")];
-    let (patched, _) = edit(&mut sink, &new_term, false);
+    let (patched, _) = edit(&mut cache, &mut sink, &new_term, false);
     assert_eq!(patched, 4);
     assert!(sink.site.contains_key("categories/math-co/index.html"));
 
@@ -1168,12 +1216,11 @@ fn a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build() {
     write(root, "seeds/mei.txt", b"Mei Lin\n\nno listing here\n");
     let options = vellum::build::BuildOptions {
         root: root.to_path_buf(),
-        incremental: Some(cache.clone()),
         changed_paths: Some(vec![template.into(), "seeds/mei.txt".into()]),
         ..vellum::build::BuildOptions::default()
     };
-    assert!(vellum::build::build(&options, &mut sink).failed());
-    let (patched, _) = edit(&mut sink, &new_term, false);
+    assert!(vellum::build::build_with(&options, &mut sink, Some(&mut cache)).failed());
+    let (patched, _) = edit(&mut cache, &mut sink, &new_term, false);
     assert_eq!(patched, 4);
 }
 
@@ -1202,16 +1249,17 @@ fn a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings() {
     std::fs::write(outside.path().join("kai.txt"), olumide_listing()).unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink(outside.path().join("kai.txt"), root.join("seeds/kai.txt")).unwrap();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    let told = |sink: &mut vellum::output::MemorySink, named: &[&str]| {
+    let told = |cache: &mut vellum::serve::cache::RebuildCache,
+                sink: &mut vellum::output::MemorySink,
+                named: &[&str]| {
         let options = vellum::build::BuildOptions {
             root: root.to_path_buf(),
-            incremental: Some(cache.clone()),
             changed_paths: Some(named.iter().map(Into::into).collect()),
             ..vellum::build::BuildOptions::default()
         };
-        let report = vellum::build::build(&options, sink);
+        let report = vellum::build::build_with(&options, sink, Some(cache));
         assert!(!report.failed(), "{:?}", report.diagnostics);
         let outside_link = report
             .diagnostics
@@ -1224,8 +1272,8 @@ fn a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings() {
             .count();
         (report.counts[0], outside_link)
     };
-    cached_equals_fresh(root, &cache, &mut sink);
-    let first = told(&mut sink, &[]);
+    cached_equals_fresh(root, &mut cache, &mut sink);
+    let first = told(&mut cache, &mut sink, &[]);
     assert_eq!(
         first,
         (36, usize::from(cfg!(unix))),
@@ -1238,18 +1286,23 @@ fn a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings() {
         .replace("Routing Tokens", "Steering Tokens");
     write(root, "seeds/olumide.txt", edited.as_bytes());
     write(root, "seeds/rass.bib", &bib("rass.bib"));
-    assert_eq!(told(&mut sink, &["seeds/olumide.txt"]), first);
+    assert_eq!(told(&mut cache, &mut sink, &["seeds/olumide.txt"]), first);
     assert!(sink
         .site
         .contains_key("papers/steering-tokens-in-mixture-of-experts/index.html"));
 
     // Named, it is found: `seeds/` is walked again.
     assert_eq!(
-        told(&mut sink, &["seeds/rass.bib"]),
+        told(&mut cache, &mut sink, &["seeds/rass.bib"]),
         (57, usize::from(cfg!(unix))),
         "and the papers of rass.bib's 22 entries"
     );
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/rass.bib".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/rass.bib".into()]),
+    );
 }
 
 /// A rebuild told which listings changed finds a title that is another
@@ -1260,7 +1313,7 @@ fn a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings() {
 /// that reads like an abstract in a listing not read again is warned of
 /// on every rebuild, as a full build warns of it.
 fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
-    use vellum::build::{build, BuildOptions, Incremental};
+    use vellum::build::{build_with, BuildOptions, Incremental};
     use vellum::diagnostics::Severity;
     let lead = "We route tokens between experts with a learned gate and a capacity bound.";
     let olumide = String::from_utf8(olumide_listing())
@@ -1293,16 +1346,17 @@ fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
          which reads like an abstract; check that the title line is not missing",
         long_title.chars().count()
     );
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    let rebuild = |sink: &mut vellum::output::MemorySink, changed: &str| {
+    let rebuild = |cache: &mut vellum::serve::cache::RebuildCache,
+                   sink: &mut vellum::output::MemorySink,
+                   changed: &str| {
         let options = BuildOptions {
             root: root.to_path_buf(),
-            incremental: Some(cache.clone()),
             changed_paths: Some(vec![changed.into()]),
             ..BuildOptions::default()
         };
-        let told = build(&options, sink);
+        let told = build_with(&options, sink, Some(cache));
         let fresh = build_memory(root, None).0;
         let errors = messages(&told, Severity::Error);
         assert_eq!(errors, messages(&fresh, Severity::Error), "{changed}");
@@ -1311,13 +1365,13 @@ fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
         assert!(warnings.contains(&abstract_like), "{warnings:?}");
         errors
     };
-    let first = build(
+    let first = build_with(
         &BuildOptions {
             root: root.to_path_buf(),
-            incremental: Some(cache.clone()),
             ..BuildOptions::default()
         },
         &mut sink,
+        Some(&mut cache),
     );
     assert!(!first.failed(), "{:?}", first.diagnostics);
     assert!(!cache.titles_may_clash());
@@ -1329,7 +1383,7 @@ fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
     );
     write(root, "seeds/mei.txt", lost.as_bytes());
     assert_eq!(
-        rebuild(&mut sink, "seeds/mei.txt"),
+        rebuild(&mut cache, &mut sink, "seeds/mei.txt"),
         [
             "seeds/mei.txt:9: error: expected a title after the record marker at line 7, found \
           the abstract of `Routing Tokens in Mixture-of-Experts` (seeds/olumide.txt:9); add the \
@@ -1338,7 +1392,10 @@ fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
     );
     assert!(cache.titles_may_clash());
     write(root, "seeds/mei.txt", mei.as_bytes());
-    assert_eq!(rebuild(&mut sink, "seeds/mei.txt"), Vec::<String>::new());
+    assert_eq!(
+        rebuild(&mut cache, &mut sink, "seeds/mei.txt"),
+        Vec::<String>::new()
+    );
     assert!(!cache.titles_may_clash(), "the clash went with the edit");
 
     // Olumide's abstract now opens with Mei's title: Mei's record, not
@@ -1350,14 +1407,14 @@ fn a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract() {
         olumide.replace(lead, title).as_bytes(),
     );
     assert_eq!(
-        rebuild(&mut sink, "seeds/olumide.txt"),
+        rebuild(&mut cache, &mut sink, "seeds/olumide.txt"),
         ["seeds/mei.txt:9: error: expected a title after the record marker at line 7, found the \
           abstract of `Routing Tokens in Mixture-of-Experts` (seeds/olumide.txt:9); add the title \
           line above it"]
     );
     write(root, "seeds/olumide.txt", olumide.as_bytes());
     assert_eq!(
-        rebuild(&mut sink, "seeds/olumide.txt"),
+        rebuild(&mut cache, &mut sink, "seeds/olumide.txt"),
         Vec::<String>::new()
     );
     assert!(!cache.titles_may_clash());
@@ -1377,9 +1434,9 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert_eq!(cache.parsed_count(), 2);
 
     // An edit, a listing added in a new directory, a deletion: all named.
@@ -1401,7 +1458,7 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     ];
     told_equals_fresh(
         root,
-        &cache,
+        &mut cache,
         &mut sink,
         Some(named.map(Into::into).to_vec()),
     );
@@ -1419,11 +1476,11 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     );
     let options = vellum::build::BuildOptions {
         root: root.to_path_buf(),
-        incremental: Some(cache.clone()),
         changed_paths: Some(vec!["seeds/olumide.txt".into()]),
         ..vellum::build::BuildOptions::default()
     };
-    assert!(!vellum::build::build(&options, &mut sink).failed());
+    use vellum::build::build_with;
+    assert!(!build_with(&options, &mut sink, Some(&mut cache)).failed());
     assert_eq!(
         cache.parsed_count(),
         4,
@@ -1434,7 +1491,7 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         root: format!("{}/", root.display()).into(),
         ..options
     };
-    assert!(!vellum::build::build(&options, &mut sink).failed());
+    assert!(!build_with(&options, &mut sink, Some(&mut cache)).failed());
     assert_eq!(cache.parsed_count(), 4, "a root ending in a slash");
     assert!(sink.site.contains_key("papers/fast-graphs/index.html"));
 
@@ -1446,7 +1503,12 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         "seeds/group/kai.txt",
         mei.replace("Mei Lin", "Kai Wu").as_bytes(),
     );
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/group".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/group".into()]),
+    );
     assert_eq!(cache.parsed_count(), 6);
     assert!(sink.site.contains_key("authors/kai-wu/index.html"));
     assert!(sink.site.contains_key("papers/faster-graphs/index.html"));
@@ -1456,7 +1518,12 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
     #[cfg(unix)]
     {
         std::fs::hard_link(root.join("seeds/olumide.txt"), root.join("seeds/a0.txt")).unwrap();
-        told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/a0.txt".into()]));
+        told_equals_fresh(
+            root,
+            &mut cache,
+            &mut sink,
+            Some(vec!["seeds/a0.txt".into()]),
+        );
         let linked = std::fs::read_to_string(root.join("seeds/olumide.txt")).unwrap();
         std::fs::write(
             root.join("seeds/olumide.txt"),
@@ -1465,7 +1532,7 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         .unwrap();
         told_equals_fresh(
             root,
-            &cache,
+            &mut cache,
             &mut sink,
             Some(vec!["seeds/olumide.txt".into()]),
         );
@@ -1473,7 +1540,12 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
             .site
             .contains_key("papers/guiding-tokens-in-mixture-of-experts/index.html"));
         std::fs::remove_file(root.join("seeds/a0.txt")).unwrap();
-        told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/a0.txt".into()]));
+        told_equals_fresh(
+            root,
+            &mut cache,
+            &mut sink,
+            Some(vec!["seeds/a0.txt".into()]),
+        );
     }
 
     // A directory named like a listing, moved in and out: walked both times.
@@ -1483,10 +1555,20 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         "seeds/grp.txt/gina.txt",
         mei.replace("Mei Lin", "Gina Dir").as_bytes(),
     );
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/grp.txt".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/grp.txt".into()]),
+    );
     assert!(sink.site.contains_key("authors/gina-dir/index.html"));
     std::fs::rename(root.join("seeds/grp.txt"), outside.path().join("grp.txt")).unwrap();
-    told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/grp.txt".into()]));
+    told_equals_fresh(
+        root,
+        &mut cache,
+        &mut sink,
+        Some(vec!["seeds/grp.txt".into()]),
+    );
     assert!(!sink.site.contains_key("authors/gina-dir/index.html"));
 
     // A symbolic link to a listing: skipped, as the walk skips it.
@@ -1496,7 +1578,12 @@ fn a_rebuild_told_the_changed_paths_reads_only_those_listings() {
         let lee = outside.path().join("lee.txt");
         std::fs::write(&lee, mei.replace("Mei Lin", "Lee Kim")).unwrap();
         std::os::unix::fs::symlink(&lee, root.join("seeds/lee.txt")).unwrap();
-        told_equals_fresh(root, &cache, &mut sink, Some(vec!["seeds/lee.txt".into()]));
+        told_equals_fresh(
+            root,
+            &mut cache,
+            &mut sink,
+            Some(vec!["seeds/lee.txt".into()]),
+        );
         assert!(!sink.site.contains_key("authors/lee-kim/index.html"));
         std::fs::remove_file(root.join("seeds/lee.txt")).unwrap();
     }
@@ -1514,15 +1601,15 @@ fn reordering_a_listings_records_makes_corpus_json_again() {
         "",
     );
     let root = site.path();
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     write(
         root,
         "seeds/mei.txt",
         format!("{head}{beta}{alpha}").as_bytes(),
     );
-    let rendered = cached_equals_fresh(root, &cache, &mut sink);
+    let rendered = cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(
         rendered.contains(&"corpus.json".to_string()),
         "{rendered:?}"
@@ -1653,7 +1740,7 @@ fn serve_refuses_the_alias_build_refuses() {
 
 /// This file's tests, for the harness in `tests/main.rs`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, pages_not_kept_are_rendered_again_as_the_build_rendered_them, a_paper_added_renders_the_search_page_again, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses, each_input_kind_renders_again_exactly_the_pages_it_changes)
+    trials!(serve: serve_rebuilds_on_save_keeps_the_last_good_site_and_recovers, live_reload_works_under_a_sub_path, serve_also_writes_the_site_to_an_output_dir, an_input_directory_created_after_start_is_watched, a_directory_of_listings_moved_into_seeds_is_built, a_directory_of_pages_moved_in_and_out_of_content_is_built, range_requests_get_the_asked_bytes, a_busy_port_is_a_clear_error, a_site_broken_at_start_serves_the_reload_script_and_recovers, a_rebuild_renders_the_unchanged_pages_a_sink_cannot_carry_over, a_rebuild_carrying_the_last_commit_over_drops_what_went, the_cached_listings_hold_an_abstract_once_however_many_list_it, listings_read_in_several_chunks_are_kept_in_order_and_share_abstracts, pages_not_kept_are_rendered_again_as_the_build_rendered_them, a_paper_added_renders_the_search_page_again, rebuilds_with_the_cache_equal_full_builds_and_render_only_what_changed, a_listing_rewritten_with_its_old_size_and_modification_time_is_read_again, a_rebuild_told_the_changed_paths_reads_only_those_listings, a_rebuild_told_a_listing_changed_finds_a_title_that_is_an_abstract, a_rebuild_told_a_listing_changed_keeps_the_bibtex_files_and_walk_warnings, a_rebuild_of_the_same_shape_patches_the_plan_and_equals_a_full_build, reordering_a_listings_records_makes_corpus_json_again, serve_answers_only_to_loopback_names_ip_addresses_and_allowed_hosts, serve_closes_a_connection_whose_request_headers_never_end, serve_warns_when_it_listens_beyond_loopback, serve_refuses_the_alias_build_refuses, each_input_kind_renders_again_exactly_the_pages_it_changes)
 }
 
 /// Rebuilds `root` as `vellum serve` does ([`cached_equals_fresh`]) and
@@ -1662,7 +1749,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
 /// data files, made apart from the pages, are left out of both.
 fn rendered_and_changed(
     root: &std::path::Path,
-    cache: &std::sync::Arc<vellum::serve::cache::RebuildCache>,
+    cache: &mut vellum::serve::cache::RebuildCache,
     sink: &mut vellum::output::MemorySink,
 ) -> (Vec<String>, Vec<String>) {
     let before = crate::common::pages(&sink.site);
@@ -1715,9 +1802,9 @@ fn each_input_kind_renders_again_exactly_the_pages_it_changes() {
         "records/arxiv.toml",
         records("Formal Methods and Testing, Springer-Verlag (Ed.) (2008) 209-239").as_bytes(),
     );
-    let cache = std::sync::Arc::new(vellum::serve::cache::RebuildCache::default());
+    let mut cache = vellum::serve::cache::RebuildCache::default();
     let mut sink = vellum::output::MemorySink::default();
-    cached_equals_fresh(root, &cache, &mut sink);
+    cached_equals_fresh(root, &mut cache, &mut sink);
     assert!(sink
         .site
         .contains_key(&*format!("papers/{slug}/index.html")));
@@ -1727,8 +1814,11 @@ fn each_input_kind_renders_again_exactly_the_pages_it_changes() {
         assert!(text.contains(from), "{relative} holds {from:?}");
         write(root, relative, text.replacen(from, to, 1).as_bytes());
     };
-    let check = |sink: &mut vellum::output::MemorySink, what: &str, expected_at_least: usize| {
-        let (rendered, changed) = rendered_and_changed(root, &cache, sink);
+    let check = |cache: &mut vellum::serve::cache::RebuildCache,
+                 sink: &mut vellum::output::MemorySink,
+                 what: &str,
+                 expected_at_least: usize| {
+        let (rendered, changed) = rendered_and_changed(root, cache, sink);
         let only = |these: &[String], not: &[String]| -> Vec<String> {
             these.iter().filter(|f| !not.contains(f)).cloned().collect()
         };
@@ -1750,39 +1840,39 @@ fn each_input_kind_renders_again_exactly_the_pages_it_changes() {
         .unwrap()
         .to_string();
     edit(chu, &last_abstract, &format!("{last_abstract} Revised."));
-    check(&mut sink, "a listing's abstract", 3);
+    check(&mut cache, &mut sink, "a listing's abstract", 3);
     edit(chu, "arXiv2024\n\n", "arXiv2024\n\nRevised: ");
-    check(&mut sink, "a listing's title", 5);
+    check(&mut cache, &mut sink, "a listing's title", 5);
     // The records file: a journal reference.
     write(
         root,
         "records/arxiv.toml",
         records("Formal Methods and Testing (2008) 209-239").as_bytes(),
     );
-    check(&mut sink, "the records file", 2);
+    check(&mut cache, &mut sink, "the records file", 2);
     // A .bib entry's journal, then its year.
     edit(
         "seeds/polaritons.bib",
         "journal = {Proc. Natl. Acad. Sci.}",
         "journal = {Proc. Natl. Acad. Sci. U.S.A.}",
     );
-    check(&mut sink, "a .bib entry's journal", 1);
+    check(&mut cache, &mut sink, "a .bib entry's journal", 1);
     edit(
         "seeds/polaritons.bib",
         "year = {2011},\n  volume = {108}",
         "year = {2010},\n  volume = {108}",
     );
-    check(&mut sink, "a .bib entry's year", 5);
+    check(&mut cache, &mut sink, "a .bib entry's year", 5);
     // Content: the home page's intro, a page, a paper's override, a profile.
     edit("content/_index.md", "This site lists", "This site shows");
-    check(&mut sink, "the home page's intro", 1);
+    check(&mut cache, &mut sink, "the home page's intro", 1);
     let about = std::fs::read_to_string(root.join("content/about.md")).unwrap();
     write(
         root,
         "content/about.md",
         format!("{about}\nOne more line.\n").as_bytes(),
     );
-    check(&mut sink, "a content page", 1);
+    check(&mut cache, &mut sink, "a content page", 1);
     // A paper's override: a code link, which only its page shows. A
     // paper's details are hashed whole, so the pages and exports that
     // list it render again too, though unchanged.
@@ -1791,7 +1881,7 @@ fn each_input_kind_renders_again_exactly_the_pages_it_changes() {
         &format!("content/papers/{slug}.md"),
         b"+++\ncode = \"https://example.org/code\"\n+++\n",
     );
-    let (rendered, changed) = rendered_and_changed(root, &cache, &mut sink);
+    let (rendered, changed) = rendered_and_changed(root, &mut cache, &mut sink);
     assert_eq!(changed, [format!("papers/{slug}/index.html")]);
     let exports = ["bib", "json", "ris"].map(|ext| format!("papers/{slug}/{slug}.{ext}"));
     let listing_it = [
@@ -1811,25 +1901,25 @@ fn each_input_kind_renders_again_exactly_the_pages_it_changes() {
         "content/authors/chuan-wu.md",
         b"+++\nhomepage = \"https://example.org/wu\"\n+++\nWorks on systems.\n",
     );
-    check(&mut sink, "an author's profile", 1);
+    check(&mut cache, &mut sink, "an author's profile", 1);
     // Templates: the list item, then the paper page's.
     edit(
         "themes/default/templates/partials/paper_item.html",
         "</li>",
         "</li>\n",
     );
-    check(&mut sink, "the list item template", 5);
+    check(&mut cache, &mut sink, "the list item template", 5);
     edit(
         "themes/default/templates/paper.html",
         "Abstract</h2>",
         "Summary</h2>",
     );
-    check(&mut sink, "the paper template", 5);
+    check(&mut cache, &mut sink, "the paper template", 5);
     // site.toml: the title, on every page and feed.
     edit(
         "site.toml",
         "title = \"Distributed ML Publications\"",
         "title = \"Distributed ML Papers\"",
     );
-    check(&mut sink, "site.toml's title", 20);
+    check(&mut cache, &mut sink, "site.toml's title", 20);
 }

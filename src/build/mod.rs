@@ -17,11 +17,11 @@
 //! the sink, so an output directory is left as it was.
 //!
 //! Incremental rebuilds (`vellum serve`) enter through one seam,
-//! [`Incremental`]: when [`BuildOptions::incremental`] holds one, the driver
-//! asks it at each stage for what the last build already made (the list of
-//! listings, parsed listings, the merged corpus, which pages to render, the
-//! search index) and tells it what this build committed. The result equals
-//! a full build's.
+//! [`Incremental`]: when [`build_with`] is lent one, the driver asks it at
+//! each stage for what the last build already made (the list of listings,
+//! parsed listings, the merged corpus, which pages to render, the search
+//! index) and tells it what this build committed. The result equals a
+//! full build's.
 
 pub mod timings;
 
@@ -65,19 +65,13 @@ pub struct BuildOptions {
     pub keep_going: bool,
     /// Advanced once per rendered job; hidden unless the caller shows it.
     pub progress: Option<indicatif::ProgressBar>,
-    /// What is kept between builds (`vellum serve`'s
-    /// [`crate::serve::cache::RebuildCache`]): a listing whose bytes are
-    /// unchanged is not parsed again, a search index whose inputs are
-    /// unchanged is not built again, and a page whose fingerprint is
-    /// unchanged is carried over by the sink.
-    pub incremental: Option<Arc<dyn Incremental>>,
     /// Leave the search index and a changed `corpus.json` out of the
     /// build; [`BuildReport::exports`] makes them afterwards. `vellum
     /// serve` announces the reload first: a page does not wait for the
     /// site's data files, and a request for one waits until it is made.
     pub defer_exports: bool,
     /// The input paths, relative to `root`, that changed since the last
-    /// build with the same [`BuildOptions::incremental`], when the caller
+    /// build with the same [`Incremental`] ([`build_with`]), when the caller
     /// knows every one of them (`vellum serve`'s file watcher). `seeds/` is
     /// then neither walked nor stamped again: the last build's list of
     /// listings is patched with these paths, and only these are read. A
@@ -92,14 +86,18 @@ pub struct BuildOptions {
 
 /// The seam through which incremental rebuilds enter the driver: what one
 /// build keeps for the next, asked for at each stage. Implemented by
-/// `vellum serve`'s [`crate::serve::cache::RebuildCache`]; a build without
-/// one makes everything anew.
-pub trait Incremental: Send + Sync + std::fmt::Debug {
+/// `vellum serve`'s [`crate::serve::cache::RebuildCache`]: a listing whose
+/// bytes are unchanged is not parsed again, a search index whose inputs
+/// are unchanged is not built again, and a page whose fingerprint is
+/// unchanged is carried over by the sink. A build without one makes
+/// everything anew. Builds run one at a time, so it is borrowed
+/// mutably for one build, then for its [`DeferredExports::make`].
+pub trait Incremental: std::fmt::Debug {
     /// The files under `root`'s `seeds/`: the last build's with the
     /// listings of `changed` (relative paths) added or removed as they are
     /// now on disk; `None` when there are no last ones or they cannot be
     /// patched (then `seeds/` is walked).
-    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>>;
+    fn patched_listings(&mut self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>>;
 
     /// The files under `seeds/` this build found (`None`: it stopped
     /// before knowing them), for the next build to patch, and whether
@@ -107,13 +105,13 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
     /// committed build's plan can no longer be patched (the build in
     /// between may have failed, so the paths it was told changed are not
     /// all that changed since that commit).
-    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>, only_listings: bool);
+    fn found_listings(&mut self, seeds: Option<Arc<SeedFiles>>, only_listings: bool);
 
     /// Reads and parses the listings of `paths`, reusing those that did
     /// not change; `changed` (relative paths), when given, names every
     /// listing that may have. Errors go to `diagnostics`.
     fn parse(
-        &self,
+        &mut self,
         paths: &[PathBuf],
         root: &Path,
         changed: Option<&[PathBuf]>,
@@ -129,7 +127,7 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
     /// The corpus of `listings`, equal to [`Corpus::build`]'s, with the
     /// same warnings, patched from the last one when few listings changed.
     fn merge(
-        &self,
+        &mut self,
         listings: Vec<ParsedListing>,
         taxonomy: &Taxonomy,
         variants: &[NameVariant],
@@ -142,7 +140,7 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
     /// ([`crate::serve::changes`]); else made anew ([`plan::plan`]).
     /// Errors: as [`plan::plan`]'s.
     fn plan(
-        &self,
+        &mut self,
         site: &Site,
         corpus: &Arc<Corpus>,
         static_files: &rustc_hash::FxHashSet<String>,
@@ -154,7 +152,7 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
     /// index when `search_staged`. `statics` (output paths) are staged
     /// already.
     fn select(
-        &self,
+        &mut self,
         site: &Site,
         templates: &Templates,
         plan: &Arc<Plan>,
@@ -165,15 +163,15 @@ pub trait Incremental: Send + Sync + std::fmt::Debug {
 
     /// Stages the search index of `site` in `sink`, the last one when its
     /// inputs did not change. Errors: the files not staged.
-    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)>;
+    fn stage_search_index(&mut self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)>;
 
     /// The files of the search index of `site`, the last one when its
     /// inputs did not change.
-    fn search_index(&self, site: &Site) -> Vec<(String, StoredFile)>;
+    fn search_index(&mut self, site: &Site) -> Vec<(String, StoredFile)>;
 
     /// The sink committed this build as its commit `commit`
     /// ([`Sink::last_commit`]).
-    fn commit(&self, commit: Option<u64>);
+    fn commit(&mut self, commit: Option<u64>);
 }
 
 /// The result of a build, successful or not.
@@ -227,7 +225,6 @@ pub struct DeferredExports {
     urls: UrlMap,
     corpus: Arc<Corpus>,
     content: Content,
-    incremental: Option<Arc<dyn Incremental>>,
     corpus_json: bool,
 }
 
@@ -236,15 +233,15 @@ impl DeferredExports {
     /// the site has one (the cached one when its inputs did not change)
     /// and `corpus.json` when it changed. Together with the build's files
     /// they are the full build's files, byte for byte. Kept as the memory
-    /// sink keeps files ([`crate::output::MemorySink::add`]).
-    pub fn make(&self) -> Vec<(String, StoredFile)> {
+    /// sink keeps files ([`crate::output::MemorySink::add`]). `incremental`
+    /// is the build's, which keeps the search index for the next build.
+    pub fn make(&self, incremental: Option<&mut dyn Incremental>) -> Vec<(String, StoredFile)> {
         let site = Site {
             config: &self.config,
             urls: &self.urls,
             corpus: &self.corpus,
             content: &self.content,
         };
-        let incremental = self.incremental.as_deref();
         let mut files = Vec::new();
         if self.corpus_json {
             let file = self.urls.output_file(&Route::CorpusJson);
@@ -277,11 +274,22 @@ impl DeferredExports {
 /// there is no error. Every problem is in the report; on failure the sink
 /// is aborted, so an output directory is left as it was.
 pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
+    build_with(options, sink, None)
+}
+
+/// [`build`], taking from `incremental` what the last build with it made
+/// and leaving in it what this one made.
+pub fn build_with(
+    options: &BuildOptions,
+    sink: &mut dyn Sink,
+    mut incremental: Option<&mut dyn Incremental>,
+) -> BuildReport {
     let mut timings = Timings::default();
     let diagnostics = Diagnostics::new();
     let mut report = BuildReport::default();
     // Read: site.toml, the list of listings, content, templates, statics.
-    let (mut inputs, only_listings) = match read_inputs(options, &mut timings) {
+    let read = read_inputs(options, reborrow(&mut incremental), &mut timings);
+    let (mut inputs, only_listings) = match read {
         Ok(read) => read,
         Err(d) => {
             report.diagnostics = vec![d];
@@ -300,7 +308,13 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         ));
     }
     // Parse and merge: one corpus, with the per-paper overrides applied.
-    let (corpus, content) = corpus_of(&mut inputs, options, &mut timings, &diagnostics);
+    let (corpus, content) = corpus_of(
+        &mut inputs,
+        options,
+        reborrow(&mut incremental),
+        &mut timings,
+        &diagnostics,
+    );
     report.counts = [
         corpus.papers.len(),
         corpus.authors.len(),
@@ -342,6 +356,7 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
         };
         let stages = Stages {
             options,
+            incremental: reborrow(&mut incremental),
             sink,
             timings: &mut timings,
             diagnostics: &diagnostics,
@@ -356,7 +371,6 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
             urls,
             corpus,
             content,
-            incremental: options.incremental.clone(),
             corpus_json: corpus_json_left,
         });
     }
@@ -366,18 +380,18 @@ pub fn build(options: &BuildOptions, sink: &mut dyn Sink) -> BuildReport {
 }
 
 /// Reads the site at `options.root` (timed as `read`), with the list of
-/// listings patched by [`BuildOptions::incremental`] when the caller
-/// knows what changed; and whether only listings changed since the last
+/// listings patched by `incremental` when the caller knows what changed; and whether only listings changed since the last
 /// build, so that its plan can be patched. Errors: a site that cannot be
 /// read at all.
 fn read_inputs(
     options: &BuildOptions,
+    mut incremental: Option<&mut dyn Incremental>,
     timings: &mut Timings,
 ) -> Result<(input::Inputs, bool), Diagnostic> {
     let root = &options.root;
-    let incremental = options.incremental.as_deref();
     let read = timings.time("read", || {
         let patched = incremental
+            .as_deref_mut()
             .zip(options.changed_paths.as_deref())
             .and_then(|(incremental, changed)| incremental.patched_listings(root, changed));
         input::read(root, options.base_url.as_deref(), patched)
@@ -397,17 +411,17 @@ fn read_inputs(
 
 /// The listings and BibTeX files parsed (timed as `parse`), the Markdown
 /// content loaded (`content`), and the corpus merged with the per-paper
-/// overrides applied (`corpus`), through [`BuildOptions::incremental`]
-/// when there is one. Problems go to `diagnostics`.
+/// overrides applied (`corpus`), through `incremental` when there is
+/// one. Problems go to `diagnostics`.
 fn corpus_of(
     inputs: &mut input::Inputs,
     options: &BuildOptions,
+    mut incremental: Option<&mut dyn Incremental>,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
 ) -> (Arc<Corpus>, Content) {
-    let incremental = options.incremental.as_deref();
     let (mut listings, bib_files) = timings.time("parse", || {
-        let listings = match incremental {
+        let listings = match reborrow(&mut incremental) {
             Some(incremental) => {
                 let changed = options.changed_paths.as_deref();
                 let changed = changed.filter(|_| inputs.seeds_patched);
@@ -423,7 +437,9 @@ fn corpus_of(
             diagnostics.push(warning);
         }
     }
-    let may_clash = incremental.is_none_or(|incremental| incremental.titles_may_clash());
+    let may_clash = incremental
+        .as_deref()
+        .is_none_or(|incremental| incremental.titles_may_clash());
     listings::check_titles(&listings, may_clash, diagnostics);
     let content = timings.time("content", || {
         content::load(&inputs.content, options.drafts, diagnostics)
@@ -455,6 +471,18 @@ fn corpus_of(
     (corpus, content)
 }
 
+/// `incremental` borrowed again, for less long than it is borrowed (a
+/// `&mut dyn` in an `Option` is not shortened by itself: its object's
+/// lifetime is invariant).
+fn reborrow<'s>(
+    incremental: &'s mut Option<&mut dyn Incremental>,
+) -> Option<&'s mut dyn Incremental> {
+    match incremental {
+        Some(incremental) => Some(&mut **incremental),
+        None => None,
+    }
+}
+
 /// What [`publish`] did besides filling in the report.
 struct Published {
     /// Whether `corpus.json` was left out ([`BuildOptions::defer_exports`]).
@@ -475,6 +503,7 @@ fn publish(
 ) -> Published {
     let Stages {
         options,
+        mut incremental,
         sink,
         timings,
         diagnostics,
@@ -484,6 +513,7 @@ fn publish(
         Ok(()) => {
             let stages = Stages {
                 options,
+                incremental: reborrow(&mut incremental),
                 sink,
                 timings: &mut *timings,
                 diagnostics,
@@ -503,7 +533,7 @@ fn publish(
     } else {
         match timings.time("write", || sink.commit()) {
             Ok(stats) => {
-                if let Some(incremental) = options.incremental.as_deref() {
+                if let Some(incremental) = incremental {
                     incremental.commit(sink.last_commit());
                 }
                 committed = true;
@@ -525,17 +555,19 @@ fn publish(
 
 /// What [`render_site`] renders besides the site: its templates and static
 /// files, and whether only listings changed since the last build with
-/// [`BuildOptions::incremental`] (its plan may then be patched).
+/// the same [`Incremental`] (its plan may then be patched).
 struct SiteFiles {
     templates: Templates,
     statics: Vec<InputFile>,
     only_listings: bool,
 }
 
-/// What the stages after the merge share: the build's options, its sink,
-/// its stage timings and its problems.
+/// What the stages after the merge share: the build's options, what the
+/// last build left ([`build_with`]), its sink, its stage timings and its
+/// problems.
 struct Stages<'b> {
     options: &'b BuildOptions,
+    incremental: Option<&'b mut dyn Incremental>,
     sink: &'b mut dyn Sink,
     timings: &'b mut Timings,
     diagnostics: &'b Diagnostics,
@@ -555,7 +587,7 @@ struct Rendered {
 
 /// Plans and renders every page and hands it, with the static files and
 /// the search index, to the sink, advancing the progress bar and asking
-/// [`BuildOptions::incremental`] which pages to render. `corpus` is the
+/// the stages' [`Incremental`] which pages to render. `corpus` is the
 /// site's. Errors go to the diagnostics.
 fn render_site(site: &Site, corpus: &Arc<Corpus>, files: SiteFiles, stages: Stages) -> Rendered {
     let SiteFiles {
@@ -565,15 +597,17 @@ fn render_site(site: &Site, corpus: &Arc<Corpus>, files: SiteFiles, stages: Stag
     } = files;
     let (options, diagnostics) = (stages.options, stages.diagnostics);
     let sink: &dyn Sink = stages.sink;
-    let incremental = options.incremental.as_deref();
+    let mut incremental = stages.incremental;
     let static_files: rustc_hash::FxHashSet<String> = statics
         .iter()
         .map(|(relative, _, _)| static_file(site, relative))
         .collect();
-    let plan = stages.timings.time("plan", || match incremental {
-        Some(incremental) => incremental.plan(site, corpus, &static_files, only_listings),
-        None => plan::plan(site, &static_files).map(Arc::new),
-    });
+    let plan = stages
+        .timings
+        .time("plan", || match reborrow(&mut incremental) {
+            Some(incremental) => incremental.plan(site, corpus, &static_files, only_listings),
+            None => plan::plan(site, &static_files).map(Arc::new),
+        });
     let mut plan = match plan {
         Ok(plan) => plan,
         Err(errors) => {
@@ -602,7 +636,7 @@ fn render_site(site: &Site, corpus: &Arc<Corpus>, files: SiteFiles, stages: Stag
     );
     let static_paths = stage_statics(site, &plan, statics, sink, diagnostics);
     let search_staged = site.config.search && !options.defer_exports;
-    let selected: Vec<usize> = match incremental {
+    let selected: Vec<usize> = match reborrow(&mut incremental) {
         Some(incremental) => stages.timings.time("select", || {
             incremental.select(site, &templates, &plan, &static_paths, search_staged, sink)
         }),
@@ -695,7 +729,7 @@ fn jobs_to_render<'j>(
 fn stage_search_index(
     site: &Site,
     sink: &dyn Sink,
-    incremental: Option<&dyn Incremental>,
+    incremental: Option<&mut dyn Incremental>,
     timings: &mut Timings,
     diagnostics: &Diagnostics,
 ) {

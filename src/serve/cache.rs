@@ -1,6 +1,9 @@
 //! What `vellum serve` keeps from one build to the next, and the one seam
 //! through which it enters the build driver: [`RebuildCache`] implements
-//! [`Incremental`], which [`crate::build::build`] calls at each stage.
+//! [`Incremental`], which [`crate::build::build_with`] calls at each
+//! stage, borrowing it mutably: builds run one at a time, so its fields
+//! are plain values; a stage's parallel work reads them and its results
+//! are kept afterwards, one after the other.
 //!
 //! A rebuild with the cache reads only the listings whose stamp changed
 //! (or only those the watcher names), parses only those whose bytes
@@ -28,8 +31,7 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Search index files: the hash of their inputs
 /// ([`crate::render::search::inputs_hash`]) and `(output path, bytes)`,
@@ -113,87 +115,87 @@ struct Patch {
 /// from which a build that only listings changed patches its plan.
 #[derive(Debug, Default)]
 pub struct RebuildCache {
-    entries: Mutex<HashMap<Arc<Path>, CachedListing>>,
+    entries: HashMap<Arc<Path>, CachedListing>,
     /// The abstracts of the cached listings by their source hash
     /// ([`crate::corpus::listings::RecordKeys::abstract_hash`]): the
     /// records of a paper listed by several of its authors share one copy,
     /// not one each (measured in 7a9876a).
-    abstracts: Mutex<rustc_hash::FxHashMap<u64, Arc<[String]>>>,
+    abstracts: rustc_hash::FxHashMap<u64, Arc<[String]>>,
     /// The abstract hashes of the listings the cache let go since the last
     /// merge, to be forgotten once no listing holds them.
-    released: Mutex<Vec<u64>>,
-    parsed: AtomicUsize,
-    index: Mutex<Option<IndexFiles>>,
-    indexed: AtomicUsize,
+    released: Vec<u64>,
+    parsed: usize,
+    index: Option<IndexFiles>,
+    indexed: usize,
     analyses: crate::render::search::AnalysisCache,
     texts: crate::text::TextMemo,
-    merge: Mutex<crate::corpus::merge::Merge>,
-    patched: AtomicUsize,
-    plans_patched: AtomicUsize,
+    merge: crate::corpus::merge::Merge,
+    patched: usize,
+    plans_patched: usize,
     /// The pages of the sink's last commit, and the changes of the build
     /// in progress.
-    pages: Mutex<CommittedPages>,
+    pages: CommittedPages,
     /// The output files the last build rendered, sorted.
-    rendered: Mutex<Vec<String>>,
+    rendered: Vec<String>,
     /// The listings the last parse handed on, in path order, each with
     /// the path it was read from and its file's inode: a rebuild told
     /// what changed takes the others from here in one ordered pass.
-    last_parsed: Mutex<Vec<(PathBuf, ParsedListing, Option<u64>)>>,
+    last_parsed: Vec<(PathBuf, ParsedListing, Option<u64>)>,
     /// The title and first-paragraph hashes of the last parse's listings.
-    titles: Mutex<TitleHashes>,
+    titles: TitleHashes,
     /// The files under `seeds/` the last build found; `None` when it
     /// stopped before looking.
-    seeds: Mutex<Option<Arc<SeedFiles>>>,
+    seeds: Option<Arc<SeedFiles>>,
     /// The last committed build, when its pages are known.
-    last_build: Mutex<Option<BuiltSite>>,
+    last_build: Option<BuiltSite>,
     /// The build in progress, from its plan on.
-    building: Mutex<Option<Building>>,
+    building: Option<Building>,
 }
 
 impl RebuildCache {
     /// How many listings were parsed (not taken from the cache) so far.
     pub fn parsed_count(&self) -> usize {
-        self.parsed.load(Ordering::Relaxed)
+        self.parsed
     }
 
     /// How many distinct abstracts the cached listings hold (each once,
     /// however many listings hold its paper).
     pub fn abstracts_held(&self) -> usize {
-        lock(&self.abstracts).len()
+        self.abstracts.len()
     }
 
     /// How many corpora were patched from the last one rather than merged
     /// anew ([`crate::corpus::merge::Merge::corpus`]) so far.
     pub fn patched_count(&self) -> usize {
-        self.patched.load(Ordering::Relaxed)
+        self.patched
     }
 
     /// How many plans were patched from the last one rather than made
     /// anew ([`Plan::patched`]) so far.
     pub fn patched_plans(&self) -> usize {
-        self.plans_patched.load(Ordering::Relaxed)
+        self.plans_patched
     }
 
     /// How many times the search index was built (not taken from the
     /// cache) so far.
     pub fn indexed_count(&self) -> usize {
-        self.indexed.load(Ordering::Relaxed)
+        self.indexed
     }
 
     /// The output files that the last build rendered (the others were
     /// carried over unchanged), sorted.
-    pub fn rendered_files(&self) -> Vec<String> {
-        lock(&self.rendered).clone()
+    pub fn rendered_files(&self) -> &[String] {
+        &self.rendered
     }
 
     /// `parsed` with each record's abstract replaced by an equal one that
     /// a cached listing holds, if there is one.
-    fn share_abstracts(&self, mut parsed: ParsedListing) -> ParsedListing {
+    fn share_abstracts(&mut self, mut parsed: ParsedListing) -> ParsedListing {
         use std::collections::hash_map::Entry;
         let Some(listing) = Arc::get_mut(&mut parsed.listing) else {
             return parsed;
         };
-        let mut shared = lock(&self.abstracts);
+        let shared = &mut self.abstracts;
         for (record, keys) in listing.records.iter_mut().zip(parsed.keys.iter()) {
             if record.abstract_paragraphs.is_empty() {
                 continue;
@@ -209,25 +211,19 @@ impl RebuildCache {
                 }
             }
         }
-        drop(shared);
         parsed
     }
 
     /// Makes the cached search index that of `site` (kept when its inputs
-    /// hash as before, else built again), then hands `take` whether it was
-    /// kept and its files, under the cache's lock.
-    fn with_search_index<T>(
-        &self,
-        site: &Site,
-        take: impl FnOnce(bool, &[(String, StoredFile)]) -> T,
-    ) -> T {
+    /// hash as before, else built again); returns whether it was kept and
+    /// its files.
+    fn search_index_of(&mut self, site: &Site) -> (bool, &[(String, StoredFile)]) {
         let hash = crate::render::search::inputs_hash(site.corpus, site.config, site.urls);
-        let mut index = lock(&self.index);
-        let reused = index.as_ref().is_some_and(|(h, _)| *h == hash);
+        let reused = self.index.as_ref().is_some_and(|(h, _)| *h == hash);
         if !reused {
-            self.indexed.fetch_add(1, Ordering::Relaxed);
+            self.indexed += 1;
             // The last index goes before the new one is made, not after.
-            *index = None;
+            self.index = None;
             let mut files = Vec::new();
             crate::render::search::build_index(
                 site.corpus,
@@ -236,14 +232,209 @@ impl RebuildCache {
                 Some(&self.analyses),
                 &mut |file, bytes| files.push((file, StoredFile::new(&bytes))),
             );
-            *index = Some((hash, files));
+            self.index = Some((hash, files));
         }
-        take(reused, index.as_ref().map_or(&[][..], |(_, files)| files))
+        let files = self.index.as_ref().map_or(&[][..], |(_, files)| files);
+        (reused, files)
     }
-}
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
+    /// The listings of `paths` known unchanged when `changed` (relative
+    /// paths) names every listing that may have changed: each taken from
+    /// the last parse's, with its file's inode, in one pass in path order
+    /// (a file removed since is skipped: at most as many as changed); the
+    /// others `None`. A hard link of a changed file changed with it:
+    /// listings sharing its inode are read again too.
+    fn untouched(
+        &self,
+        paths: &[PathBuf],
+        root: &Path,
+        changed: &[PathBuf],
+    ) -> Vec<Option<(ParsedListing, Option<u64>)>> {
+        let changed_paths: Vec<PathBuf> =
+            changed.iter().map(|relative| root.join(relative)).collect();
+        let changed_set: rustc_hash::FxHashSet<&[u8]> =
+            changed_paths.iter().map(|path| bytes(path)).collect();
+        let inodes: HashSet<u64> = changed_paths
+            .iter()
+            .filter_map(|path| FileStamp::of(path))
+            .map(|stamp| stamp.inode)
+            .collect();
+        let last = &self.last_parsed;
+        let mut next = 0;
+        paths
+            .iter()
+            .map(|path| {
+                let full = bytes(path);
+                let ahead = last.len().min(next + changed.len() + 1);
+                let at = (next..ahead).find(|&at| bytes(&last[at].0) == full)?;
+                next = at + 1;
+                let (_, parsed, inode) = &last[at];
+                let linked = inode.is_some_and(|inode| inodes.contains(&inode));
+                (!changed_set.contains(full) && !linked).then(|| (parsed.clone(), *inode))
+            })
+            .collect()
+    }
+
+    /// Keeps what the parse `read`, in path order: counts the listings
+    /// parsed anew and shares their abstracts, updates their cache entries
+    /// (the abstracts of an entry replaced are released) and adds those
+    /// that parsed to `kept` with their paths and inodes.
+    fn keep_read(
+        &mut self,
+        read: Vec<(&PathBuf, ReadListing)>,
+        kept: &mut Vec<(PathBuf, ParsedListing, Option<u64>)>,
+    ) {
+        for (path, listing) in read {
+            let file = match listing {
+                ReadListing::Cached(file) => file,
+                ReadListing::Parsed(file) => {
+                    self.parsed += 1;
+                    ParsedFile {
+                        parsed: self.share_abstracts(file.parsed),
+                        ..file
+                    }
+                }
+                ReadListing::Failed => {
+                    self.parsed += 1;
+                    continue;
+                }
+                ReadListing::Unread => continue,
+            };
+            if let Some(read) = file.read {
+                let parsed = file.parsed.clone();
+                let cached = CachedListing { read, parsed };
+                if let Some(old) = self.entries.insert(Arc::clone(&file.parsed.file), cached) {
+                    self.released
+                        .extend(old.parsed.keys.iter().map(|k| k.abstract_hash));
+                }
+            }
+            kept.push((PathBuf::clone(path), file.parsed, file.inode));
+        }
+    }
+
+    /// Ends a parse whose listings that parsed are `kept`: drops the cache
+    /// entries of files gone or no longer parsing (releasing their
+    /// abstracts), updates the title hashes and keeps the listings as the
+    /// last parse's. Returns the listings.
+    fn finish_parse(
+        &mut self,
+        kept: Vec<(PathBuf, ParsedListing, Option<u64>)>,
+    ) -> Vec<ParsedListing> {
+        // Every listing that parsed has its entry; more entries are files
+        // gone or no longer parsing.
+        if self.entries.len() > kept.len() {
+            let present: HashSet<&Path> = kept.iter().map(|(_, p, _)| &*p.file).collect();
+            let released = &mut self.released;
+            self.entries.retain(|file, old| {
+                let stays = present.contains(&**file);
+                if !stays {
+                    released.extend(old.parsed.keys.iter().map(|k| k.abstract_hash));
+                }
+                stays
+            });
+        }
+        self.titles.update(
+            self.last_parsed.iter().map(|(_, p, _)| p),
+            kept.iter().map(|(_, p, _)| p),
+        );
+        let listings = kept.iter().map(|(_, p, _)| p.clone()).collect();
+        self.last_parsed = kept;
+        listings
+    }
+
+    /// The jobs of `plan` compared with the last commit's pages by their
+    /// fingerprints ([`Fingerprints`]), and the item hashes they were made
+    /// with. With a patched plan, only the jobs that show what changed
+    /// are fingerprinted; the others are as the last commit has them.
+    fn compare(
+        &self,
+        site: &Site,
+        templates: &Templates,
+        plan: &Arc<Plan>,
+    ) -> (Compared<'_>, ItemHashes) {
+        let (jobs, paths) = (&plan.jobs, &plan.paths);
+        let patch = self.building.as_ref().and_then(|b| b.patch.as_ref());
+        let patch = patch.zip(self.last_build.as_ref());
+        let touched: Vec<usize> = match patch {
+            Some((patch, _)) => (0..jobs.len())
+                .into_par_iter()
+                .filter(|&i| patch.changes.touches(&jobs[i]))
+                .collect(),
+            None => (0..jobs.len()).collect(),
+        };
+        let reused = patch.map(|(patch, last)| (&last.items, &patch.changes));
+        let fingerprints = Fingerprints::new(*site, templates, plan, reused);
+        let prints: Vec<u64> = touched
+            .par_iter()
+            .map(|&i| fingerprints.of(&jobs[i]))
+            .collect();
+        let items = fingerprints.into_items();
+        let committed = &self.pages.pages;
+        // Per touched job: its page's index among the committed ones, and
+        // whether its fingerprint is unchanged.
+        let last: Vec<Option<(usize, bool)>> = touched
+            .par_iter()
+            .zip(&prints)
+            .map(|(&i, &print)| {
+                let (at, _, (old, _)) = committed.get_full(&paths[i])?;
+                Some((at, *old == print))
+            })
+            .collect();
+        let changed: Vec<(usize, u64, String)> = touched
+            .par_iter()
+            .zip(&prints)
+            .zip(&last)
+            .filter(|(_, last)| !last.is_some_and(|(_, unchanged)| unchanged))
+            .map(|((&i, &print), _)| (i, print, crate::render::plan::output_file(site, &jobs[i])))
+            .collect();
+        let gone: Vec<(u64, &str)> = match patch {
+            Some((patch, _)) => patch
+                .gone
+                .iter()
+                .filter(|&&hash| !plan.has_path(hash))
+                .filter_map(|hash| committed.get(hash).map(|(_, path)| (*hash, &**path)))
+                .collect(),
+            None => {
+                let mut still = vec![false; committed.len()];
+                last.iter().flatten().for_each(|&(at, _)| still[at] = true);
+                committed
+                    .iter()
+                    .zip(&still)
+                    .filter(|(_, &still)| !still)
+                    .map(|((&hash, (_, path)), _)| (hash, &**path))
+                    .collect()
+            }
+        };
+        (Compared { changed, gone }, items)
+    }
+
+    /// Carries the last commit over in `sink` ([`Sink::carry_over`]) when
+    /// the sink still holds the commit the cache knows, less what this
+    /// build does not carry over: gone pages, changed pages (those
+    /// rendered are put again), the sitemap's old parts when it changed,
+    /// the static files (all put again) and the search index when it is
+    /// not `search_staged` now. Returns the commit carried over, if it was.
+    fn carry_over(
+        &self,
+        compared: &Compared,
+        plan: &Plan,
+        search_staged: bool,
+        sink: &dyn Sink,
+    ) -> Option<u64> {
+        let committed = &self.pages;
+        committed.commit.filter(|&commit| {
+            let mut dropped: Vec<&str> = compared.gone.iter().map(|&(_, path)| path).collect();
+            dropped.extend(compared.changed.iter().map(|(_, _, file)| file.as_str()));
+            if !compared.unchanged(plan.sitemap_job()) {
+                dropped.extend(committed.sitemap.iter().map(String::as_str));
+            }
+            dropped.extend(committed.statics.iter().map(String::as_str));
+            if let (false, Some((_, index))) = (search_staged, &self.index) {
+                dropped.extend(index.iter().map(|(file, _)| file.as_str()));
+            }
+            sink.carry_over(commit, &dropped)
+        })
+    }
 }
 
 impl Incremental for RebuildCache {
@@ -255,8 +446,8 @@ impl Incremental for RebuildCache {
     /// warns about, or was warned about.
     /// The list is taken from the cache and patched in place: the last
     /// build no longer holds it, so it is not copied.
-    fn patched_listings(&self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>> {
-        let mut shared = lock(&self.seeds).take()?;
+    fn patched_listings(&mut self, root: &Path, changed: &[PathBuf]) -> Option<Arc<SeedFiles>> {
+        let mut shared = self.seeds.take()?;
         let found = Arc::make_mut(&mut shared);
         let seeds = &mut found.listings;
         for relative in changed {
@@ -299,10 +490,10 @@ impl Incremental for RebuildCache {
         Some(shared)
     }
 
-    fn found_listings(&self, seeds: Option<Arc<SeedFiles>>, only_listings: bool) {
-        *lock(&self.seeds) = seeds;
+    fn found_listings(&mut self, seeds: Option<Arc<SeedFiles>>, only_listings: bool) {
+        self.seeds = seeds;
         if !only_listings {
-            *lock(&self.last_build) = None;
+            self.last_build = None;
         }
     }
 
@@ -313,171 +504,77 @@ impl Incremental for RebuildCache {
     /// after that reading began, which a coarse clock could hide), or else
     /// when its bytes hash as before; a file not among `changed` (relative
     /// paths; [`crate::build::BuildOptions::changed_paths`]) is taken from
-    /// the cache without reading its stamp.
+    /// the cache without reading its stamp. What was read is kept
+    /// afterwards, one listing after the other.
     fn parse(
-        &self,
+        &mut self,
         paths: &[PathBuf],
         root: &Path,
         changed: Option<&[PathBuf]>,
         diagnostics: &Diagnostics,
     ) -> Vec<ParsedListing> {
-        let dir = root.join("seeds");
-        let parse_one = |path: &PathBuf| {
-            let shown = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-            let stamp = FileStamp::of(path);
-            let unchanged = lock(&self.entries)
-                .get(shown.as_path())
-                .filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s)))
-                .map(|cached| cached.parsed.clone());
-            let inode = stamp.map(|stamp| stamp.inode);
-            if let Some(parsed) = unchanged {
-                return Some((parsed, None, inode));
-            }
-            let read_at = std::time::SystemTime::now();
-            let (_, shown, bytes) = match read_file(path, &dir, root) {
-                Ok(file) => file,
-                Err(d) => {
-                    diagnostics.push(d);
-                    return None;
-                }
-            };
-            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-            let same_bytes = lock(&self.entries)
-                .get(shown.as_path())
-                .filter(|cached| cached.hash == hash)
-                .map(|cached| cached.parsed.clone());
-            let parsed = match same_bytes {
-                Some(parsed) => parsed,
-                None => {
-                    self.parsed.fetch_add(1, Ordering::Relaxed);
-                    match ParsedListing::parse(shown, &bytes) {
-                        Ok(parsed) => self.share_abstracts(parsed),
-                        Err(problems) => {
-                            problems.into_iter().for_each(|d| diagnostics.push(d));
-                            return None;
-                        }
-                    }
-                }
-            };
-            let cached = CachedListing {
-                hash,
-                stamp,
-                read_at,
-                parsed: parsed.clone(),
-            };
-            Some((parsed, Some(cached), inode))
-        };
-        // The listings known unchanged, taken from the last parse's in
-        // one pass in path order (a file removed since is skipped: at most
-        // as many as changed). A hard link of a changed file changed with
-        // it: listings sharing its inode are read again too.
-        let untouched: Vec<Option<(ParsedListing, Option<u64>)>> = match changed {
-            Some(changed) => {
-                let changed_paths: Vec<PathBuf> =
-                    changed.iter().map(|relative| root.join(relative)).collect();
-                let changed_set: rustc_hash::FxHashSet<&[u8]> =
-                    changed_paths.iter().map(|path| bytes(path)).collect();
-                let inodes: HashSet<u64> = changed_paths
-                    .iter()
-                    .filter_map(|path| FileStamp::of(path))
-                    .map(|stamp| stamp.inode)
-                    .collect();
-                let last = lock(&self.last_parsed);
-                let mut next = 0;
-                paths
-                    .iter()
-                    .map(|path| {
-                        let full = bytes(path);
-                        let ahead = last.len().min(next + changed.len() + 1);
-                        let at = (next..ahead).find(|&at| bytes(&last[at].0) == full)?;
-                        next = at + 1;
-                        let (_, parsed, inode) = &last[at];
-                        let linked = inode.is_some_and(|inode| inodes.contains(&inode));
-                        (!changed_set.contains(full) && !linked).then(|| (parsed.clone(), *inode))
-                    })
-                    .collect()
-            }
+        let mut untouched = match changed {
+            Some(changed) => self.untouched(paths, root, changed),
             None => vec![None; paths.len()],
         };
-        let parsed: Vec<(&PathBuf, ParsedFile)> = paths
-            .par_iter()
-            .zip(untouched)
-            .filter_map(|(path, untouched)| match untouched {
-                Some((parsed, inode)) => Some((path, (parsed, None, inode))),
-                None => Some((path, parse_one(path)?)),
-            })
-            .collect();
-        let mut entries = lock(&self.entries);
-        let mut released = Vec::new();
-        let mut release = |old: &CachedListing| {
-            released.extend(old.parsed.keys.iter().map(|k| k.abstract_hash));
-        };
-        for (_, (p, cached, _)) in &parsed {
-            if let Some(cached) = cached {
-                if let Some(old) = entries.insert(Arc::clone(&p.file), cached.clone()) {
-                    release(&old);
-                }
-            }
+        let mut kept = Vec::with_capacity(paths.len());
+        // A listing parsed anew holds its own copy of each abstract until
+        // it is kept: read in chunks, at most one chunk's copies are held
+        // at once, not every listing's.
+        let chunks = paths.chunks(PARSE_CHUNK);
+        for (paths, untouched) in chunks.zip(untouched.chunks_mut(PARSE_CHUNK)) {
+            let entries = &self.entries;
+            let read: Vec<(&PathBuf, ReadListing)> = paths
+                .par_iter()
+                .zip(untouched)
+                .map(|(path, untouched)| match untouched.take() {
+                    Some((parsed, inode)) => {
+                        let file = ParsedFile {
+                            parsed,
+                            read: None,
+                            inode,
+                        };
+                        (path, ReadListing::Cached(file))
+                    }
+                    None => (path, read_listing(entries, path, root, diagnostics)),
+                })
+                .collect();
+            self.keep_read(read, &mut kept);
         }
-        // Every listing that parsed has its entry; more entries are files
-        // gone or no longer parsing.
-        if entries.len() > parsed.len() {
-            let present: HashSet<&Path> = parsed.iter().map(|(_, (p, _, _))| &*p.file).collect();
-            entries.retain(|file, old| {
-                let stays = present.contains(&**file);
-                if !stays {
-                    release(old);
-                }
-                stays
-            });
-        }
-        drop(entries);
-        lock(&self.released).extend(released);
-        let mut last = lock(&self.last_parsed);
-        lock(&self.titles).update(
-            last.iter().map(|(_, p, _)| p),
-            parsed.iter().map(|(_, (p, _, _))| p),
-        );
-        *last = parsed
-            .iter()
-            .map(|(path, (p, _, inode))| (PathBuf::clone(path), p.clone(), *inode))
-            .collect();
-        drop(last);
-        parsed.into_iter().map(|(_, (p, _, _))| p).collect()
+        self.finish_parse(kept)
     }
 
     fn titles_may_clash(&self) -> bool {
-        lock(&self.titles).may_clash()
+        self.titles.may_clash()
     }
 
     fn merge(
-        &self,
+        &mut self,
         listings: Vec<ParsedListing>,
         taxonomy: &Taxonomy,
         variants: &[NameVariant],
         diagnostics: &Diagnostics,
     ) -> Arc<Corpus> {
-        let mut merge = lock(&self.merge);
         let texts = &self.texts;
-        let (corpus, patched) = merge.corpus(listings, taxonomy, variants, texts, diagnostics);
+        let (corpus, patched) = self
+            .merge
+            .corpus(listings, taxonomy, variants, texts, diagnostics);
         // The abstracts of the listings let go (by the cache and by the
         // merge) that no listing holds any more are forgotten: a look-up
         // for each, not a pass over them all.
-        let released = std::mem::take(&mut *lock(&self.released));
-        let mut abstracts = lock(&self.abstracts);
-        for hash in released {
-            if abstracts
+        for hash in std::mem::take(&mut self.released) {
+            if self
+                .abstracts
                 .get(&hash)
                 .is_some_and(|a| Arc::strong_count(a) == 1)
             {
-                abstracts.remove(&hash);
+                self.abstracts.remove(&hash);
             }
         }
-        drop(abstracts);
         if patched {
             // The unchanged papers' texts were not looked up, but
             // are still in use.
-            self.patched.fetch_add(1, Ordering::Relaxed);
+            self.patched += 1;
         } else {
             texts.finish_build();
         }
@@ -489,15 +586,15 @@ impl Incremental for RebuildCache {
     /// kept its shape ([`Changes::between`]), else made anew. Kept, with
     /// what changed, for [`RebuildCache::select`] and the next build.
     fn plan(
-        &self,
+        &mut self,
         site: &Site,
         corpus: &Arc<Corpus>,
         static_files: &rustc_hash::FxHashSet<String>,
         only_listings: bool,
     ) -> Result<Arc<Plan>, Vec<Diagnostic>> {
-        *lock(&self.building) = None;
-        let last = lock(&self.last_build);
-        let patched = last.as_ref().filter(|_| only_listings).and_then(|last| {
+        self.building = None;
+        let last = self.last_build.as_ref();
+        let patched = last.filter(|_| only_listings).and_then(|last| {
             let mut changes = Changes::between(&last.corpus, corpus, |n| site.pages_for(n))?;
             changes.mark_linking(corpus, site.content);
             let (made, gone) = last
@@ -505,18 +602,17 @@ impl Incremental for RebuildCache {
                 .patched(site, &changes.changed_papers(), static_files)?;
             Some((made, Patch { changes, gone }))
         });
-        drop(last);
         let (made, patch) = match patched {
             Some((made, patch)) => {
                 if made.is_ok() {
-                    self.plans_patched.fetch_add(1, Ordering::Relaxed);
+                    self.plans_patched += 1;
                 }
                 (made, Some(patch))
             }
             None => (crate::render::plan::plan(site, static_files), None),
         };
         let plan = Arc::new(made?);
-        *lock(&self.building) = Some(Building {
+        self.building = Some(Building {
             corpus: Arc::clone(corpus),
             plan: Arc::clone(&plan),
             patch,
@@ -537,7 +633,7 @@ impl Incremental for RebuildCache {
     /// carried over is looked up ([`Sink::keep`]). The changes wait for
     /// [`RebuildCache::commit`].
     fn select(
-        &self,
+        &mut self,
         site: &Site,
         templates: &Templates,
         plan: &Arc<Plan>,
@@ -545,142 +641,34 @@ impl Incremental for RebuildCache {
         search_staged: bool,
         sink: &dyn Sink,
     ) -> Vec<usize> {
-        let (jobs, paths) = (&plan.jobs, &plan.paths);
-        let file = |i: usize| crate::render::plan::output_file(site, &jobs[i]);
-        let mut building = lock(&self.building);
-        let last_build = lock(&self.last_build);
-        // With a patched plan, only the jobs that show what changed are
-        // fingerprinted; the others are as the last commit has them.
-        let patch = building.as_ref().and_then(|b| b.patch.as_ref());
-        let patch = patch.zip(last_build.as_ref());
-        let touched: Vec<usize> = match patch {
-            Some((patch, _)) => (0..jobs.len())
-                .into_par_iter()
-                .filter(|&i| patch.changes.touches(&jobs[i]))
-                .collect(),
-            None => (0..jobs.len()).collect(),
-        };
-        let reused = patch.map(|(patch, last)| (&last.items, &patch.changes));
-        let fingerprints = Fingerprints::new(*site, templates, plan, reused);
-        let prints: Vec<u64> = touched
-            .par_iter()
-            .map(|&i| fingerprints.of(&jobs[i]))
-            .collect();
-        let items = fingerprints.into_items();
-        let mut committed = lock(&self.pages);
-        // Per touched job: its page's index among the committed ones, and
-        // whether its fingerprint is unchanged.
-        let last: Vec<Option<(usize, bool)>> = touched
-            .par_iter()
-            .zip(&prints)
-            .map(|(&i, &print)| {
-                let (at, _, (old, _)) = committed.pages.get_full(&paths[i])?;
-                Some((at, *old == print))
-            })
-            .collect();
-        // The jobs whose fingerprint changed: (index, fingerprint, file).
-        let changed: Vec<(usize, u64, String)> = touched
-            .par_iter()
-            .zip(&prints)
-            .zip(&last)
-            .filter(|(_, last)| !last.is_some_and(|(_, unchanged)| unchanged))
-            .map(|((&i, &print), _)| (i, print, file(i)))
-            .collect();
-        let unchanged = |i: usize| changed.binary_search_by_key(&i, |c| c.0).is_err();
-        // The last commit's pages that no job writes now: (path hash, path).
-        let gone: Vec<(u64, &str)> = match patch {
-            Some((patch, _)) => patch
-                .gone
-                .iter()
-                .filter(|&&hash| !plan.has_path(hash))
-                .filter_map(|hash| committed.pages.get(hash).map(|(_, path)| (*hash, &**path)))
-                .collect(),
-            None => {
-                let mut still = vec![false; committed.pages.len()];
-                last.iter().flatten().for_each(|&(at, _)| still[at] = true);
-                committed
-                    .pages
-                    .iter()
-                    .zip(&still)
-                    .filter(|(_, &still)| !still)
-                    .map(|((&hash, (_, path)), _)| (hash, &**path))
-                    .collect()
-            }
-        };
+        let (compared, items) = self.compare(site, templates, plan);
         // The sitemap is the one job that may write several files.
-        let sitemap_files: Vec<String> =
-            crate::render::feeds::sitemap_routes(site, plan.listed_pages)
-                .iter()
-                .map(|route| site.urls.output_file(route))
-                .collect();
-        let sitemap_kept = unchanged(plan.sitemap_job());
-        let carried = committed.commit.filter(|&commit| {
-            // What the last commit holds and this one does not carry over:
-            // gone pages, changed pages (those rendered are put again),
-            // the sitemap's old parts, the static files (all put again)
-            // and the search index when it is not staged now.
-            let mut dropped: Vec<&str> = gone.iter().map(|&(_, path)| path).collect();
-            dropped.extend(changed.iter().map(|(_, _, file)| file.as_str()));
-            if !sitemap_kept {
-                dropped.extend(committed.sitemap.iter().map(String::as_str));
-            }
-            dropped.extend(committed.statics.iter().map(String::as_str));
-            let index = lock(&self.index);
-            if !search_staged {
-                if let Some((_, index)) = &*index {
-                    dropped.extend(index.iter().map(|(file, _)| file.as_str()));
-                }
-            }
-            sink.carry_over(commit, &dropped)
-        });
-        // The files of unchanged jobs, each with its job, looked up in one
-        // call: all of them, or when the rest is carried over, only
-        // `corpus.json`, which is made after the commit that holds it; a
-        // job whose files the sink no longer holds is rendered.
-        let looked_up: Vec<usize> = match carried {
-            None => (0..jobs.len()).filter(|&i| unchanged(i)).collect(),
-            Some(_) => plan
-                .job_of(
-                    site,
-                    &crate::render::plan::output_file(site, &Job::CorpusJson),
-                )
-                .filter(|&i| unchanged(i))
-                .into_iter()
-                .collect(),
-        };
-        let mut wanted: Vec<String> = Vec::new();
-        let mut owners: Vec<usize> = Vec::new();
-        for i in looked_up {
-            let own = match jobs[i] {
-                Job::Sitemap => sitemap_files.clone(),
-                _ => vec![file(i)],
-            };
-            owners.extend(std::iter::repeat_n(i, own.len()));
-            wanted.extend(own);
-        }
-        let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
-        let mut selected: Vec<usize> = changed.iter().map(|c| c.0).collect();
-        for (kept, owner) in sink.keep(&wanted).into_iter().zip(owners) {
-            if !kept {
-                selected.push(owner);
-            }
-        }
+        let sitemap: Vec<String> = crate::render::feeds::sitemap_routes(site, plan.listed_pages)
+            .iter()
+            .map(|route| site.urls.output_file(route))
+            .collect();
+        let carried = self.carry_over(&compared, plan, search_staged, sink);
+        let mut selected = not_kept(site, plan, &compared, carried, &sitemap, sink);
+        selected.extend(compared.changed.iter().map(|c| c.0));
         selected.sort_unstable();
         selected.dedup();
-        committed.pending = Some(PendingPages {
-            changed: changed
+        let paths = &plan.paths;
+        let pending = PendingPages {
+            gone: compared.gone.iter().map(|&(hash, _)| hash).collect(),
+            changed: compared
+                .changed
                 .into_iter()
                 .map(|(i, print, file)| (paths[i], print, file))
                 .collect(),
-            gone: gone.iter().map(|&(hash, _)| hash).collect(),
-            sitemap: sitemap_files,
+            sitemap,
             statics: statics.to_vec(),
             carried,
-        });
-        let mut rendered: Vec<String> = selected.iter().map(|&i| file(i)).collect();
-        rendered.sort();
-        *lock(&self.rendered) = rendered;
-        if let Some(building) = building.as_mut() {
+        };
+        self.pages.pending = Some(pending);
+        let file = |i: usize| crate::render::plan::output_file(site, &plan.jobs[i]);
+        self.rendered = selected.iter().map(|&i| file(i)).collect();
+        self.rendered.sort();
+        if let Some(building) = self.building.as_mut() {
             building.items = Some(items);
         }
         selected
@@ -689,53 +677,50 @@ impl Incremental for RebuildCache {
     /// Stages the search index of `site` in `sink`: the cached one when its
     /// inputs hash as before (carried over from the sink when it can),
     /// else a new one, kept for next time. Errors: the files not staged.
-    fn stage_search_index(&self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
-        let carried = lock(&self.pages).pending.as_ref().and_then(|p| p.carried);
-        let last: Vec<String> = match (carried, &*lock(&self.index)) {
+    fn stage_search_index(&mut self, site: &Site, sink: &dyn Sink) -> Vec<(String, io::Error)> {
+        let carried = self.pages.pending.as_ref().and_then(|p| p.carried);
+        let last: Vec<String> = match (carried, &self.index) {
             (Some(_), Some((_, files))) => files.iter().map(|(f, _)| f.clone()).collect(),
             _ => Vec::new(),
         };
-        self.with_search_index(site, |reused, files| {
-            if let (Some(commit), false) = (carried, reused) {
-                // The last index's files go; the new ones replace them.
-                let last: Vec<&str> = last.iter().map(String::as_str).collect();
-                sink.carry_over(commit, &last);
-            }
-            let kept = if reused {
-                sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
-            } else {
-                vec![false; files.len()]
-            };
-            files
-                .iter()
-                .zip(kept)
-                .filter(|(_, kept)| !kept)
-                .filter_map(|((file, stored), _)| {
-                    let bytes = stored.bytes().ok_or_else(|| io::Error::other("not kept"));
-                    Some((file.clone(), bytes.and_then(|b| sink.put(file, b)).err()?))
-                })
-                .collect()
-        })
+        let (reused, files) = self.search_index_of(site);
+        if let (Some(commit), false) = (carried, reused) {
+            // The last index's files go; the new ones replace them.
+            let last: Vec<&str> = last.iter().map(String::as_str).collect();
+            sink.carry_over(commit, &last);
+        }
+        let kept = if reused {
+            sink.keep(&files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>())
+        } else {
+            vec![false; files.len()]
+        };
+        files
+            .iter()
+            .zip(kept)
+            .filter(|(_, kept)| !kept)
+            .filter_map(|((file, stored), _)| {
+                let bytes = stored.bytes().ok_or_else(|| io::Error::other("not kept"));
+                Some((file.clone(), bytes.and_then(|b| sink.put(file, b)).err()?))
+            })
+            .collect()
     }
 
-    fn search_index(&self, site: &Site) -> Vec<(String, StoredFile)> {
-        self.with_search_index(site, |_, files| files.to_vec())
+    fn search_index(&mut self, site: &Site) -> Vec<(String, StoredFile)> {
+        self.search_index_of(site).1.to_vec()
     }
 
     /// Makes the pending pages those of the sink's commit `commit`
     /// ([`Sink::last_commit`]); without pending pages, the commit's pages
     /// are unknown.
-    fn commit(&self, commit: Option<u64>) {
-        // Locked in the order `select` locks them.
-        let building = lock(&self.building).take();
-        let mut last_build = lock(&self.last_build);
-        let mut committed = lock(&self.pages);
+    fn commit(&mut self, commit: Option<u64>) {
+        let building = self.building.take();
+        let committed = &mut self.pages;
         let Some(pending) = committed.pending.take() else {
             committed.commit = None;
-            *last_build = None;
+            self.last_build = None;
             return;
         };
-        *last_build = building.and_then(|building| {
+        self.last_build = building.and_then(|building| {
             Some(BuiltSite {
                 corpus: building.corpus,
                 plan: building.plan,
@@ -754,9 +739,147 @@ impl Incremental for RebuildCache {
     }
 }
 
-/// A listing as the parse hands it on: parsed, its new cache entry when
-/// it was read, and its file's inode.
-type ParsedFile = (ParsedListing, Option<CachedListing>, Option<u64>);
+/// The jobs of a plan compared with the last commit's pages.
+struct Compared<'c> {
+    /// The jobs whose fingerprint changed, or that are new: (index,
+    /// fingerprint, output file), by index.
+    changed: Vec<(usize, u64, String)>,
+    /// The last commit's pages that no job writes now: (path hash, path).
+    gone: Vec<(u64, &'c str)>,
+}
+
+impl Compared<'_> {
+    /// Whether job `i`'s fingerprint is the last commit's.
+    fn unchanged(&self, i: usize) -> bool {
+        self.changed.binary_search_by_key(&i, |c| c.0).is_err()
+    }
+}
+
+/// The unchanged jobs of `plan` whose files `sink` no longer holds, which
+/// are rendered again. The files of unchanged jobs, each with its job, are
+/// looked up in one call ([`Sink::keep`]): all of them, or when the rest is
+/// `carried` over, only `corpus.json`, which is made after the commit that
+/// holds it. `sitemap` is the sitemap job's files.
+fn not_kept(
+    site: &Site,
+    plan: &Plan,
+    compared: &Compared,
+    carried: Option<u64>,
+    sitemap: &[String],
+    sink: &dyn Sink,
+) -> Vec<usize> {
+    let jobs = &plan.jobs;
+    let file = |i: usize| crate::render::plan::output_file(site, &jobs[i]);
+    let looked_up: Vec<usize> = match carried {
+        None => (0..jobs.len()).filter(|&i| compared.unchanged(i)).collect(),
+        Some(_) => plan
+            .job_of(
+                site,
+                &crate::render::plan::output_file(site, &Job::CorpusJson),
+            )
+            .filter(|&i| compared.unchanged(i))
+            .into_iter()
+            .collect(),
+    };
+    let mut wanted: Vec<String> = Vec::new();
+    let mut owners: Vec<usize> = Vec::new();
+    for i in looked_up {
+        let own = match jobs[i] {
+            Job::Sitemap => sitemap.to_vec(),
+            _ => vec![file(i)],
+        };
+        owners.extend(std::iter::repeat_n(i, own.len()));
+        wanted.extend(own);
+    }
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    sink.keep(&wanted)
+        .into_iter()
+        .zip(owners)
+        .filter(|(kept, _)| !kept)
+        .map(|(_, owner)| owner)
+        .collect()
+}
+
+/// How many listings the parse reads in parallel before it keeps them
+/// ([`RebuildCache::keep_read`]).
+const PARSE_CHUNK: usize = 1024;
+
+/// A listing file as one thread of the parse hands it on.
+enum ReadListing {
+    /// Taken from the cache (its stamp or its bytes as before) or from the
+    /// last parse.
+    Cached(ParsedFile),
+    /// Parsed anew.
+    Parsed(ParsedFile),
+    /// Parsed anew, with errors (in the diagnostics).
+    Failed,
+    /// Not read (the error is in the diagnostics).
+    Unread,
+}
+
+/// A listing the parse hands on: parsed, how its file was read when it
+/// was (its new cache entry's [`FileRead`]), and its file's inode.
+struct ParsedFile {
+    parsed: ParsedListing,
+    read: Option<FileRead>,
+    inode: Option<u64>,
+}
+
+/// Reads the listing at `path` (under `root`'s `seeds/`) unless `entries`
+/// knows it unchanged by its stamp, and parses its bytes unless they hash
+/// as `entries` has them; errors go to `diagnostics`.
+fn read_listing(
+    entries: &HashMap<Arc<Path>, CachedListing>,
+    path: &Path,
+    root: &Path,
+    diagnostics: &Diagnostics,
+) -> ReadListing {
+    let shown = path.strip_prefix(root).unwrap_or(path);
+    let stamp = FileStamp::of(path);
+    let inode = stamp.map(|stamp| stamp.inode);
+    let cached = entries.get(shown);
+    if let Some(cached) = cached.filter(|cached| stamp.is_some_and(|s| cached.unchanged_at(&s))) {
+        let parsed = cached.parsed.clone();
+        return ReadListing::Cached(ParsedFile {
+            parsed,
+            read: None,
+            inode,
+        });
+    }
+    let read_at = std::time::SystemTime::now();
+    let (_, shown, bytes) = match read_file(path, &root.join("seeds"), root) {
+        Ok(file) => file,
+        Err(d) => {
+            diagnostics.push(d);
+            return ReadListing::Unread;
+        }
+    };
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let read = Some(FileRead {
+        hash,
+        stamp,
+        read_at,
+    });
+    if let Some(cached) = cached.filter(|cached| cached.read.hash == hash) {
+        let parsed = cached.parsed.clone();
+        return ReadListing::Cached(ParsedFile {
+            parsed,
+            read,
+            inode,
+        });
+    }
+    match ParsedListing::parse(shown, &bytes) {
+        Ok(parsed) => ReadListing::Parsed(ParsedFile {
+            parsed,
+            read,
+            inode,
+        }),
+        Err(problems) => {
+            problems.into_iter().for_each(|d| diagnostics.push(d));
+            ReadListing::Failed
+        }
+    }
+}
 
 /// A path's bytes, as the platform encodes them.
 fn bytes(path: &Path) -> &[u8] {
@@ -802,13 +925,19 @@ impl FileStamp {
     }
 }
 
-/// A parsed listing in [`RebuildCache`]: the XXH3-64 hash of its bytes,
-/// its stamp before they were read and when the reading began.
-#[derive(Debug, Clone)]
-struct CachedListing {
+/// How a listing file was read: the XXH3-64 hash of its bytes, its stamp
+/// before they were read and when the reading began.
+#[derive(Debug, Clone, Copy)]
+struct FileRead {
     hash: u64,
     stamp: Option<FileStamp>,
     read_at: std::time::SystemTime,
+}
+
+/// A parsed listing in [`RebuildCache`], with how its file was read.
+#[derive(Debug, Clone)]
+struct CachedListing {
+    read: FileRead,
     parsed: ParsedListing,
 }
 
@@ -817,6 +946,7 @@ impl CachedListing {
     /// stamp, last changed before the reading began, so a write in the same
     /// clock tick as the reading is not missed.
     fn unchanged_at(&self, now: &FileStamp) -> bool {
-        self.stamp == Some(*now) && now.modified < self.read_at && now.changed < self.read_at
+        let FileRead { stamp, read_at, .. } = self.read;
+        stamp == Some(*now) && now.modified < read_at && now.changed < read_at
     }
 }

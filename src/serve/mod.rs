@@ -14,7 +14,7 @@ pub mod changes;
 pub mod fingerprint;
 pub mod watch;
 
-use crate::build::{build, BuildOptions, BuildReport};
+use crate::build::{build_with, BuildOptions, BuildReport};
 use crate::output::{MemorySink, Sink, SiteOutput};
 use crate::render::Snapshot;
 use axum::extract::State;
@@ -197,7 +197,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         IpAddr::V4(ip) => ip.to_string(),
     };
     let local_base = format!("http://{host}:{port}{path}");
-    let cache = Arc::new(RebuildCache::default());
+    let mut cache = RebuildCache::default();
     // Pages are rendered again when asked for, not kept, unless they are
     // written to --output-dir too.
     let on_request = options.output_dir.is_none();
@@ -205,7 +205,6 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         root: options.root.clone(),
         base_url: Some(local_base.clone()),
         drafts: options.drafts,
-        incremental: Some(cache.clone()),
         snapshot: on_request,
         ..BuildOptions::default()
     };
@@ -217,7 +216,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     };
     // The sink keeps the last good site; later builds carry the pages
     // whose fingerprint did not change over from it.
-    let mut report = build(&build_options, &mut sink);
+    let mut report = build_with(&build_options, &mut sink, Some(&mut cache));
     let last_good = !sink.site.is_empty();
     print_report(
         &report,
@@ -458,25 +457,29 @@ fn write_out(site: &SiteOutput, dir: Option<&Path>) -> Result<(), String> {
 }
 
 /// Watches the inputs; each debounced batch of relevant events rebuilds the
-/// site, swaps it in, then notifies open pages.
+/// site, swaps it in, then notifies open pages ([`Rebuilder`]).
 fn start_watching(
     options: &ServeOptions,
     build_options: BuildOptions,
-    cache: Arc<RebuildCache>,
-    mut sink: MemorySink,
+    cache: RebuildCache,
+    sink: MemorySink,
     served: Arc<Served>,
 ) -> Result<impl Drop, ServeError> {
-    let verbose = options.verbose;
-    let output_dir = options.output_dir.clone();
     let root = std::fs::canonicalize(&options.root).unwrap_or_else(|_| options.root.clone());
     let handler_root = root.clone();
     // The handler adds watches for input directories created after start;
     // it reaches the debouncer that owns it through a weak reference.
     let debouncer_slot: Arc<OnceLock<Weak<Mutex<Debouncer>>>> = Arc::default();
     let handler_slot = Arc::clone(&debouncer_slot);
-    // Whether a build has seen every change since the watcher started; only
-    // then do the events alone say what changed since the last build.
-    let mut watched_since_last_build = false;
+    let mut rebuilder = Rebuilder {
+        build_options,
+        cache,
+        sink,
+        served,
+        verbose: options.verbose,
+        output_dir: options.output_dir.clone(),
+        watched_since_last_build: false,
+    };
     let debouncer = notify_debouncer_full::new_debouncer(
         options.debounce,
         None,
@@ -484,80 +487,13 @@ fn start_watching(
             let Ok(events) = result else {
                 return;
             };
-            // Reading files (our own rebuild included) raises access events:
-            // only creations, modifications, renames and removals count.
-            let mut changes: BTreeSet<Change> = events
-                .iter()
-                .filter(|e| is_change(&e.kind))
-                .flat_map(|e| e.paths.iter())
-                .filter_map(|p| classify(&handler_root, p))
-                .collect();
-            let created = events
-                .iter()
-                .filter(|e| e.kind.is_create())
-                .flat_map(|e| e.paths.iter())
-                .filter_map(|p| Some((p, input_dir_change(&handler_root, p)?)));
-            for (dir, change) in created {
-                // Watched before the rebuild reads it: nothing written
-                // into it afterwards is missed.
-                if let Some(debouncer) = handler_slot.get().and_then(Weak::upgrade) {
-                    if let Ok(mut debouncer) = debouncer.lock() {
-                        let _ = debouncer.watch(dir, RecursiveMode::Recursive);
-                    }
-                }
-                changes.insert(change);
-            }
-            let changed = changed_paths(&handler_root, &events);
+            let changes = changes_of(&handler_root, &events, &handler_slot);
             if changes.is_empty() {
                 return;
             }
-            let start = Instant::now();
+            let changed = changed_paths(&handler_root, &events);
             let rescan = events.iter().any(|e| e.need_rescan());
-            let options = BuildOptions {
-                changed_paths: (watched_since_last_build && !rescan).then_some(changed),
-                ..build_options.clone()
-            };
-            watched_since_last_build = true;
-            // The sink keeps the last good site; later builds carry the pages
-            // whose fingerprint did not change over from it.
-            let mut report = build(&options, &mut sink);
-            let what = changes
-                .iter()
-                .map(|c| format!("{c:?}").to_lowercase())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let verb = format!("Rebuilt ({what}):");
-            let last_good = !sink.site.is_empty();
-            print_report(&report, &cache, &verb, start.elapsed(), verbose, last_good);
-            match failures(&report) {
-                None => {
-                    // Pages first; requests for missing files wait for the rest.
-                    served.exports_ready.send_replace(report.exports.is_none());
-                    let previous = served.show_build(&sink, report.snapshot.take());
-                    *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
-                    let _ = served.notices.send(Notice::Reload);
-                    drop(previous);
-                    if let Some(exports) = &report.exports {
-                        let start = Instant::now();
-                        sink.add(exports.make());
-                        drop(served.show(&sink));
-                        served.exports_ready.send_replace(true);
-                        if verbose {
-                            println!(
-                                "Made the search index and corpus.json in {} ms",
-                                start.elapsed().as_millis()
-                            );
-                        }
-                    }
-                    if let Err(message) = write_out(&sink.site, output_dir.as_deref()) {
-                        eprintln!("error: {message}; the preview goes on, and the next rebuild tries again");
-                    }
-                }
-                Some(text) => {
-                    *served.error.write().unwrap_or_else(|e| e.into_inner()) = Some(text.clone());
-                    let _ = served.notices.send(Notice::Failed(text));
-                }
-            }
+            rebuilder.rebuild(&changes, changed, rescan);
         },
     )
     .map_err(|e| ServeError::Watch {
@@ -583,6 +519,116 @@ fn start_watching(
         }
     }
     Ok(debouncer)
+}
+
+/// The kinds of input that `events` changed under `root`. An input
+/// directory created is watched at once, through the debouncer in `slot`,
+/// before the rebuild reads it, so nothing written into it afterwards is
+/// missed.
+fn changes_of(
+    root: &Path,
+    events: &[notify_debouncer_full::DebouncedEvent],
+    slot: &OnceLock<Weak<Mutex<Debouncer>>>,
+) -> BTreeSet<Change> {
+    // Reading files (our own rebuild included) raises access events:
+    // only creations, modifications, renames and removals count.
+    let mut changes: BTreeSet<Change> = events
+        .iter()
+        .filter(|e| is_change(&e.kind))
+        .flat_map(|e| e.paths.iter())
+        .filter_map(|p| classify(root, p))
+        .collect();
+    let created = events
+        .iter()
+        .filter(|e| e.kind.is_create())
+        .flat_map(|e| e.paths.iter())
+        .filter_map(|p| Some((p, input_dir_change(root, p)?)));
+    for (dir, change) in created {
+        if let Some(debouncer) = slot.get().and_then(Weak::upgrade) {
+            if let Ok(mut debouncer) = debouncer.lock() {
+                let _ = debouncer.watch(dir, RecursiveMode::Recursive);
+            }
+        }
+        changes.insert(change);
+    }
+    changes
+}
+
+/// What the watcher's rebuilds share from one to the next: the options,
+/// the rebuild cache, the sink that keeps the last good site, and what is
+/// served.
+struct Rebuilder {
+    build_options: BuildOptions,
+    cache: RebuildCache,
+    sink: MemorySink,
+    served: Arc<Served>,
+    verbose: bool,
+    output_dir: Option<PathBuf>,
+    /// Whether a build has seen every change since the watcher started;
+    /// only then do the events alone say what changed since the last
+    /// build.
+    watched_since_last_build: bool,
+}
+
+impl Rebuilder {
+    /// Rebuilds the site after `changes` (the paths `changed`, relative to
+    /// the root; all of them unless the watcher had to `rescan`), prints
+    /// what was built, and shows the new site or the build's errors.
+    fn rebuild(&mut self, changes: &BTreeSet<Change>, changed: Vec<PathBuf>, rescan: bool) {
+        let start = Instant::now();
+        let options = BuildOptions {
+            changed_paths: (self.watched_since_last_build && !rescan).then_some(changed),
+            ..self.build_options.clone()
+        };
+        self.watched_since_last_build = true;
+        // The sink keeps the last good site; later builds carry the pages
+        // whose fingerprint did not change over from it.
+        let mut report = build_with(&options, &mut self.sink, Some(&mut self.cache));
+        let what = changes
+            .iter()
+            .map(|c| format!("{c:?}").to_lowercase())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let verb = format!("Rebuilt ({what}):");
+        let last_good = !self.sink.site.is_empty();
+        let took = start.elapsed();
+        print_report(&report, &self.cache, &verb, took, self.verbose, last_good);
+        let served = &self.served;
+        match failures(&report) {
+            None => self.show(&mut report),
+            Some(text) => {
+                *served.error.write().unwrap_or_else(|e| e.into_inner()) = Some(text.clone());
+                let _ = served.notices.send(Notice::Failed(text));
+            }
+        }
+    }
+
+    /// Shows the site of the successful build `report`: its pages first,
+    /// with a reload, then its deferred exports (requests for them wait),
+    /// then writes it out with `--output-dir`.
+    fn show(&mut self, report: &mut BuildReport) {
+        let served = &self.served;
+        served.exports_ready.send_replace(report.exports.is_none());
+        let previous = served.show_build(&self.sink, report.snapshot.take());
+        *served.error.write().unwrap_or_else(|e| e.into_inner()) = None;
+        let _ = served.notices.send(Notice::Reload);
+        drop(previous);
+        if let Some(exports) = &report.exports {
+            let start = Instant::now();
+            self.sink.add(exports.make(Some(&mut self.cache)));
+            drop(served.show(&self.sink));
+            served.exports_ready.send_replace(true);
+            if self.verbose {
+                println!(
+                    "Made the search index and corpus.json in {} ms",
+                    start.elapsed().as_millis()
+                );
+            }
+        }
+        if let Err(message) = write_out(&self.sink.site, self.output_dir.as_deref()) {
+            eprintln!("error: {message}; the preview goes on, and the next rebuild tries again");
+        }
+    }
 }
 
 /// The paths, relative to `root`, that `events` created, changed, renamed
