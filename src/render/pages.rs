@@ -11,8 +11,8 @@ use crate::permalink::Route;
 use crate::render::exports::AuthorParts;
 use crate::render::items::ItemTemplate;
 use crate::render::jobs::{Export, Job};
-use crate::render::site::Abstract;
-use crate::render::site::Site;
+use crate::render::metadata::Metadata;
+use crate::render::site::{Abstract, Site};
 use crate::render::templates::{
     content_template_name, list_mark, splice_lists, Reads, Templates, PAPER_ITEM,
 };
@@ -683,18 +683,16 @@ impl<'a> Pages<'a> {
         let corpus = site.corpus;
         let paper = &corpus.papers[id];
         let details = &paper.details;
+        let meta = Metadata::new(site, paper, Abstract::Left);
         context.insert(
             "details",
             &DetailsView {
-                arxiv_id: details.arxiv_id.as_deref(),
-                arxiv_url: details
-                    .arxiv_id
-                    .as_ref()
-                    .map(|id| format!("https://arxiv.org/abs/{id}")),
+                arxiv_id: meta.arxiv_id(),
+                arxiv_url: meta.arxiv_url(),
                 // Without an identifier, arXiv's title search: the reader
                 // still has somewhere to go, and nothing is claimed.
-                find_url: details.arxiv_id.is_none().then(|| {
-                    let title = paper.title.plain();
+                find_url: meta.arxiv_id().is_none().then(|| {
+                    let title = meta.title();
                     let mut url = String::with_capacity(title.len() * 2 + 64);
                     url.push_str("https://arxiv.org/search/?query=");
                     // The encoder's pieces pushed as they come, not through
@@ -706,14 +704,14 @@ impl<'a> Pages<'a> {
                     url.push_str("&searchtype=title");
                     url
                 }),
-                doi: details.doi.as_deref(),
-                doi_url: details.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
+                doi: meta.doi(),
+                doi_url: meta.doi_url(),
                 url: details.url.as_deref(),
-                pdf: crate::render::metadata::pdf_url(paper),
+                pdf: meta.pdf_url(),
                 code: details.code.as_deref(),
-                venue: details.venue.as_deref(),
+                venue: meta.venue(),
                 note_html: &details.note_html,
-                selected: details.selected,
+                selected: meta.selected(),
                 submitted: details.submitted.as_deref(),
                 revised_version: details.revised.as_ref().map(|(v, _)| *v),
                 revised: details.revised.as_ref().map(|(_, d)| d.as_str()),

@@ -25,7 +25,8 @@
 //!
 //! The sitemap hashes the output files of every listed page, in plan
 //! order (with the base URL, they are its permalinks;
-//! [`Plan::listed_hash`]). `corpus.json` hashes every paper and author.
+//! [`Plan::listed_hash`]). `corpus.json` hashes every paper and author
+//! and each author's papers in listing order.
 //!
 //! Handed on: one fingerprint per job, and the item hashes
 //! ([`ItemHashes`]) the next build takes over for what did not change.
@@ -54,9 +55,10 @@ pub struct Fingerprints<'a> {
     counts: u64,
     /// The hashes of every paper and author.
     items: ItemHashes,
-    /// Every paper and author, in order, and each author's papers in
-    /// listing order.
-    corpus: u64,
+    /// Every author, in order, and each author's papers in listing order:
+    /// what `corpus.json` holds besides its papers, which
+    /// [`Site::papers_of`] gives it.
+    authors: u64,
     /// The base URL, all the exports read of the configuration.
     urls: u64,
     /// The output files of the pages the sitemap lists (their paths'
@@ -289,7 +291,7 @@ impl<'a> Fingerprints<'a> {
             Some((last, changes)) => last.updated(&hasher, changes),
             None => ItemHashes::all(&hasher),
         };
-        let corpus_hash = hash_of((&items.papers, &items.authors, &items.memberships));
+        let authors = hash_of((&items.authors, &items.memberships));
         Fingerprints {
             base: hash_of((format!("{:?}", site.config), site.urls.base_url())),
             urls: hash_of(site.urls.base_url()),
@@ -298,7 +300,7 @@ impl<'a> Fingerprints<'a> {
             site,
             templates,
             items,
-            corpus: corpus_hash,
+            authors,
         }
     }
 
@@ -471,9 +473,7 @@ impl<'a> Fingerprints<'a> {
             }
             Job::PaperExport(_, export) => (None, hash_of(export.ext())),
             Job::AuthorBib(_) => (None, 0),
-            // Every paper and author, and each author's papers in
-            // listing order.
-            Job::CorpusJson => (None, self.corpus),
+            Job::CorpusJson => (None, self.authors),
         }
     }
 }
